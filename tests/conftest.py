@@ -1,0 +1,26 @@
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+import vocabularies
+from vocabularies import NAMES
+from structgen import TokenizerInfo
+
+
+
+@pytest.fixture(scope="session")
+def hf_tokenizers(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    """The four real tokenizers, loaded once per test session."""
+    return {
+        "smollm2": vocabularies.smollm2(),
+        "deepseek": vocabularies.deepseek(),
+        "mistral_v3": vocabularies.mistral_v3(tmp_path_factory.mktemp("mistral_v3")),
+        "tekken": vocabularies.tekken(tmp_path_factory.mktemp("tekken")),
+    }
+
+
+@pytest.fixture(scope="session")
+def infos(hf_tokenizers: dict[str, Any]) -> dict[str, TokenizerInfo]:
+    return {name: TokenizerInfo.from_huggingface(tok) for name, tok in hf_tokenizers.items()}

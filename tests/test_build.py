@@ -1,0 +1,68 @@
+"""The installed engine is the mypyc-compiled one, and the pure mode is the same code."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import sysconfig
+from pathlib import Path
+
+import structgen
+import structgen.engine
+from structgen.engine import ENGINE_MODULES
+
+CHECKOUT = Path(__file__).resolve().parent.parent
+
+
+def test_engine_is_compiled() -> None:
+    assert structgen.engine.COMPILED is True
+    assert structgen.COMPILED is True
+
+
+def test_engine_module_list_matches_the_folder() -> None:
+    sources = sorted(p.stem for p in (CHECKOUT / "structgen" / "engine").glob("*.py") if p.stem != "__init__")
+    assert sorted(ENGINE_MODULES) == sources
+
+
+def test_tests_import_the_installed_package_not_the_checkout() -> None:
+    installed = Path(structgen.__file__).resolve()
+    assert Path(sysconfig.get_paths()["purelib"]).resolve() in installed.parents
+    assert CHECKOUT / "structgen" not in installed.parents
+
+
+def run_python(code: str, **env: str) -> str:
+    result = subprocess.run(
+        [sys.executable, "-c", code],
+        env={**os.environ, **env},
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd="/",
+    )
+    return result.stdout
+
+
+WALK = (
+    "import random\n"
+    "from structgen.engine import COMPILED\n"
+    "from structgen.engine.vocab import TokenTrie\n"
+    "rng = random.Random(7)\n"
+    "vocab = [bytes(rng.randrange(97, 100) for _ in range(rng.randint(1, 5))) for _ in range(300)]\n"
+    "table = [rng.choice([-1, 0, 1, 2]) for _ in range(3 * 256)]\n"
+    "print(COMPILED, TokenTrie(vocab, []).walk(table, 0))\n"
+)
+
+
+def test_pure_mode_loads_sources_and_gives_the_same_results() -> None:
+    compiled = run_python(WALK)
+    pure = run_python(WALK, STRUCTGEN_PURE="1")
+    assert compiled.startswith("True ") and pure.startswith("False ")
+    assert compiled.split(" ", 1)[1] == pure.split(" ", 1)[1]
+
+
+def test_version_command_reports_the_engine() -> None:
+    command = Path(sys.executable).with_name("structgen")  # the installed console script
+    out = subprocess.run([str(command), "--version"], capture_output=True, text=True, check=True, cwd="/").stdout
+    assert out.strip() == f"structgen {structgen.__version__} (engine: compiled with mypyc)"
+    assert structgen.__version__ == "0.1.0"

@@ -1,0 +1,34 @@
+"""The ``structgen`` command, as a user runs it."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+COMMAND = str(Path(sys.executable).with_name("structgen"))
+
+
+def run(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([COMMAND, *args], capture_output=True, text=True, cwd="/")
+
+
+def test_vocab_shows_the_bundled_models_vocabulary() -> None:
+    result = run("vocab", "--text", "héllo 😀")
+    assert result.returncode == 0, result.stderr
+    assert "byte-level BPE, 49152 token ids" in result.stdout
+    assert "stop ids:         0 <|endoftext|>, 2 <|im_end|>" in result.stdout
+    assert "every byte has a single-byte token: no, missing [4, 6, 19, 20, 22, 29, 241, 242]" in result.stdout
+    assert "their bytes join to the text's UTF-8: yes" in result.stdout
+
+
+def test_vocab_with_a_missing_model_fails_cleanly() -> None:
+    result = run("vocab", "--model", "/nonexistent/model.gguf")
+    assert result.returncode == 1
+    assert result.stderr.strip() == "structgen vocab: /nonexistent/model.gguf: not a model folder or a .gguf file"
+
+
+def test_no_command_prints_help() -> None:
+    result = run()
+    assert result.returncode == 2
+    assert "usage: structgen" in result.stdout
