@@ -58,7 +58,8 @@ def engine_extensions() -> list:
     try:
         from mypyc.build import mypycify
 
-        return mypycify(TARGETS, opt_level=os.environ.get("STRUCTGEN_MYPYC_OPT", "3"), debug_level="0")
+        # --follow-imports=skip: see [tool.mypy] in pyproject.toml
+        return mypycify(["--follow-imports=skip", *TARGETS], opt_level=os.environ.get("STRUCTGEN_MYPYC_OPT", "3"), debug_level="0")
     except (ImportError, SystemExit) as exc:  # mypycify exits on a type error
         if MODE == "required":
             raise
