@@ -1,0 +1,334 @@
+"""Regex trees to minimal deterministic automata over bytes.
+
+One automaton can recognise several patterns at once (a lexer's terminals): each
+state lists the patterns whose text ends there. Construction is Thompson's NFA
+over UTF-8 byte ranges, the subset construction, removal of states from which no
+pattern can be completed (so a walk stops at the first byte that rules out every
+pattern), and Moore's partition refinement to the minimal automaton. Every step
+is iterative, and the state counts are bounded by explicit limits.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+from structgen.engine import charset
+from structgen.engine.regex import ALT, CHARS, CONCAT, EMPTY, REPEAT, UNBOUNDED, Node, RegexError
+from structgen.engine.vocab import DEAD
+
+MAX_NFA_STATES: Final = 1_000_000
+MAX_DFA_STATES: Final = 50_000
+
+
+class AutomatonLimitError(RegexError):
+    """An automaton grew past an explicit limit (``MAX_NFA_STATES``/``MAX_DFA_STATES``)."""
+
+
+class ByteDFA:
+    """A deterministic automaton over bytes; state 0 is the start.
+
+    ``table[state * 256 + byte]`` is the next state or ``DEAD``; every state can
+    still reach an accepting one. ``accepts[state]`` lists (sorted) the indices of
+    the patterns whose text ends in ``state``.
+    """
+
+    table: Final[list[int]]
+    accepts: Final[list[list[int]]]
+
+    def __init__(self, table: list[int], accepts: list[list[int]]) -> None:
+        self.table = table
+        self.accepts = accepts
+
+    @property
+    def state_count(self) -> int:
+        return len(self.accepts)
+
+    def run(self, data: bytes, state: int = 0) -> int:
+        """The state after ``data`` from ``state``, or ``DEAD``."""
+        table = self.table
+        for byte in data:
+            state = table[state * 256 + byte]
+            if state == DEAD:
+                return DEAD
+        return state
+
+    def matches(self, data: bytes, pattern: int = 0) -> bool:
+        """Whether all of ``data`` is a text of ``pattern``."""
+        state = self.run(data)
+        return state != DEAD and pattern in self.accepts[state]
+
+
+class _Nfa:
+    """Thompson NFA: per state, epsilon targets and byte-range edges ``(lo, hi, target)``."""
+
+    def __init__(self) -> None:
+        self.epsilon: list[list[int]] = []
+        self.edges: list[list[tuple[int, int, int]]] = []
+        self.accept_of: list[int] = []  # pattern index accepted in the state, or -1
+
+    def new_state(self) -> int:
+        if len(self.epsilon) >= MAX_NFA_STATES:
+            raise AutomatonLimitError(
+                f"the automaton needs more than {MAX_NFA_STATES} NFA states (large repetition counts?)"
+            )
+        self.epsilon.append([])
+        self.edges.append([])
+        self.accept_of.append(-1)
+        return len(self.epsilon) - 1
+
+
+class _Task:
+    """Build ``node`` between NFA states ``start`` and ``end`` (a work-list item)."""
+
+    def __init__(self, node: Node, start: int, end: int) -> None:
+        self.node = node
+        self.start = start
+        self.end = end
+
+
+def _build_nfa(nodes: list[Node]) -> _Nfa:
+    nfa = _Nfa()
+    start = nfa.new_state()
+    tasks: list[_Task] = []
+    for index, node in enumerate(nodes):
+        end = nfa.new_state()
+        nfa.accept_of[end] = index
+        tasks.append(_Task(node, start, end))
+    while tasks:
+        task = tasks.pop()
+        node, start, end = task.node, task.start, task.end
+        kind = node.kind
+        if kind == EMPTY:
+            nfa.epsilon[start].append(end)
+        elif kind == CHARS:
+            _add_chars(nfa, node.ranges, start, end)
+        elif kind == CONCAT:
+            current = start
+            for i, child in enumerate(node.children):
+                following = end if i == len(node.children) - 1 else nfa.new_state()
+                tasks.append(_Task(child, current, following))
+                current = following
+        elif kind == ALT:
+            for child in node.children:
+                tasks.append(_Task(child, start, end))
+        elif kind == REPEAT:
+            _add_repeat(nfa, tasks, node, start, end)
+        else:
+            raise RegexError(f"unknown regex node kind {kind}")
+    return nfa
+
+
+def _add_chars(nfa: _Nfa, ranges: list[int], start: int, end: int) -> None:
+    """Edges spelling each character of ``ranges`` in UTF-8, from ``start`` to ``end``."""
+    for i in range(0, len(ranges), 2):
+        for sequence in charset.utf8_sequences(ranges[i], ranges[i + 1]):
+            current = start
+            for k in range(0, len(sequence), 2):
+                following = end if k == len(sequence) - 2 else nfa.new_state()
+                nfa.edges[current].append((sequence[k], sequence[k + 1], following))
+                current = following
+
+
+def _add_repeat(nfa: _Nfa, tasks: list[_Task], node: Node, start: int, end: int) -> None:
+    child = node.children[0]
+    current = start
+    for _ in range(node.low):
+        following = nfa.new_state()
+        tasks.append(_Task(child, current, following))
+        current = following
+    if node.high == UNBOUNDED:
+        loop = nfa.new_state()
+        nfa.epsilon[current].append(loop)
+        body_end = nfa.new_state()
+        tasks.append(_Task(child, loop, body_end))
+        nfa.epsilon[body_end].append(loop)
+        nfa.epsilon[loop].append(end)
+        return
+    for _ in range(node.high - node.low):
+        following = nfa.new_state()
+        nfa.epsilon[current].append(end)
+        tasks.append(_Task(child, current, following))
+        current = following
+    nfa.epsilon[current].append(end)
+
+
+def _closure(nfa: _Nfa, states: list[int]) -> tuple[int, ...]:
+    seen = set(states)
+    pending = list(states)
+    while pending:
+        state = pending.pop()
+        for target in nfa.epsilon[state]:
+            if target not in seen:
+                seen.add(target)
+                pending.append(target)
+    return tuple(sorted(seen))
+
+
+def build_dfa(nodes: list[Node], max_states: int = MAX_DFA_STATES) -> ByteDFA:
+    """The minimal byte automaton recognising every pattern of ``nodes`` at once.
+
+    More than ``max_states`` subset states is an ``AutomatonLimitError``.
+    """
+    nfa = _build_nfa(nodes)
+    start = _closure(nfa, [0])
+    index_of: dict[tuple[int, ...], int] = {start: 0}
+    subsets: list[tuple[int, ...]] = [start]
+    table: list[int] = []
+    position = 0
+    while position < len(subsets):
+        subset = subsets[position]
+        position += 1
+        targets: list[list[int]] = [[] for _ in range(256)]
+        for state in subset:
+            for lo, hi, target in nfa.edges[state]:
+                for byte in range(lo, hi + 1):
+                    targets[byte].append(target)
+        seen_targets: dict[tuple[int, ...], int] = {}  # bytes of one range share targets
+        for byte in range(256):
+            if not targets[byte]:
+                table.append(DEAD)
+                continue
+            key = tuple(targets[byte])
+            known = seen_targets.get(key, DEAD)
+            if known == DEAD:
+                following = _closure(nfa, targets[byte])
+                known = index_of.get(following, DEAD)
+                if known == DEAD:
+                    if len(subsets) >= max_states:
+                        raise AutomatonLimitError(f"the automaton needs more than {max_states} DFA states")
+                    known = len(subsets)
+                    index_of[following] = known
+                    subsets.append(following)
+                seen_targets[key] = known
+            table.append(known)
+    accepts = [sorted({nfa.accept_of[s] for s in subset if nfa.accept_of[s] >= 0}) for subset in subsets]
+    table, accepts = _trim(table, accepts)
+    return _minimize(table, accepts)
+
+
+def _trim(table: list[int], accepts: list[list[int]]) -> tuple[list[int], list[list[int]]]:
+    """Drop states that cannot reach an accepting state, renumbering the rest.
+
+    The start state stays state 0 even when it is useless (then it has no moves).
+    """
+    count = len(accepts)
+    predecessors: list[list[int]] = [[] for _ in range(count)]
+    for state in range(count):
+        for byte in range(256):
+            target = table[state * 256 + byte]
+            if target != DEAD:
+                predecessors[target].append(state)
+    useful = [bool(accepts[s]) for s in range(count)]
+    pending = [s for s in range(count) if useful[s]]
+    while pending:
+        state = pending.pop()
+        for previous in predecessors[state]:
+            if not useful[previous]:
+                useful[previous] = True
+                pending.append(previous)
+    useful[0] = True
+    renumber = [DEAD] * count
+    kept = 0
+    for state in range(count):
+        if useful[state]:
+            renumber[state] = kept
+            kept += 1
+    new_table: list[int] = []
+    new_accepts: list[list[int]] = []
+    for state in range(count):
+        if useful[state]:
+            for byte in range(256):
+                target = table[state * 256 + byte]
+                new_table.append(DEAD if target == DEAD else renumber[target])
+            new_accepts.append(accepts[state])
+    return new_table, new_accepts
+
+
+def _byte_classes(table: list[int], count: int) -> list[int]:
+    """Number the bytes so that bytes with equal columns (same target from every
+    state) share a class; the classes are the alphabet minimization works over."""
+    class_of_column: dict[tuple[int, ...], int] = {}
+    classes: list[int] = []
+    for byte in range(256):
+        column = tuple([table[state * 256 + byte] for state in range(count)])
+        classes.append(class_of_column.setdefault(column, len(class_of_column)))
+    return classes
+
+
+def _minimize(table: list[int], accepts: list[list[int]]) -> ByteDFA:
+    """Hopcroft's partition refinement, O(k n log n) for k byte classes.
+
+    A sink state (index ``count``) stands for ``DEAD`` so every state has a move
+    on every class; its block is dropped again at the end. The start state's block
+    becomes state 0.
+    """
+    count = len(accepts)
+    classes = _byte_classes(table, count)
+    class_count = max(classes) + 1
+    representative = [0] * class_count  # one byte of each class
+    for byte in range(255, -1, -1):
+        representative[classes[byte]] = byte
+    sink = count
+    # inverse[c][t]: the states that move to t on class c
+    inverse: list[list[list[int]]] = [[[] for _ in range(count + 1)] for _ in range(class_count)]
+    for c in range(class_count):
+        byte = representative[c]
+        for state in range(count):
+            target = table[state * 256 + byte]
+            inverse[c][sink if target == DEAD else target].append(state)
+        inverse[c][sink].append(sink)
+
+    block_of_label: dict[tuple[int, ...], int] = {}
+    block_of: list[int] = []
+    for state in range(count):
+        block_of.append(block_of_label.setdefault(tuple(accepts[state]), len(block_of_label)))
+    block_of.append(len(block_of_label))  # the sink is alone
+    blocks: list[set[int]] = [set() for _ in range(len(block_of_label) + 1)]
+    for state in range(count + 1):
+        blocks[block_of[state]].add(state)
+
+    pending: list[tuple[int, int]] = [(b, c) for b in range(len(blocks)) for c in range(class_count)]
+    waiting: set[tuple[int, int]] = set(pending)
+    while pending:
+        splitter = pending.pop()
+        waiting.discard(splitter)
+        block, c = splitter
+        touched: dict[int, list[int]] = {}
+        for target in blocks[block]:
+            for source in inverse[c][target]:
+                touched.setdefault(block_of[source], []).append(source)
+        for split, inside in touched.items():
+            if len(inside) == len(blocks[split]):
+                continue
+            inside_set = set(inside)
+            blocks[split].difference_update(inside_set)
+            new_block = len(blocks)
+            blocks.append(inside_set)
+            for state in inside:
+                block_of[state] = new_block
+            smaller = new_block if len(inside) <= len(blocks[split]) else split
+            for d in range(class_count):
+                if (split, d) in waiting:
+                    added = (new_block, d)
+                else:
+                    added = (smaller, d)
+                if added not in waiting:
+                    waiting.add(added)
+                    pending.append(added)
+
+    number = [DEAD] * len(blocks)  # block -> new state number, start first, sink dropped
+    number[block_of[0]] = 0
+    next_number = 1
+    for state in range(count):
+        if number[block_of[state]] == DEAD:
+            number[block_of[state]] = next_number
+            next_number += 1
+    new_table = [DEAD] * (next_number * 256)
+    new_accepts: list[list[int]] = [[] for _ in range(next_number)]
+    for state in range(count):
+        row = number[block_of[state]]
+        new_accepts[row] = accepts[state]
+        for byte in range(256):
+            target = table[state * 256 + byte]
+            new_table[row * 256 + byte] = DEAD if target == DEAD else number[block_of[target]]
+    return ByteDFA(new_table, new_accepts)

@@ -1,0 +1,191 @@
+"""Regular expressions, as lark terminals write them, to a small syntax tree.
+
+Patterns are parsed by Python's own ``re`` parser, so the syntax accepted (and the
+errors for bad syntax) are exactly ``re``'s, as lark itself compiles terminals with
+``re``. The tree keeps only what a byte automaton needs: character sets (already
+expanded for ``\\d \\w \\s``, ``.``, negation and case-insensitivity), concatenation,
+alternation and bounded or unbounded repetition. Lazy and greedy repeats denote the
+same language, so both become one repeat. What no finite automaton can express
+(lookarounds, backreferences, anchors, atomic groups, possessive repeats) is an
+error that says which construct it was.
+"""
+
+from __future__ import annotations
+
+import importlib
+import re
+from typing import Any, Final
+
+from structgen.engine import charset
+
+EMPTY: Final = 0
+CHARS: Final = 1
+CONCAT: Final = 2
+ALT: Final = 3
+REPEAT: Final = 4
+
+UNBOUNDED: Final = -1
+MAX_REPEAT: Final = 10_000
+"""Largest repetition bound (``{m,n}``) accepted; larger ones are a RegexError."""
+
+_sre: Final[Any] = importlib.import_module("re._parser")
+_const: Final[Any] = importlib.import_module("re._constants")
+
+
+class RegexError(ValueError):
+    """A pattern the engine cannot turn into an automaton, with the reason."""
+
+
+class Node:
+    """One node of a regex tree.
+
+    ``CHARS``: one character from ``ranges`` (normalized code-point ranges);
+    ``CONCAT`` / ``ALT``: ``children`` in sequence / as alternatives;
+    ``REPEAT``: ``children[0]`` between ``low`` and ``high`` times (``UNBOUNDED``);
+    ``EMPTY``: the empty string.
+    """
+
+    def __init__(
+        self, kind: int, ranges: list[int], children: list[Node], low: int = 0, high: int = 0
+    ) -> None:
+        self.kind = kind
+        self.ranges = ranges
+        self.children = children
+        self.low = low
+        self.high = high
+
+
+def chars(ranges: list[int]) -> Node:
+    return Node(CHARS, ranges, [])
+
+
+def concat(children: list[Node]) -> Node:
+    if len(children) == 1:
+        return children[0]
+    return Node(CONCAT, [], children) if children else Node(EMPTY, [], [])
+
+
+def alternation(children: list[Node]) -> Node:
+    return children[0] if len(children) == 1 else Node(ALT, [], children)
+
+
+def repeat(child: Node, low: int, high: int) -> Node:
+    return Node(REPEAT, [], [child], low, high)
+
+
+def literal(text: str, ignore_case: bool = False) -> Node:
+    """A literal string (lark's ``"..."`` terminals; ``"..."i`` for ignore_case)."""
+    return concat([_char_node(ord(ch), ignore_case, False) for ch in text])
+
+
+def parse(pattern: str, flags: str = "") -> Node:
+    """Parse a Python regex; ``flags`` are lark's terminal flags (``"imsx"``)."""
+    flag_bits = 0
+    for flag in flags:
+        if flag not in "imsxlua":
+            raise RegexError(f"unknown regex flag {flag!r}")
+        flag_bits |= _FLAG_BITS[flag]
+    try:
+        parsed = _sre.parse(pattern, flag_bits)
+    except re.error as exc:
+        raise RegexError(f"invalid regex: {exc}") from None
+    return _convert(list(parsed.data), int(parsed.state.flags))
+
+
+_FLAG_BITS: Final = {
+    "i": re.IGNORECASE,
+    "m": re.MULTILINE,
+    "s": re.DOTALL,
+    "x": re.VERBOSE,
+    "l": re.LOCALE,
+    "u": re.UNICODE,
+    "a": re.ASCII,
+}
+
+
+def _convert(items: list[Any], flags: int) -> Node:
+    """Convert a list of sre ``(opcode, argument)`` items; iterative over the list,
+    recursive only in the pattern's own group nesting (bounded by ``re``'s parser)."""
+    return concat([_convert_item(op, av, flags) for op, av in items])
+
+
+def _convert_item(op: Any, av: Any, flags: int) -> Node:
+    ignore_case = bool(flags & re.IGNORECASE)
+    ascii_only = bool(flags & re.ASCII)
+    name = str(op)
+    if name == "LITERAL":
+        return _char_node(int(av), ignore_case, ascii_only)
+    if name == "NOT_LITERAL":
+        positive = _case_closed([int(av), int(av)], ignore_case, ascii_only)
+        return chars(charset.complement(positive))
+    if name == "ANY":
+        if flags & re.DOTALL:
+            return chars(list(charset.ALL))
+        return chars(charset.complement([0x0A, 0x0A]))
+    if name == "IN":
+        return chars(_class_ranges(list(av), ignore_case, ascii_only))
+    if name == "BRANCH":
+        return alternation([_convert(list(branch), flags) for branch in av[1]])
+    if name == "SUBPATTERN":
+        _group, add_flags, del_flags, body = av
+        return _convert(list(body), (flags | int(add_flags)) & ~int(del_flags))
+    if name in ("MAX_REPEAT", "MIN_REPEAT"):
+        low, high, body = av
+        high_bound = UNBOUNDED if high == _const.MAXREPEAT else int(high)
+        if int(low) > MAX_REPEAT or high_bound > MAX_REPEAT:
+            raise RegexError(f"repetition bound {max(int(low), high_bound)} exceeds the limit of {MAX_REPEAT}")
+        return repeat(_convert(list(body), flags), int(low), high_bound)
+    constructs = {
+        "AT": "anchors (^, $, \\A, \\Z, \\b, \\B)",
+        "ASSERT": "lookahead/lookbehind assertions",
+        "ASSERT_NOT": "negative lookahead/lookbehind assertions",
+        "GROUPREF": "backreferences",
+        "GROUPREF_EXISTS": "conditional backreferences",
+        "ATOMIC_GROUP": "atomic groups (?>...)",
+        "POSSESSIVE_REPEAT": "possessive repeats (*+, ++, ?+)",
+    }
+    raise RegexError(f"{constructs.get(name, name)} cannot be compiled to a finite automaton")
+
+
+def _char_node(code_point: int, ignore_case: bool, ascii_only: bool) -> Node:
+    if SURROGATE_LOW <= code_point <= SURROGATE_HIGH:
+        raise RegexError(f"the surrogate U+{code_point:04X} cannot occur in UTF-8 text")
+    return chars(_case_closed([code_point, code_point], ignore_case, ascii_only))
+
+
+SURROGATE_LOW: Final = charset.SURROGATE_LOW
+SURROGATE_HIGH: Final = charset.SURROGATE_HIGH
+
+
+def _case_closed(ranges: list[int], ignore_case: bool, ascii_only: bool) -> list[int]:
+    ranges = charset.normalize(ranges)
+    return charset.ignore_case(ranges, ascii_only) if ignore_case else ranges
+
+
+def _class_ranges(items: list[Any], ignore_case: bool, ascii_only: bool) -> list[int]:
+    """The members of a ``[...]`` class (or an escape such as ``\\d``)."""
+    negate = False
+    ranges: list[int] = []
+    for op, av in items:
+        name = str(op)
+        if name == "NEGATE":
+            negate = True
+        elif name == "LITERAL":
+            ranges.extend((int(av), int(av)))
+        elif name == "RANGE":
+            ranges.extend((int(av[0]), int(av[1])))
+        elif name == "CATEGORY":
+            ranges.extend(_category(str(av), ascii_only))
+        else:
+            raise RegexError(f"unsupported item {name} in a character class")
+    positive = _case_closed(ranges, ignore_case, ascii_only)
+    return charset.complement(positive) if negate else positive
+
+
+def _category(name: str, ascii_only: bool) -> list[int]:
+    negated = "_NOT_" in name
+    base = name.replace("CATEGORY_", "").replace("NOT_", "").lower()
+    if base not in ("digit", "word", "space"):
+        raise RegexError(f"unsupported character category {name}")
+    members = charset.category(base, ascii_only)
+    return charset.complement(members) if negated else members

@@ -1,0 +1,210 @@
+"""Regex -> byte DFA: the automaton accepts exactly the UTF-8 of what ``re`` fullmatches."""
+
+from __future__ import annotations
+
+import random
+import re
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from structgen.engine import charset
+from structgen.engine.dfa import AutomatonLimitError, ByteDFA, build_dfa
+from structgen.engine.regex import MAX_REPEAT, RegexError, literal, parse
+from structgen.engine.vocab import DEAD
+
+PATTERNS = [
+    (r"[0-9]+", ""),
+    (r"-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?", ""),
+    (r'"([^"\\\x00-\x1f]|\\["\\/bfnrt]|\\u[0-9a-fA-F]{4})*"', ""),
+    (r"[a-zA-Z_]\w*", ""),
+    (r"\d{2,4}", ""),
+    (r"\s+", ""),
+    (r"\S\W\D", ""),
+    (r"(?a)\w+", ""),
+    (r".", ""),
+    (r".", "s"),
+    (r"a.b", "s"),
+    (r"(ab|a)(bc|c)?", ""),
+    (r"(?:x|y){0,3}z", ""),
+    (r"a{3}", ""),
+    (r"a{2,}", ""),
+    (r"a*?b+?", ""),
+    (r"select", "i"),
+    (r"[a-z]+", "i"),
+    (r"[^a-z]", "i"),
+    (r"k", "i"),
+    (r"ß|straße", "i"),
+    (r"(?i:true)|FALSE", ""),
+    (r"\u00e9|e\u0301", ""),
+    (r"[\u4e00-\u9fff]+", ""),
+    (r"[^\x00-\x7f]", ""),
+    (r"[\U0001F300-\U0001FAFF]", ""),
+    (r"[^\n]*\n", ""),
+    (r"//[^\n]*", ""),
+    (r"/\*(.|\n)*?\*/", ""),
+    (r" a  b # comment", "x"),
+    (r"[\s\S]", ""),
+    (r"[^\W\d]", ""),
+    (r"", ""),
+    (r"a|", ""),
+]
+
+ALPHABET_EXTRAS = "aAbBcz09_ .\n\t\"\\/-+eE{}xyzkKK\u212aß\u1e9eSsſİıéé日本😀\u0301\u00a0\u2028"
+
+
+def fullmatch(pattern: str, flags: str, text: str) -> bool:
+    bits = 0
+    for flag in flags:
+        bits |= {"i": re.I, "s": re.S, "x": re.X, "m": re.M}[flag]
+    return re.fullmatch(pattern, text, bits) is not None
+
+
+def alphabet(pattern: str) -> str:
+    return "".join(sorted(set(pattern + ALPHABET_EXTRAS)))
+
+
+@pytest.mark.parametrize(("pattern", "flags"), PATTERNS)
+def test_dfa_accepts_exactly_what_re_fullmatches(pattern: str, flags: str) -> None:
+    dfa = build_dfa([parse(pattern, flags)])
+    rng = random.Random(pattern)
+    letters = alphabet(pattern)
+    samples = [""] + ["".join(rng.choice(letters) for _ in range(rng.randint(1, 8))) for _ in range(3000)]
+    for text in samples:
+        assert dfa.matches(text.encode()) == fullmatch(pattern, flags, text), (pattern, text)
+
+
+@settings(max_examples=300, deadline=None)
+@given(data=st.data())
+def test_dfa_agrees_with_re_on_random_texts(data: st.DataObject) -> None:
+    pattern, flags = data.draw(st.sampled_from(PATTERNS))
+    text = data.draw(st.text(alphabet=alphabet(pattern), max_size=12))
+    dfa = _cached_dfa(pattern, flags)
+    assert dfa.matches(text.encode()) == fullmatch(pattern, flags, text)
+
+
+_DFAS: dict[tuple[str, str], ByteDFA] = {}
+
+
+def _cached_dfa(pattern: str, flags: str) -> ByteDFA:
+    key = (pattern, flags)
+    if key not in _DFAS:
+        _DFAS[key] = build_dfa([parse(pattern, flags)])
+    return _DFAS[key]
+
+
+def test_matching_texts_are_accepted() -> None:
+    cases = {
+        r"-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?": ["0", "-12.5e+3", "7E9"],
+        r'"([^"\\\x00-\x1f]|\\["\\/bfnrt]|\\u[0-9a-fA-F]{4})*"': ['""', '"a\\n\\u00e9 日本 😀"'],
+        r"[\U0001F300-\U0001FAFF]": ["😀", "🫠"],
+    }
+    for pattern, texts in cases.items():
+        dfa = build_dfa([parse(pattern)])
+        for text in texts:
+            assert dfa.matches(text.encode()), (pattern, text)
+
+
+def test_invalid_utf8_is_never_accepted() -> None:
+    dfa = build_dfa([parse(".*", "s")])
+    assert dfa.matches("héllo 😀 \x00 \U0010ffff".encode())
+    for bad in [b"\xff", b"\xc0\x80", b"\xe0\x80\x80", b"\xed\xa0\x80", b"\xf4\x90\x80\x80", b"\x80", b"\xe6\x97"]:
+        assert not dfa.matches(bad), bad
+
+
+def test_dead_bytes_are_cut_immediately() -> None:
+    """Trimmed: a byte that no pattern can continue with leads to DEAD, not a trap state."""
+    dfa = build_dfa([parse("[0-9]+")])
+    assert dfa.run(b"12a") == DEAD
+    assert dfa.run(b"\xe6") == DEAD  # a lead byte of some character, but no digit
+
+
+def test_automata_are_minimal() -> None:
+    assert build_dfa([parse("(a|b)*")]).state_count == 1
+    assert build_dfa([parse("a*|a*a")]).state_count == 1
+    assert build_dfa([parse("[0-9]+")]).state_count == 2
+    assert build_dfa([parse("(0|1)(0|1)")]).state_count == 3
+    # a character class spells multi-byte characters with shared continuation states
+    assert build_dfa([parse("[\u0080-\U0010ffff]")]).state_count < 12
+
+
+def test_several_patterns_share_one_automaton() -> None:
+    dfa = build_dfa([literal("if"), parse("[a-z]+"), literal("IF", ignore_case=True)])
+    assert dfa.accepts[dfa.run(b"if")] == [0, 1, 2]
+    assert dfa.accepts[dfa.run(b"iF")] == [2]
+    assert dfa.accepts[dfa.run(b"iff")] == [1]
+    assert dfa.run(b"i") != DEAD and dfa.accepts[dfa.run(b"i")] == [1]
+
+
+def test_empty_language() -> None:
+    dfa = build_dfa([parse(r"[^\x00-\U0010ffff]")])
+    assert dfa.state_count == 1
+    assert dfa.accepts == [[]]
+    assert all(t == DEAD for t in dfa.table)
+
+
+@pytest.mark.parametrize(
+    ("pattern", "message"),
+    [
+        (r"(?=a)a", "lookahead/lookbehind assertions"),
+        (r"(?<!a)b", "negative lookahead/lookbehind"),
+        (r"(a)\1", "backreferences"),
+        (r"^a", "anchors"),
+        (r"a\b", "anchors"),
+        (r"(?>a)", "atomic groups"),
+        (r"a++", "possessive repeats"),
+        (r"a[", "invalid regex: unterminated character set"),
+        (r"a{2,1}", "invalid regex"),
+        (f"a{{{MAX_REPEAT + 1}}}", f"exceeds the limit of {MAX_REPEAT}"),
+    ],
+)
+def test_unsupported_patterns_are_clear_errors(pattern: str, message: str) -> None:
+    with pytest.raises(RegexError, match=re.escape(message)):
+        parse(pattern)
+
+
+def test_unknown_flag_is_an_error() -> None:
+    with pytest.raises(RegexError, match="unknown regex flag 'q'"):
+        parse("a", "q")
+
+
+def test_state_limit_is_explicit() -> None:
+    # (a|b)*a(a|b){n}: the minimal DFA needs 2^(n+1) states
+    with pytest.raises(AutomatonLimitError, match="more than 100 DFA states"):
+        build_dfa([parse("(a|b)*a(a|b){8}")], max_states=100)
+    assert build_dfa([parse("(a|b)*a(a|b){4}")], max_states=100).state_count == 32
+
+
+@pytest.mark.parametrize("name", ["digit", "word", "space"])
+def test_categories_equal_re_on_every_code_point(name: str) -> None:
+    members = charset.category(name, ascii_only=False)
+    pattern = re.compile({"digit": r"\d", "word": r"\w", "space": r"\s"}[name])
+    for code_point in range(0x110000):
+        if 0xD800 <= code_point <= 0xDFFF:
+            continue
+        assert charset.contains(members, code_point) == (pattern.fullmatch(chr(code_point)) is not None), hex(code_point)
+
+
+@settings(max_examples=300, deadline=None)
+@given(lo=st.integers(0, 0x10FFFF), width=st.integers(0, 0x3000))
+def test_utf8_sequences_spell_exactly_the_range(lo: int, width: int) -> None:
+    hi = min(lo + width, 0x10FFFF)
+    ranges = charset.normalize([lo, hi])
+    sequences = [s for i in range(0, len(ranges), 2) for s in charset.utf8_sequences(ranges[i], ranges[i + 1])]
+
+    def spelled(data: bytes) -> bool:
+        return any(
+            len(s) == 2 * len(data) and all(s[2 * k] <= data[k] <= s[2 * k + 1] for k in range(len(data)))
+            for s in sequences
+        )
+
+    rng = random.Random(lo * 31 + width)
+    probes = {lo, hi, lo - 1, hi + 1, *[rng.randint(max(0, lo - 200), min(0x10FFFF, hi + 200)) for _ in range(100)]}
+    for code_point in probes:
+        if 0 <= code_point <= 0x10FFFF and not 0xD800 <= code_point <= 0xDFFF:
+            assert spelled(chr(code_point).encode()) == (lo <= code_point <= hi)
+    for sequence in sequences:  # every byte string a sequence allows is a character in range
+        data = bytes(rng.randint(sequence[2 * k], sequence[2 * k + 1]) for k in range(len(sequence) // 2))
+        code_point = ord(data.decode("utf-8"))
+        assert lo <= code_point <= hi
