@@ -1,0 +1,109 @@
+"""The persistent parse stack: GLR over LALR tables, with O(1) fork and rollback.
+
+A stack is a chain of immutable nodes, each holding an LR state and its parent;
+pushing makes a new node that shares the whole tail, so keeping an old top is a
+snapshot (rollback) and handing the same top to two parsers is a fork. Where the
+table has a conflict, each action is followed and the parser holds a list of
+tops. Nodes are hash-consed (one node per (state, parent)), so stacks that become
+equal are one object and the list never holds duplicates.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+from structgen.engine.lr import ACCEPT, LRTable
+
+MAX_STEP_WORK: Final = 200_000
+"""Default for the most reductions one terminal may take across all forks; past it
+the grammar is too ambiguous to follow (``AmbiguityLimitError``)."""
+
+
+class AmbiguityLimitError(ValueError):
+    """Following every parse of an ambiguous grammar needed more reductions than allowed."""
+
+
+class StackNode:
+    """One stack entry: an LR state on top of ``parent`` (None at the bottom)."""
+
+    state: Final[int]
+    parent: Final[StackNode | None]
+    uid: Final[int]
+
+    def __init__(self, state: int, parent: StackNode | None, uid: int) -> None:
+        self.state = state
+        self.parent = parent
+        self.uid = uid
+
+
+class GLRParser:
+    """Feeds terminals to sets of persistent stacks, following every conflict."""
+
+    def __init__(self, table: LRTable, max_step_work: int = MAX_STEP_WORK) -> None:
+        self.table = table
+        self.max_step_work = max_step_work
+        self._nodes: dict[tuple[int, int], StackNode] = {}
+        self.bottom = self._node(0, None)
+
+    def _node(self, state: int, parent: StackNode | None) -> StackNode:
+        key = (state, parent.uid if parent is not None else -1)
+        node = self._nodes.get(key)
+        if node is None:
+            node = StackNode(state, parent, len(self._nodes))
+            self._nodes[key] = node
+        return node
+
+    def initial(self) -> list[StackNode]:
+        return [self.bottom]
+
+    def feed(self, tops: list[StackNode], terminal: int) -> list[StackNode]:
+        """The stacks after ``terminal`` is shifted (after all reductions it needs);
+        empty when no stack can take it. ``tops`` is left untouched."""
+        shifted: list[StackNode] = []
+        self._reduce_then(tops, terminal, shifted)
+        return shifted
+
+    def accepts_end(self, tops: list[StackNode]) -> bool:
+        """Whether the input so far is a complete sentence."""
+        return self._reduce_then(tops, self.table.end, [])
+
+    def _reduce_then(self, tops: list[StackNode], terminal: int, shifted: list[StackNode]) -> bool:
+        """Apply every reduction on ``terminal`` to a fixpoint; collect the shifts
+        into ``shifted`` and return whether some stack accepts."""
+        table = self.table
+        work = list(tops)
+        seen = {node.uid for node in tops}
+        shifted_seen: set[int] = set()
+        accepted = False
+        created = 0
+        while work:
+            node = work.pop()
+            actions = table.actions[node.state].get(terminal)
+            if actions is None:
+                continue
+            for action in actions:
+                if action == ACCEPT:
+                    accepted = True
+                elif action & 1 == 0:
+                    new = self._node(action >> 1, node)
+                    if new.uid not in shifted_seen:
+                        shifted_seen.add(new.uid)
+                        shifted.append(new)
+                else:
+                    rule = action >> 1
+                    base: StackNode | None = node
+                    for _ in range(table.rule_length[rule]):
+                        assert base is not None
+                        base = base.parent
+                    assert base is not None
+                    new = self._node(table.gotos[base.state][table.rule_lhs[rule]], base)
+                    created += 1
+                    if created > self.max_step_work:
+                        raise AmbiguityLimitError(
+                            f"one terminal needed more than {self.max_step_work} reductions: the grammar "
+                            "is too ambiguous to follow every parse"
+                        )
+                    if new.uid not in seen:
+                        seen.add(new.uid)
+                        work.append(new)
+        return accepted

@@ -1,0 +1,243 @@
+"""LALR(1) tables with conflicts kept, and the persistent GLR stack, against lark.
+
+Grammars here use one-character literal terminals, so a string is its own
+terminal sequence: our parser and lark's (LALR where lark can build it, Earley for
+every grammar) must agree on every string.
+"""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+from lark import Lark, Token
+from lark.exceptions import LarkError, UnexpectedInput
+
+from structgen.engine.lr import ACCEPT, build_lalr
+from structgen.engine.stack import AmbiguityLimitError, GLRParser, StackNode
+from structgen.lark_rules import GrammarError, LarkRules, read_lark
+
+LALR_GRAMMARS = {
+    "arrays": 'start: v\nv: "[" [v ("," v)*] "]" | "n"',
+    "arithmetic": 'start: e\ne: e "+" t | t\nt: t "*" f | f\nf: "(" e ")" | "x"',
+    "optional_parts": 'start: a b c\na: "a"?\nb: "b"*\nc: "c" |',
+    "balanced": 'start: s\ns: "(" s ")" s |',
+    "trailing_comma": 'start: item ("," item)* ","?\nitem: "i" | "[" start "]"',
+    "keywords": 'start: stmt+\nstmt: "i" "(" "x" ")" stmt | "x" ";" | "{" stmt* "}"',
+}
+CONFLICT_GRAMMARS = {
+    "dangling_else": 'start: s\ns: "i" s | "i" s "e" s | "x"',
+    "ambiguous_expr": 'start: e\ne: e "+" e | e "*" e | "(" e ")" | "x"',
+    "very_ambiguous": 'start: s\ns: s s | "a" | "(" s ")"',
+    "needs_two_lookahead": 'start: a "x" "y" | b "x" "z"\na: "p"\nb: "p"',
+    "lr1_not_lalr": 'start: "a" a_ "d" | "b" b_ "d" | "a" b_ "e" | "b" a_ "e"\na_: "c"\nb_: "c"',
+    "nullable_prefix": 'start: x "q"\nx: y "w" x | "w"\ny: |"v"',
+}
+ALL_GRAMMARS = {**LALR_GRAMMARS, **CONFLICT_GRAMMARS}
+
+
+class Recognizer:
+    def __init__(self, text: str) -> None:
+        self.rules = read_lark(text)
+        self.table = build_lalr(len(self.rules.terminals), self.rules.rules, self.rules.start)
+        self.parser = GLRParser(self.table)
+        self.by_char = {t.value: i for i, t in enumerate(self.rules.terminals)}
+        self.alphabet = "".join(self.by_char)
+
+    def feed(self, tops: list[StackNode], text: str) -> list[StackNode]:
+        for ch in text:
+            tops = self.parser.feed(tops, self.by_char[ch])
+            if not tops:
+                break
+        return tops
+
+    def accepts(self, text: str) -> bool:
+        tops = self.feed(self.parser.initial(), text)
+        return bool(tops) and self.parser.accepts_end(tops)
+
+    def first_error(self, text: str) -> int:
+        tops = self.parser.initial()
+        for position, ch in enumerate(text):
+            tops = self.parser.feed(tops, self.by_char[ch])
+            if not tops:
+                return position
+        return -1 if self.parser.accepts_end(tops) else len(text)
+
+
+def sentences(rules: LarkRules, rng: random.Random, count: int) -> list[str]:
+    """Random sentences of the grammar, by random derivation with bounded depth."""
+    by_lhs: dict[int, list[list[int]]] = {}
+    for lhs, rhs in rules.rules:
+        by_lhs.setdefault(lhs, []).append(rhs)
+    out = []
+    for _ in range(count):
+        text: list[str] = []
+        stack: list[tuple[int, int]] = [(rules.start, 0)]
+        steps = 0
+        while stack:
+            symbol, depth = stack.pop()
+            if symbol < rules.end:
+                text.append(rules.terminals[symbol].value)
+                continue
+            options = by_lhs[symbol]
+            steps += 1
+            if depth > 6 or steps > 60:
+                rhs = min(options, key=lambda r: sum(1 for s in r if s > rules.end))
+            else:
+                rhs = rng.choice(options)
+            stack.extend((s, depth + 1) for s in reversed(rhs))
+        out.append("".join(text))
+    return out
+
+
+def texts_for(recognizer: Recognizer, seed: str) -> list[str]:
+    rng = random.Random(seed)
+    good = sentences(recognizer.rules, rng, 150)
+    mutated = []
+    for text in good:
+        chars = list(text)
+        op = rng.randrange(3)
+        position = rng.randrange(len(chars) + 1)
+        if op == 0 and chars:
+            del chars[min(position, len(chars) - 1)]
+        elif op == 1:
+            chars.insert(position, rng.choice(recognizer.alphabet))
+        elif len(chars) > 1:
+            i = rng.randrange(len(chars) - 1)
+            chars[i], chars[i + 1] = chars[i + 1], chars[i]
+        mutated.append("".join(chars))
+    noise = ["".join(rng.choice(recognizer.alphabet) for _ in range(rng.randint(0, 8))) for _ in range(150)]
+    return good + mutated + noise
+
+
+def lark_accepts(parser: Lark, text: str) -> bool:
+    try:
+        parser.parse(text)
+    except LarkError:
+        return False
+    return True
+
+
+@pytest.mark.parametrize("name", list(ALL_GRAMMARS))
+def test_acceptance_equals_larks_earley(name: str) -> None:
+    recognizer = Recognizer(ALL_GRAMMARS[name])
+    earley = Lark(ALL_GRAMMARS[name], parser="earley", lexer="basic")
+    texts = texts_for(recognizer, name)
+    assert sum(recognizer.accepts(t) for t in texts) >= 150  # the sample has positives
+    for text in texts:
+        assert recognizer.accepts(text) == lark_accepts(earley, text), (name, text)
+
+
+@pytest.mark.parametrize("name", list(LALR_GRAMMARS))
+def test_error_position_equals_larks_lalr(name: str) -> None:
+    """LR parsers detect an error at the first terminal no sentence can continue with."""
+    recognizer = Recognizer(LALR_GRAMMARS[name])
+    lalr = Lark(LALR_GRAMMARS[name], parser="lalr", lexer="basic")
+    assert recognizer.table.conflicts() == 0
+    types = {t.value: t.name for t in recognizer.rules.terminals}
+    for text in texts_for(recognizer, name):
+        interactive = lalr.parse_interactive("")
+        expected = -1
+        for position, ch in enumerate(text):
+            try:
+                interactive.feed_token(Token(types[ch], ch))
+            except UnexpectedInput:
+                expected = position
+                break
+        else:
+            try:
+                interactive.feed_eof()
+            except UnexpectedInput:
+                expected = len(text)
+        assert recognizer.first_error(text) == expected, (name, text)
+
+
+@pytest.mark.parametrize("name", list(CONFLICT_GRAMMARS))
+def test_conflicts_are_kept_and_sentences_never_dead_end(name: str) -> None:
+    recognizer = Recognizer(CONFLICT_GRAMMARS[name])
+    assert recognizer.table.conflicts() > 0
+    for text in sentences(recognizer.rules, random.Random(name), 100):
+        tops = recognizer.parser.initial()
+        for ch in text:
+            tops = recognizer.parser.feed(tops, recognizer.by_char[ch])
+            assert tops, (name, text)
+        assert recognizer.parser.accepts_end(tops)
+
+
+def test_rollback_and_fork_give_the_same_stacks_as_replaying() -> None:
+    recognizer = Recognizer(CONFLICT_GRAMMARS["ambiguous_expr"])
+    rng = random.Random(3)
+    for text in sentences(recognizer.rules, rng, 40):
+        history = [recognizer.parser.initial()]
+        for ch in text:
+            history.append(recognizer.feed(history[-1], ch))
+        for _ in range(10):
+            cut = rng.randrange(len(history))
+            fork = history[cut]  # a snapshot is a fork: nothing mutates it
+            rest = text[cut:]
+            replayed = recognizer.feed(recognizer.parser.initial(), text[:cut])
+            assert [n.uid for n in fork] == [n.uid for n in replayed]
+            assert [n.uid for n in recognizer.feed(fork, rest)] == [n.uid for n in history[-1]]
+
+
+def test_equal_stacks_are_one_node() -> None:
+    """Hash-consing: two derivations reaching the same stack share one node."""
+    recognizer = Recognizer(CONFLICT_GRAMMARS["ambiguous_expr"])
+    tops = recognizer.feed(recognizer.parser.initial(), "x+x+x")
+    assert len({n.uid for n in tops}) == len(tops)
+
+
+def test_ambiguity_limit_is_explicit() -> None:
+    recognizer = Recognizer(CONFLICT_GRAMMARS["very_ambiguous"])
+    recognizer.parser.max_step_work = 50
+    with pytest.raises(AmbiguityLimitError, match="more than 50 reductions"):
+        recognizer.feed(recognizer.parser.initial(), "a" * 30)
+
+
+@pytest.mark.parametrize(
+    "grammar",
+    [
+        'start: x "q"\nx: y x | "w"\ny: |"v"',  # cyclic: x derives x
+        'start: x\nx: y x "q" | "w"\ny: |"v"',  # hidden left recursion
+    ],
+)
+def test_cyclic_grammars_stop_at_the_limit(grammar: str) -> None:
+    """Each empty reduction pushes a new node, so these grammars would grow a stack
+    forever on one terminal; the work limit turns that into a clear error."""
+    recognizer = Recognizer(grammar)
+    recognizer.parser.max_step_work = 1000
+    with pytest.raises(AmbiguityLimitError):
+        recognizer.feed(recognizer.parser.initial(), "w")
+
+
+def test_bad_grammar_is_a_clear_error() -> None:
+    with pytest.raises(GrammarError, match="invalid lark grammar"):
+        read_lark("start: undefined_rule")
+
+
+@pytest.mark.parametrize("name", ["java", "sql"])
+def test_tables_match_larks_on_real_grammars(name: str) -> None:
+    """On SynCode's Java and SQL grammars (no reduce/reduce conflicts), lark's LALR
+    tables and ours have the same states, the same filled (state, terminal) cells,
+    and our conflicts are exactly the shift/reduce ones lark resolves by shifting."""
+    import importlib.util
+    import pathlib
+
+    spec = importlib.util.find_spec("syncode")
+    assert spec is not None and spec.submodule_search_locations
+    text = next(pathlib.Path(list(spec.submodule_search_locations)[0]).rglob(f"{name}.lark")).read_text()
+    lark_table = Lark(text, parser="lalr", lexer="basic").parser.parser._parse_table
+    rules = read_lark(text)
+    ours = build_lalr(len(rules.terminals), rules.rules, rules.start)
+    terminal_names = {t.name for t in rules.terminals} | {"$END"}
+
+    def cells(row: dict[str, object]) -> int:
+        return sum(1 for symbol in row if symbol in terminal_names)
+
+    def our_cells(row: dict[int, list[int]]) -> int:  # lark's end state has no ACCEPT cell
+        return sum(1 for acts in row.values() if acts != [ACCEPT])
+
+    assert ours.state_count == len(lark_table.states)
+    assert sorted(our_cells(row) for row in ours.actions) == sorted(cells(row) for row in lark_table.states.values())
+    shift_reduce = sum(1 for row in ours.actions for acts in row.values() if len(acts) > 1)
+    assert shift_reduce == {"java": 17, "sql": 111}[name]
