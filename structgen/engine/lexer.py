@@ -1,0 +1,81 @@
+"""Lexing bytes into terminals: maximal munch with one byte of lookahead.
+
+This is the lexing transducer of the GreatGramma seed (Sec. 3.1, Alg. 2) and the
+semantics of DESIGN §4. One automaton recognises every terminal at once; its
+state is the lexer state (0: no lexeme started). A lexeme grows while the next
+byte can extend it; when it cannot, the lexeme ends there and the byte starts the
+next one. There is no backtracking: a lexeme that cannot be extended and is not
+a whole terminal is an error, even if a shorter prefix of it was one. When
+several terminals end at the same extent they are all emitted, as alternatives,
+and the parser decides between them; ``%ignore`` terminals among them are the
+parser's business too (they are dropped by it).
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+from structgen.engine.dfa import ByteDFA
+from structgen.engine.vocab import DEAD
+
+START: Final = 0
+
+
+class LexerError(ValueError):
+    """A grammar whose terminals cannot be lexed (e.g. one matches the empty string)."""
+
+
+class Lexer:
+    """Steps the terminal automaton byte by byte, emitting finished lexemes."""
+
+    dfa: Final[ByteDFA]
+    table: Final[list[int]]
+    accepts: Final[list[list[int]]]
+
+    def __init__(self, dfa: ByteDFA) -> None:
+        if dfa.accepts[START]:
+            raise LexerError(f"terminals {dfa.accepts[START]} match the empty string")
+        self.dfa = dfa
+        self.table = dfa.table
+        self.accepts = dfa.accepts
+
+    def step(self, state: int, byte: int) -> tuple[int, list[int]]:
+        """Feed one byte in lexer ``state``.
+
+        Returns the next lexer state and the terminals of the lexeme the byte
+        ended (empty when the byte extended the current lexeme). The next state is
+        ``DEAD`` when the byte cannot be lexed: it neither extends the lexeme nor
+        follows a complete one, or no terminal starts with it.
+        """
+        following = self.table[state * 256 + byte]
+        if following != DEAD:
+            return following, []
+        finished = self.accepts[state]
+        if state == START or not finished:
+            return DEAD, []
+        return self.table[START * 256 + byte], finished
+
+    def finish(self, state: int) -> tuple[bool, list[int]]:
+        """End of input in ``state``: whether that is allowed, and the terminals of
+        the last lexeme (empty if none was started)."""
+        if state == START:
+            return True, []
+        finished = self.accepts[state]
+        return bool(finished), finished
+
+    def lex(self, data: bytes) -> list[list[int]] | None:
+        """The alternatives of every lexeme of ``data``, or None if it cannot be lexed."""
+        state = START
+        out: list[list[int]] = []
+        for byte in data:
+            state, finished = self.step(state, byte)
+            if state == DEAD:
+                return None
+            if finished:
+                out.append(finished)
+        complete, finished = self.finish(state)
+        if not complete:
+            return None
+        if finished:
+            out.append(finished)
+        return out
