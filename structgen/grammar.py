@@ -1,0 +1,89 @@
+"""``Grammar``: a context-free grammar over bytes, from lark text or a regex.
+
+The grammar is read by lark (``lark_rules``), each terminal becomes a byte
+automaton (``engine.regex`` / ``engine.dfa``), all of them one maximal-munch lexer
+(``engine.lexer``), and the rules LALR(1) tables with conflicts kept
+(``engine.lr``). ``accepts`` is the exact language of DESIGN §4: the bytes lex
+(with equal-extent alternatives) into a terminal sequence the grammar derives.
+"""
+
+from __future__ import annotations
+
+from structgen.engine.dfa import build_dfa
+from structgen.engine.lexer import Lexer, LexerError
+from structgen.engine.lr import LRTable, build_lalr
+from structgen.engine.regex import Node, RegexError, literal, parse
+from structgen.engine.stack import GLRParser, StackNode
+from structgen.engine.vocab import DEAD
+from structgen.lark_rules import GrammarError, LarkRules, Terminal, read_lark
+
+
+class Grammar:
+    """A grammar ready for the engine: its lexer and its parse tables."""
+
+    def __init__(self, rules: LarkRules) -> None:
+        self.rules = rules
+        nodes = [_terminal_node(t) for t in rules.terminals]
+        try:
+            self.lexer = Lexer(build_dfa(nodes))
+        except LexerError as exc:
+            names = [rules.terminals[i].name for i in _empty_terminals(nodes)]
+            raise GrammarError(f"terminals {names} match the empty string") from exc
+        except RegexError as exc:
+            raise GrammarError(f"the terminals' automaton: {exc}") from None
+        self.table: LRTable = build_lalr(len(rules.terminals), rules.rules, rules.start)
+        self.ignore = set(rules.ignore)
+
+    @classmethod
+    def from_lark(cls, text: str, start: str = "start") -> Grammar:
+        return cls(read_lark(text, start))
+
+    @classmethod
+    def from_regex(cls, pattern: str, flags: str = "") -> Grammar:
+        """The language of one regex (Python syntax), as a one-terminal grammar."""
+        terminal = Terminal("REGEX", "re", pattern, flags, 0)
+        return cls(LarkRules(terminals=[terminal], nonterminals=["start"], rules=[(2, [0])], start=2, ignore=[]))
+
+    def accepts(self, text: str | bytes) -> bool:
+        """Whether ``text`` is in the grammar's language (DESIGN §4)."""
+        data = text.encode("utf-8") if isinstance(text, str) else text
+        parser = GLRParser(self.table)
+        tops = parser.initial()
+        state = 0
+        for byte in data:
+            state, finished = self.lexer.step(state, byte)
+            if state == DEAD:
+                return False
+            if finished:
+                tops = self._feed(parser, tops, finished)
+                if not tops:
+                    return False
+        complete, finished = self.lexer.finish(state)
+        if not complete:
+            return False
+        if finished:
+            tops = self._feed(parser, tops, finished)
+        return bool(tops) and parser.accepts_end(tops)
+
+    def _feed(self, parser: GLRParser, tops: list[StackNode], alternatives: list[int]) -> list[StackNode]:
+        """The stacks after one lexeme: each alternative terminal fed (an ignored one
+        leaves the stacks as they are), the results merged."""
+        merged: dict[int, StackNode] = {}
+        for terminal in alternatives:
+            following = tops if terminal in self.ignore else parser.feed(tops, terminal)
+            for node in following:
+                merged[node.uid] = node
+        return list(merged.values())
+
+
+def _terminal_node(terminal: Terminal) -> Node:
+    try:
+        if terminal.kind == "str":
+            return literal(terminal.value, ignore_case="i" in terminal.flags)
+        return parse(terminal.value, terminal.flags)
+    except RegexError as exc:
+        raise GrammarError(f"terminal {terminal.name} (/{terminal.value}/): {exc}") from None
+
+
+def _empty_terminals(nodes: list[Node]) -> list[int]:
+    return [i for i, node in enumerate(nodes) if build_dfa([node]).accepts[0]]

@@ -1,0 +1,79 @@
+"""Grammar: lark text or a regex to an exact recognizer (regex -> DFA -> lexer -> GLR)."""
+
+from __future__ import annotations
+
+import json
+import random
+import re
+from pathlib import Path
+
+import pytest
+
+import corpus
+from structgen.grammar import Grammar
+from structgen.lark_rules import GrammarError
+
+JSON_LARK = (Path(__file__).resolve().parent.parent / "grammars" / "json.lark").read_text()
+
+
+def strict_json(text: str) -> bool:
+    def refuse(constant: str) -> None:
+        raise ValueError(constant)
+
+    try:
+        json.loads(text, parse_constant=refuse)
+    except ValueError:
+        return False
+    return True
+
+
+def mutations(text: str, rng: random.Random) -> list[str]:
+    out = []
+    for _ in range(3):
+        chars = list(text)
+        position = rng.randrange(len(chars) + 1)
+        op = rng.randrange(3)
+        if op == 0 and chars:
+            del chars[min(position, len(chars) - 1)]
+        elif op == 1:
+            chars.insert(position, rng.choice('{}[],:" \\0123456789.-eEtrufalsn\x01\t/u'))
+        elif chars:
+            chars[min(position, len(chars) - 1)] = rng.choice('"\\}],: 0')
+        out.append("".join(chars))
+    return out
+
+
+def test_json_grammar_accepts_exactly_strict_json() -> None:
+    grammar = Grammar.from_lark(JSON_LARK)
+    rng = random.Random(5)
+    documents = [t for t in corpus.texts() if strict_json(t)]
+    assert len(documents) >= 90
+    texts = documents + [m for d in documents for m in mutations(d, rng)]
+    texts += ["", " ", "1", "-0", "01", "1.", ".5", "1e5", "[1,]", "{,}", '"\\x"', '"\\u12"', "nul", "[] []", " [ ] "]
+    accepted = 0
+    for text in texts:
+        assert grammar.accepts(text) == strict_json(text), text
+        accepted += strict_json(text)
+    assert accepted >= 150 and len(texts) - accepted >= 150
+
+
+def test_regex_grammar_equals_re() -> None:
+    grammar = Grammar.from_regex(r"[a-z]+(-[a-z]+)*@[a-z]+\.(com|org)", "i")
+    for text in ["ab-c@x.com", "AB@X.ORG", "a@b.net", "-a@b.com", "a@b.co", ""]:
+        assert grammar.accepts(text) == (re.fullmatch(r"[a-z]+(-[a-z]+)*@[a-z]+\.(com|org)", text, re.I) is not None)
+
+
+def test_keyword_and_identifier_alternatives() -> None:
+    grammar = Grammar.from_lark('start: "if" NAME | NAME NAME\nNAME: /[a-z]+/\n%ignore " "')
+    assert grammar.accepts("if x")  # the keyword, or two names
+    assert grammar.accepts("iff x")  # maximal munch: "iff" is one NAME
+    assert grammar.accepts("x if")  # "if" as a NAME
+    assert not grammar.accepts("if")
+    assert not grammar.accepts("a b c")
+
+
+def test_terminal_errors_name_the_terminal() -> None:
+    with pytest.raises(GrammarError, match=r"terminal A \(/\(\?=x\)x/\): lookahead/lookbehind assertions"):
+        Grammar.from_lark("start: A\nA: /(?=x)x/")
+    with pytest.raises(GrammarError, match=r"terminals \['A'\] match the empty string"):
+        Grammar.from_lark('start: A "b"\nA: /x*/')
