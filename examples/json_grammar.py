@@ -6,7 +6,7 @@ Run: .venv/bin/python examples/json_grammar.py
 
 from pathlib import Path
 
-from structgen.grammar import Grammar
+from structgen import Grammar
 
 grammar = Grammar.from_lark((Path(__file__).parent.parent / "grammars" / "json.lark").read_text())
 print(

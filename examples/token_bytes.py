@@ -20,5 +20,7 @@ for token_id in ids:
     except UnicodeDecodeError:
         shown = "(part of a character)"
     print(f"{token_id:>6}  {spelled!r:<24} {shown}")
-assert info.join_bytes(ids) == text.encode("utf-8")
-print("the tokens' bytes join to exactly the text's UTF-8")
+if info.join_bytes(ids) == text.encode("utf-8"):
+    print("the tokens' bytes join to exactly the text's UTF-8")
+else:
+    print(f"the tokenizer could not spell all of it (bytes it lacks: {info.unspellable_bytes})")

@@ -5,6 +5,8 @@ from __future__ import annotations
 from importlib.metadata import PackageNotFoundError, version
 
 from structgen.engine import COMPILED
+from structgen.grammar import Grammar
+from structgen.lark_rules import GrammarError
 from structgen.models import ModelNotFoundError, bundled_model_path, load_tokenizer
 from structgen.tokenizer_info import TokenizerError, TokenizerInfo
 
@@ -15,6 +17,8 @@ except PackageNotFoundError:  # running from a checkout that was never installed
 
 __all__ = [
     "COMPILED",
+    "Grammar",
+    "GrammarError",
     "ModelNotFoundError",
     "TokenizerError",
     "TokenizerInfo",

@@ -35,8 +35,9 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _vocab(model: str | None, text: str) -> int:
     """Print facts about a vocabulary that grammar-constrained decoding depends on."""
-    from structgen import ModelNotFoundError, TokenizerError, TokenizerInfo, bundled_model_path, load_tokenizer
-    from structgen.engine.vocab import DEAD, TokenTrie
+    from structgen import TokenizerError, TokenizerInfo, bundled_model_path, load_tokenizer
+    from structgen.engine.dfa import DEAD
+    from structgen.engine.vocab import TokenTrie
 
     try:
         source = model or str(bundled_model_path())
@@ -45,7 +46,7 @@ def _vocab(model: str | None, text: str) -> int:
         loaded = time.perf_counter()
         info = TokenizerInfo.from_huggingface(tokenizer)
         built = time.perf_counter()
-    except (ModelNotFoundError, TokenizerError, OSError) as exc:
+    except (TokenizerError, OSError) as exc:  # ModelNotFoundError is an OSError
         print(f"structgen vocab: {exc}", file=sys.stderr)
         return 1
     trie = TokenTrie(info.decoded_vocab, info.special_token_ids)

@@ -9,12 +9,11 @@ automaton (``engine.regex`` / ``engine.dfa``), all of them one maximal-munch lex
 
 from __future__ import annotations
 
-from structgen.engine.dfa import build_dfa
+from structgen.engine.dfa import DEAD, build_dfa
 from structgen.engine.lexer import Lexer, LexerError
 from structgen.engine.lr import LRTable, build_lalr
 from structgen.engine.regex import Node, RegexError, literal, parse
 from structgen.engine.stack import GLRParser, StackNode
-from structgen.engine.vocab import DEAD
 from structgen.lark_rules import GrammarError, LarkRules, Terminal, read_lark
 
 
@@ -41,8 +40,9 @@ class Grammar:
     @classmethod
     def from_regex(cls, pattern: str, flags: str = "") -> Grammar:
         """The language of one regex (Python syntax), as a one-terminal grammar."""
-        terminal = Terminal("REGEX", "re", pattern, flags, 0)
-        return cls(LarkRules(terminals=[terminal], nonterminals=["start"], rules=[(2, [0])], start=2, ignore=[]))
+        terminals = [Terminal("REGEX", "re", pattern, flags, 0)]
+        start = len(terminals) + 1  # the first nonterminal, after the end marker
+        return cls(LarkRules(terminals=terminals, nonterminals=["start"], rules=[(start, [0])], start=start, ignore=[]))
 
     def accepts(self, text: str | bytes) -> bool:
         """Whether ``text`` is in the grammar's language (DESIGN §4)."""
@@ -67,7 +67,7 @@ class Grammar:
 
     def _feed(self, parser: GLRParser, tops: list[StackNode], alternatives: list[int]) -> list[StackNode]:
         """The stacks after one lexeme: each alternative terminal fed (an ignored one
-        leaves the stacks as they are), the results merged."""
+        never reaches the parser: it leaves the stacks as they are), the results merged."""
         merged: dict[int, StackNode] = {}
         for terminal in alternatives:
             following = tops if terminal in self.ignore else parser.feed(tops, terminal)

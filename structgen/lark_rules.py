@@ -13,7 +13,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from lark import GrammarError as LarkGrammarError
 from lark.exceptions import LarkError
 from lark.load_grammar import load_grammar
 
@@ -31,7 +30,7 @@ class Terminal:
     priority: int
 
 
-@dataclass(frozen=True)
+@dataclass
 class LarkRules:
     terminals: list[Terminal]
     nonterminals: list[str]
@@ -55,7 +54,7 @@ def read_lark(text: str, start: str = "start") -> LarkRules:
     try:
         grammar, _ = load_grammar(text, "<grammar>", None, False)
         terminal_defs, rule_defs, ignore_names = grammar.compile([start], set())
-    except (LarkGrammarError, LarkError) as exc:
+    except LarkError as exc:
         raise GrammarError(f"invalid lark grammar: {exc}") from None
     terminals = [
         Terminal(t.name, t.pattern.type, t.pattern.value, "".join(sorted(t.pattern.flags)), t.priority)

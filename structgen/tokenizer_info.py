@@ -17,7 +17,6 @@ from typing import Any, Iterable, Sequence
 from structgen.token_bytes import (
     PieceSpellingError,
     byte_level_piece_bytes,
-    is_byte_piece,
     sentencepiece_piece_bytes,
 )
 
@@ -143,6 +142,7 @@ class TokenizerInfo:
             vocab, special_texts, kind = _read_tokenizers_json(json.loads(backend.to_str()))
         elif hasattr(tokenizer, "sp_model"):
             vocab, special_texts, kind = _read_sentencepiece(tokenizer.sp_model)
+            _merge_added_tokens(vocab, special_texts, tokenizer)
         elif hasattr(tokenizer, "byte_decoder") and hasattr(tokenizer, "encoder"):
             vocab, special_texts, kind = _read_slow_byte_level(tokenizer)
         else:
@@ -209,6 +209,9 @@ def _read_tokenizers_json(spec: dict[str, Any]) -> tuple[list[bytes], dict[int, 
         )
     added = {int(t["id"]): t for t in spec.get("added_tokens") or []}
     special_texts = {i: t["content"] for i, t in added.items() if t.get("special")}
+    unknown = _unknown_id(model, pieces)
+    if unknown is not None and unknown not in added:
+        special_texts[unknown] = pieces[unknown]  # <unk> stands for no text
 
     if _mentions(spec, "ByteLevel"):
         kind = BYTE_LEVEL
@@ -232,7 +235,7 @@ def _read_tokenizers_json(spec: dict[str, Any]) -> tuple[list[bytes], dict[int, 
     size = 1 + max([*pieces, *added], default=-1)
     vocab = [b""] * size
     for token_id, piece in pieces.items():
-        if token_id not in added:
+        if token_id not in added and token_id not in special_texts:
             try:
                 vocab[token_id] = spell(piece)
             except PieceSpellingError as exc:
@@ -242,6 +245,16 @@ def _read_tokenizers_json(spec: dict[str, Any]) -> tuple[list[bytes], dict[int, 
             # added tokens are matched in the raw text, so their content is their text
             vocab[token_id] = token["content"].encode("utf-8")
     return vocab, special_texts, kind
+
+
+def _unknown_id(model: dict[str, Any], pieces: dict[int, str]) -> int | None:
+    if isinstance(model.get("unk_id"), int):
+        return int(model["unk_id"])
+    unk = model.get("unk_token")
+    for token_id, piece in pieces.items():
+        if unk is not None and piece == unk:
+            return token_id
+    return None
 
 
 def _mentions(spec: dict[str, Any], component: str) -> bool:
@@ -284,19 +297,30 @@ def _read_sentencepiece(processor: Any) -> tuple[list[bytes], dict[int, str], st
 
 def _read_slow_byte_level(tokenizer: Any) -> tuple[list[bytes], dict[int, str], str]:
     """Token bytes from a slow (pure Python) GPT-2-style tokenizer."""
-    added = dict(getattr(tokenizer, "added_tokens_decoder", {}) or {})
-    size = 1 + max([*tokenizer.encoder.values(), *added], default=-1)
+    size = 1 + max(tokenizer.encoder.values(), default=-1)
     vocab = [b""] * size
     for piece, token_id in tokenizer.encoder.items():
-        vocab[token_id] = byte_level_piece_bytes(piece)
+        try:
+            vocab[token_id] = byte_level_piece_bytes(piece)
+        except PieceSpellingError as exc:
+            raise TokenizerError(f"token {token_id}: {exc}") from None
     special_texts: dict[int, str] = {}
+    _merge_added_tokens(vocab, special_texts, tokenizer)
+    return vocab, special_texts, BYTE_LEVEL
+
+
+def _merge_added_tokens(vocab: list[bytes], special_texts: dict[int, str], tokenizer: Any) -> None:
+    """Add a slow transformers tokenizer's added tokens: special ones spell nothing,
+    the others are the text they stand for (the tokenizer matches them in raw text)."""
+    added = dict(getattr(tokenizer, "added_tokens_decoder", {}) or {})
+    if added:
+        vocab.extend([b""] * (1 + max(added) - len(vocab)))
     for token_id, token in added.items():
         if getattr(token, "special", True):
             special_texts[token_id] = str(token)
             vocab[token_id] = b""
         else:
             vocab[token_id] = str(token).encode("utf-8")
-    return vocab, special_texts, BYTE_LEVEL
 
 
 def _detect_stop_ids(special_texts: dict[int, str], eos: Any) -> list[int]:

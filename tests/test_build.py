@@ -65,4 +65,4 @@ def test_version_command_reports_the_engine() -> None:
     command = Path(sys.executable).with_name("structgen")  # the installed console script
     out = subprocess.run([str(command), "--version"], capture_output=True, text=True, check=True, cwd="/").stdout
     assert out.strip() == f"structgen {structgen.__version__} (engine: compiled with mypyc)"
-    assert structgen.__version__ == "0.1.0"
+    assert structgen.__version__[0].isdigit()

@@ -12,10 +12,9 @@ import random
 import pytest
 import regex
 
-from structgen.engine.dfa import build_dfa
+from structgen.engine.dfa import DEAD, build_dfa
 from structgen.engine.lexer import START, Lexer, LexerError
 from structgen.engine.regex import literal, parse
-from structgen.engine.vocab import DEAD
 
 TERMINAL_SETS = {
     "json": [

@@ -181,10 +181,15 @@ def test_rollback_and_fork_give_the_same_stacks_as_replaying() -> None:
 
 
 def test_equal_stacks_are_one_node() -> None:
-    """Hash-consing: two derivations reaching the same stack share one node."""
+    """Hash-consing: reaching the same stack along two paths gives the same object."""
     recognizer = Recognizer(CONFLICT_GRAMMARS["ambiguous_expr"])
-    tops = recognizer.feed(recognizer.parser.initial(), "x+x+x")
-    assert len({n.uid for n in tops}) == len(tops)
+    parser = recognizer.parser
+    first = recognizer.feed(parser.initial(), "(x)+x")
+    again = recognizer.feed(recognizer.feed(parser.initial(), "(x)"), "+x")
+    assert [id(n) for n in first] == [id(n) for n in again]
+    nodes = list(parser._nodes.values())
+    keys = {(n.state, n.parent.uid if n.parent else -1) for n in nodes}
+    assert len(keys) == len(nodes) == len({n.uid for n in nodes})
 
 
 def test_ambiguity_limit_is_explicit() -> None:

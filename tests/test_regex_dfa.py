@@ -10,9 +10,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from structgen.engine import charset
-from structgen.engine.dfa import AutomatonLimitError, ByteDFA, build_dfa
+from structgen.engine.dfa import DEAD, AutomatonLimitError, ByteDFA, build_dfa
 from structgen.engine.regex import MAX_REPEAT, RegexError, literal, parse
-from structgen.engine.vocab import DEAD
 
 PATTERNS = [
     (r"[0-9]+", ""),
@@ -126,7 +125,9 @@ def test_automata_are_minimal() -> None:
     assert build_dfa([parse("[0-9]+")]).state_count == 2
     assert build_dfa([parse("(0|1)(0|1)")]).state_count == 3
     # a character class spells multi-byte characters with shared continuation states
-    assert build_dfa([parse("[\u0080-\U0010ffff]")]).state_count < 12
+    # start, end, and continuation states: 1, 2 or 3 bytes left, and the restricted
+    # second bytes after E0, ED, F0 and F4
+    assert build_dfa([parse("[\u0080-\U0010ffff]")]).state_count == 9
 
 
 def test_several_patterns_share_one_automaton() -> None:
@@ -164,9 +165,37 @@ def test_unsupported_patterns_are_clear_errors(pattern: str, message: str) -> No
         parse(pattern)
 
 
-def test_unknown_flag_is_an_error() -> None:
+def test_bad_flags_are_errors() -> None:
     with pytest.raises(RegexError, match="unknown regex flag 'q'"):
         parse("a", "q")
+    with pytest.raises(RegexError, match="unknown regex flag 'l'"):  # LOCALE: str patterns refuse it
+        parse("a", "l")
+    with pytest.raises(RegexError, match="invalid regex: ASCII and UNICODE flags are incompatible"):
+        parse("a", "au")
+
+
+@pytest.mark.parametrize("pattern", [r"[^k]", r"[^\u212a]", r"[^a-z]", r"[^\W]"])
+def test_negated_classes_under_ignore_case_equal_re(pattern: str) -> None:
+    dfa = build_dfa([parse(pattern, "i")])
+    compiled = re.compile(pattern, re.I)
+    for code_point in [*range(0x250), 0x130, 0x131, 0x17F, 0x212A, 0x212B, 0x1E9E, 0x3A3, 0x3C2, 0x3C3]:
+        ch = chr(code_point)
+        assert dfa.matches(ch.encode()) == (compiled.fullmatch(ch) is not None), (pattern, hex(code_point))
+
+
+@settings(max_examples=100, deadline=None)
+@given(data=st.data())
+def test_each_pattern_keeps_its_own_accept_label(data: st.DataObject) -> None:
+    """One automaton for several patterns: a text's labels are exactly the patterns
+    it fullmatches, after minimization merged whatever it could."""
+    chosen = data.draw(st.lists(st.sampled_from(PATTERNS[:20]), min_size=2, max_size=4, unique=True))
+    dfa = build_dfa([parse(p, f) for p, f in chosen])
+    for _ in range(20):
+        pattern, _flags = data.draw(st.sampled_from(chosen))
+        text = data.draw(st.text(alphabet=alphabet(pattern), max_size=8))
+        state = dfa.run(text.encode())
+        labels = dfa.accepts[state] if state != DEAD else []
+        assert labels == [i for i, (p, f) in enumerate(chosen) if fullmatch(p, f, text)]
 
 
 def test_state_limit_is_explicit() -> None:

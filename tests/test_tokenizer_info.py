@@ -105,3 +105,15 @@ def test_plain_tokenizers_object_is_accepted() -> None:
     assert info.decoded_vocab[256] == b"  "
     text = "  x\ty é 😀"
     assert info.join_bytes(tokenizer.encode(text).ids) == text.encode()
+
+
+def test_unknown_piece_is_special_and_stop_ids_can_be_set() -> None:
+    """A model's <unk> piece stands for no text, even when it is not an added token."""
+    alphabet = list(gpt2_byte_decoder())
+    vocab = {"<unk>": 0, **{ch: i + 1 for i, ch in enumerate(alphabet)}}
+    tokenizer = Tokenizer(models.BPE(vocab=vocab, merges=[], unk_token="<unk>"))
+    tokenizer.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    tokenizer.decoder = decoders.ByteLevel()
+    info = TokenizerInfo.from_huggingface(tokenizer, stop_token_ids=[0])
+    assert info.special_token_ids == [0] and info.stop_token_ids == [0]
+    assert info.decoded_vocab[0] == b"" and info.special_token_texts == {0: "<unk>"}

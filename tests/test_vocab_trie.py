@@ -7,7 +7,8 @@ import random
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from structgen.engine.vocab import DEAD, TokenTrie
+from structgen.engine.dfa import DEAD
+from structgen.engine.vocab import TokenTrie
 
 
 def run(table: list[int], state: int, data: bytes) -> int:

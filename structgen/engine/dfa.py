@@ -4,7 +4,7 @@ One automaton can recognise several patterns at once (a lexer's terminals): each
 state lists the patterns whose text ends there. Construction is Thompson's NFA
 over UTF-8 byte ranges, the subset construction, removal of states from which no
 pattern can be completed (so a walk stops at the first byte that rules out every
-pattern), and Moore's partition refinement to the minimal automaton. Every step
+pattern), and Hopcroft's partition refinement to the minimal automaton. Every step
 is iterative, and the state counts are bounded by explicit limits.
 """
 
@@ -14,7 +14,8 @@ from typing import Final
 
 from structgen.engine import charset
 from structgen.engine.regex import ALT, CHARS, CONCAT, EMPTY, REPEAT, UNBOUNDED, Node, RegexError
-from structgen.engine.vocab import DEAD
+DEAD: Final = -1
+"""Transition-table entry for "no transition" (the automaton rejects)."""
 
 MAX_NFA_STATES: Final = 1_000_000
 MAX_DFA_STATES: Final = 50_000

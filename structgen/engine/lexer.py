@@ -15,10 +15,10 @@ from __future__ import annotations
 
 from typing import Final
 
-from structgen.engine.dfa import ByteDFA
-from structgen.engine.vocab import DEAD
+from structgen.engine.dfa import DEAD, ByteDFA
 
 START: Final = 0
+_NOTHING: Final[list[int]] = []  # "no lexeme ended", shared: callers never mutate results
 
 
 class LexerError(ValueError):
@@ -43,23 +43,24 @@ class Lexer:
         """Feed one byte in lexer ``state``.
 
         Returns the next lexer state and the terminals of the lexeme the byte
-        ended (empty when the byte extended the current lexeme). The next state is
+        ended (empty when the byte extended the current lexeme; the list is the
+        automaton's own and must not be mutated). The next state is
         ``DEAD`` when the byte cannot be lexed: it neither extends the lexeme nor
         follows a complete one, or no terminal starts with it.
         """
         following = self.table[state * 256 + byte]
         if following != DEAD:
-            return following, []
+            return following, _NOTHING
         finished = self.accepts[state]
         if state == START or not finished:
-            return DEAD, []
+            return DEAD, _NOTHING
         return self.table[START * 256 + byte], finished
 
     def finish(self, state: int) -> tuple[bool, list[int]]:
         """End of input in ``state``: whether that is allowed, and the terminals of
         the last lexeme (empty if none was started)."""
         if state == START:
-            return True, []
+            return True, _NOTHING
         finished = self.accepts[state]
         return bool(finished), finished
 

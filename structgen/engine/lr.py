@@ -64,7 +64,8 @@ class LRTable:
         return len(self.actions)
 
     def conflicts(self) -> int:
-        """How many (state, terminal) cells hold more than one action."""
+        """How many (state, terminal) cells hold more than one action (shift/reduce,
+        reduce/reduce, or accept/reduce)."""
         return sum(1 for row in self.actions for acts in row.values() if len(acts) > 1)
 
 
@@ -100,9 +101,6 @@ def build_lalr(
         rules_of[lhs].append(rule)
     nullable, first = _nullable_and_first(end, rule_lhs, rule_rhs, symbol_count)
     items = _Items(rule_rhs)
-
-    def is_terminal(symbol: int) -> bool:
-        return symbol <= end
 
     # LR(0) automaton over kernels
     start_kernel = (items.offset[len(rule_rhs) - 1],)
@@ -168,7 +166,7 @@ def build_lalr(
         row_actions: dict[int, list[int]] = {}
         row_gotos: dict[int, int] = {}
         for symbol, target in transitions[state].items():
-            if is_terminal(symbol):
+            if symbol <= end:  # a terminal
                 row_actions.setdefault(symbol, []).append(shift_action(target))
             else:
                 row_gotos[symbol] = target

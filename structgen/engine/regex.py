@@ -82,12 +82,12 @@ def parse(pattern: str, flags: str = "") -> Node:
     """Parse a Python regex; ``flags`` are lark's terminal flags (``"imsx"``)."""
     flag_bits = 0
     for flag in flags:
-        if flag not in "imsxlua":
+        if flag not in "imsxua":
             raise RegexError(f"unknown regex flag {flag!r}")
         flag_bits |= _FLAG_BITS[flag]
     try:
         parsed = _sre.parse(pattern, flag_bits)
-    except re.error as exc:
+    except (re.error, ValueError) as exc:  # ValueError: incompatible flags such as "au"
         raise RegexError(f"invalid regex: {exc}") from None
     return _convert(list(parsed.data), int(parsed.state.flags))
 
@@ -97,15 +97,17 @@ _FLAG_BITS: Final = {
     "m": re.MULTILINE,
     "s": re.DOTALL,
     "x": re.VERBOSE,
-    "l": re.LOCALE,
     "u": re.UNICODE,
     "a": re.ASCII,
 }
 
 
 def _convert(items: list[Any], flags: int) -> Node:
-    """Convert a list of sre ``(opcode, argument)`` items; iterative over the list,
-    recursive only in the pattern's own group nesting (bounded by ``re``'s parser)."""
+    """Convert a list of sre ``(opcode, argument)`` items.
+
+    Recursive in the pattern's group nesting only: ``re``'s own (recursive,
+    interpreted) parser has already bounded that depth by Python's recursion limit.
+    """
     return concat([_convert_item(op, av, flags) for op, av in items])
 
 
@@ -148,13 +150,9 @@ def _convert_item(op: Any, av: Any, flags: int) -> Node:
 
 
 def _char_node(code_point: int, ignore_case: bool, ascii_only: bool) -> Node:
-    if SURROGATE_LOW <= code_point <= SURROGATE_HIGH:
+    if charset.SURROGATE_LOW <= code_point <= charset.SURROGATE_HIGH:
         raise RegexError(f"the surrogate U+{code_point:04X} cannot occur in UTF-8 text")
     return chars(_case_closed([code_point, code_point], ignore_case, ascii_only))
-
-
-SURROGATE_LOW: Final = charset.SURROGATE_LOW
-SURROGATE_HIGH: Final = charset.SURROGATE_HIGH
 
 
 def _case_closed(ranges: list[int], ignore_case: bool, ascii_only: bool) -> list[int]:

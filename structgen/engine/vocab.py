@@ -10,8 +10,7 @@ from __future__ import annotations
 
 from typing import Final
 
-DEAD: Final = -1
-"""Transition-table entry for "no transition" (the automaton rejects)."""
+from structgen.engine.dfa import DEAD
 
 
 class TokenTrie:
