@@ -1,0 +1,1 @@
+"""JSON Schema and Pydantic models to lark grammars, with a report of every keyword (not built yet)."""

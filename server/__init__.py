@@ -1,0 +1,1 @@
+"""The OpenAI-compatible HTTP server (not built yet)."""

@@ -150,20 +150,8 @@ class TokenizerInfo:
                 f"cannot read token bytes from {type(tokenizer).__name__}: expected a transformers "
                 "tokenizer backed by `tokenizers` or SentencePiece, or a tokenizers.Tokenizer"
             )
-        if stop_token_ids is None:
-            stop_token_ids = _detect_stop_ids(special_texts, getattr(tokenizer, "eos_token_id", None))
-        info = cls(
-            vocab,
-            vocab_size=vocab_size,
-            stop_token_ids=stop_token_ids,
-            special_token_ids=special_texts.keys(),
-            special_token_texts=special_texts,
-            kind=kind,
-        )
-        info.prepends_space = _detect_prepended_space(info, _encode_function(tokenizer))
-        if not info.stop_token_ids:
-            warnings.warn("the tokenizer has no stop token; pass stop_token_ids", stacklevel=2)
-        return info
+        eos = getattr(tokenizer, "eos_token_id", None)
+        return cls._from_pieces(vocab, special_texts, kind, vocab_size, stop_token_ids, eos, _encode_function(tokenizer))
 
     @classmethod
     def from_sentencepiece(
@@ -179,9 +167,25 @@ class TokenizerInfo:
 
             processor = sentencepiece.SentencePieceProcessor(model_file=os.fspath(processor))
         vocab, special_texts, kind = _read_sentencepiece(processor)
+        eos = processor.eos_id()
+        return cls._from_pieces(
+            vocab, special_texts, kind, vocab_size, stop_token_ids, eos if eos >= 0 else None, processor.encode
+        )
+
+    @classmethod
+    def _from_pieces(
+        cls,
+        vocab: list[bytes],
+        special_texts: dict[int, str],
+        kind: str,
+        vocab_size: int | None,
+        stop_token_ids: Iterable[int] | None,
+        eos: Any,
+        encode: Any,
+    ) -> TokenizerInfo:
+        """The shared end of every constructor: stop ids, then the leading-space rule."""
         if stop_token_ids is None:
-            eos = processor.eos_id()
-            stop_token_ids = _detect_stop_ids(special_texts, eos if eos >= 0 else None)
+            stop_token_ids = _detect_stop_ids(special_texts, eos)
         info = cls(
             vocab,
             vocab_size=vocab_size,
@@ -190,7 +194,9 @@ class TokenizerInfo:
             special_token_texts=special_texts,
             kind=kind,
         )
-        info.prepends_space = _detect_prepended_space(info, processor.encode)
+        info.prepends_space = _detect_prepended_space(info, encode)
+        if not info.stop_token_ids:
+            warnings.warn("the tokenizer has no stop token; pass stop_token_ids", stacklevel=3)
         return info
 
 
