@@ -1,0 +1,89 @@
+"""The token-level transducer equals feeding each token's bytes to the lexer alone."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import pytest
+
+from structgen import Grammar, TokenizerInfo
+from structgen.engine.dfa import DEAD
+from structgen.engine.lexer import START, Lexer
+from structgen.engine.spanner import EMPTY_SEQUENCE, SequenceTable, token_spans
+from structgen.engine.vocab import TokenTrie
+
+JSON_LARK = (Path(__file__).resolve().parent.parent / "grammars" / "json.lark").read_text()
+
+
+def brute_force(lexer: Lexer, vocab: list[bytes], excluded: set[int], start: int) -> dict[int, tuple[list[int], int]]:
+    out = {}
+    for token_id, data in enumerate(vocab):
+        if not data or token_id in excluded:
+            continue
+        state = start
+        ended: list[int] = []
+        for byte in data:
+            before = state
+            state, finished = lexer.step(state, byte)
+            if state == DEAD:
+                break
+            if finished:
+                ended.append(before)
+        if state != DEAD:
+            out[token_id] = (ended, state)
+    return out
+
+
+def spans_as_dict(lexer: Lexer, trie: TokenTrie, start: int, table: SequenceTable) -> dict[int, tuple[list[int], int]]:
+    spans = token_spans(lexer, trie, start, table)
+    return {
+        t: (table.states(s), e) for t, s, e in zip(spans.token_ids, spans.sequences, spans.end_states)
+    }
+
+
+def json_lexer() -> Lexer:
+    return Grammar.from_lark(JSON_LARK).lexer
+
+
+def test_small_vocabulary_every_lexer_state() -> None:
+    lexer = json_lexer()
+    rng = random.Random(1)
+    pieces = [bytes([b]) for b in range(256)]
+    pieces += [bytes(rng.choice(b'{}[]:,"\\ 0123456789.-eEtrufalsn') for _ in range(rng.randint(2, 7))) for _ in range(2000)]
+    pieces += ['"é"'.encode(), "日本".encode(), '"😀",'.encode(), b'1, "a": [true, null]}']
+    trie = TokenTrie(pieces, excluded=[])
+    table = SequenceTable()
+    for start in range(lexer.dfa.state_count):
+        assert spans_as_dict(lexer, trie, start, table) == brute_force(lexer, pieces, set(), start), start
+
+
+def test_real_vocabulary_matches_brute_force(infos: dict[str, TokenizerInfo]) -> None:
+    info = infos["smollm2"]
+    lexer = json_lexer()
+    trie = TokenTrie(info.decoded_vocab, info.special_token_ids)
+    table = SequenceTable()
+    excluded = set(info.special_token_ids)
+    for start in [START, lexer.dfa.run(b'"ab'), lexer.dfa.run(b"12"), lexer.dfa.run(b"tr")]:
+        assert start != DEAD
+        assert spans_as_dict(lexer, trie, start, table) == brute_force(lexer, info.decoded_vocab, excluded, start)
+
+
+def test_sequences_are_interned() -> None:
+    table = SequenceTable()
+    a = table.extend(table.extend(EMPTY_SEQUENCE, 3), 5)
+    assert table.extend(table.extend(EMPTY_SEQUENCE, 3), 5) == a
+    assert table.states(a) == [3, 5] and table.states(EMPTY_SEQUENCE) == []
+    assert len(table) == 3
+
+
+@pytest.mark.parametrize("text", [b'{"a": 1}', b"[true,false]", b'"x"'])
+def test_a_text_as_one_token(text: bytes) -> None:
+    """A whole document as a single token ends the same lexemes the lexer does."""
+    lexer = json_lexer()
+    trie = TokenTrie([text], excluded=[])
+    table = SequenceTable()
+    ended, end_state = spans_as_dict(lexer, trie, START, table)[0]
+    lexemes = lexer.lex(text)
+    assert lexemes is not None
+    assert [lexer.accepts[s] for s in ended] + [lexer.accepts[end_state]] == lexemes
