@@ -69,6 +69,12 @@ def read_lark(text: str, start: str = "start") -> LarkRules:
         return nonterminal_index[name]
 
     nonterminal(start)
+    declared = sorted({s.name for r in rule_defs for s in r.expansion if s.is_term and s.name not in index})
+    if declared:
+        raise GrammarError(
+            f"terminals {declared} have no pattern (%declare): they come from a postlexer such as "
+            "lark's Indenter, which structgen cannot run while lexing bytes"
+        )
     rules: list[tuple[int, list[int]]] = []
     for rule in rule_defs:
         expansion = [index[s.name] if s.is_term else nonterminal(s.name) for s in rule.expansion]

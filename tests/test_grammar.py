@@ -77,3 +77,17 @@ def test_terminal_errors_name_the_terminal() -> None:
         Grammar.from_lark("start: A\nA: /(?=x)x/")
     with pytest.raises(GrammarError, match=r"terminals \['A'\] match the empty string"):
         Grammar.from_lark('start: A "b"\nA: /x*/')
+
+
+@pytest.mark.parametrize(("name", "terminals"), [("go", 87), ("java", 101), ("sql", 79), ("c", 32)])
+def test_syncode_grammars_compile(name: str, terminals: int) -> None:
+    """Real programming-language grammars (read from the syncode package) go through
+    every stage: all their terminals are regexes the engine compiles."""
+    import importlib.util
+
+    spec = importlib.util.find_spec("syncode")
+    assert spec is not None and spec.submodule_search_locations
+    root = Path(list(spec.submodule_search_locations)[0])
+    grammar = Grammar.from_lark(next(root.rglob(f"{name}.lark")).read_text())
+    assert len(grammar.rules.terminals) == terminals
+    assert grammar.lexer.dfa.state_count > terminals

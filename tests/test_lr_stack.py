@@ -220,6 +220,12 @@ def test_bad_grammar_is_a_clear_error() -> None:
         read_lark("start: undefined_rule")
 
 
+def test_declared_terminals_are_a_clear_error() -> None:
+    """Indentation grammars %declare _INDENT/_DEDENT for a postlexer we cannot run."""
+    with pytest.raises(GrammarError, match=r"terminals \['_DEDENT', '_INDENT'\] have no pattern \(%declare\)"):
+        read_lark('start: "a" _INDENT "b" _DEDENT\n%declare _INDENT _DEDENT')
+
+
 @pytest.mark.parametrize("name", ["java", "sql"])
 def test_tables_match_larks_on_real_grammars(name: str) -> None:
     """On SynCode's Java and SQL grammars (no reduce/reduce conflicts), lark's LALR
