@@ -4,7 +4,10 @@ from __future__ import annotations
 
 from importlib.metadata import PackageNotFoundError, version
 
+from structgen.bitmask import allocate_token_bitmask, apply_token_bitmask_inplace
 from structgen.engine import COMPILED
+from structgen.engine.matcher import CompiledGrammar
+from structgen.matcher import Matcher, compile
 from structgen.grammar import Grammar
 from structgen.lark_rules import GrammarError
 from structgen.models import ModelNotFoundError, bundled_model_path, load_tokenizer
@@ -17,6 +20,11 @@ except PackageNotFoundError:  # running from a checkout that was never installed
 
 __all__ = [
     "COMPILED",
+    "CompiledGrammar",
+    "Matcher",
+    "allocate_token_bitmask",
+    "apply_token_bitmask_inplace",
+    "compile",
     "Grammar",
     "GrammarError",
     "ModelNotFoundError",

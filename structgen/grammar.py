@@ -9,6 +9,8 @@ automaton (``engine.regex`` / ``engine.dfa``), all of them one maximal-munch lex
 
 from __future__ import annotations
 
+from typing import Any
+
 from structgen.engine.dfa import DEAD, build_dfa
 from structgen.engine.lexer import Lexer, LexerError
 from structgen.engine.lr import LRTable, build_lalr
@@ -32,6 +34,8 @@ class Grammar:
             raise GrammarError(f"the terminals' automaton: {exc}") from None
         self.table: LRTable = build_lalr(len(rules.terminals), rules.rules, rules.start)
         self.ignore = set(rules.ignore)
+        # structgen.compile's cache: id(TokenizerInfo) -> (that TokenizerInfo, CompiledGrammar)
+        self.compiled_for: dict[int, tuple[Any, Any]] = {}
 
     @classmethod
     def from_lark(cls, text: str, start: str = "start") -> Grammar:

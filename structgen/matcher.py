@@ -1,0 +1,75 @@
+"""``compile`` and ``Matcher``: a grammar joined with a vocabulary, and its masks.
+
+The heavy work is in ``structgen.engine.matcher`` (compiled); this module adds the
+public API of DESIGN §5 around it: caching, text input, numpy bitmasks.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import numpy.typing as npt
+
+from structgen.bitmask import write_row
+from structgen.engine.matcher import CompiledGrammar
+from structgen.engine.matcher import Matcher as _EngineMatcher
+from structgen.grammar import Grammar
+from structgen.tokenizer_info import TokenizerInfo
+
+
+def compile(grammar: Grammar, tokenizer_info: TokenizerInfo) -> CompiledGrammar:  # noqa: A001 (DESIGN's name)
+    """Join ``grammar`` with a vocabulary; cached on the grammar per tokenizer."""
+    cache = grammar.compiled_for
+    entry = cache.get(id(tokenizer_info))
+    if entry is not None and entry[0] is tokenizer_info:
+        return entry[1]
+    ignored = [False] * len(grammar.rules.terminals)
+    for terminal in grammar.rules.ignore:
+        ignored[terminal] = True
+    compiled = CompiledGrammar(
+        grammar.lexer,
+        grammar.table,
+        ignored,
+        tokenizer_info.decoded_vocab,
+        tokenizer_info.special_token_ids,
+        tokenizer_info.stop_token_ids,
+    )
+    cache[id(tokenizer_info)] = (tokenizer_info, compiled)
+    return compiled
+
+
+class Matcher:
+    """Follows one generation: which tokens may come next, and what came."""
+
+    def __init__(self, compiled: CompiledGrammar, _engine: _EngineMatcher | None = None) -> None:
+        self.compiled = compiled
+        self._engine = _engine if _engine is not None else _EngineMatcher(compiled)
+
+    def fill_next_token_bitmask(self, bitmask: npt.NDArray[np.int32], index: int = 0) -> None:
+        """Write the allowed next tokens into row ``index`` of ``bitmask``."""
+        write_row(bitmask, index, self._engine.allowed_tokens())
+
+    def allowed_tokens(self) -> list[int]:
+        return self._engine.allowed_tokens()
+
+    def accept_token(self, token_id: int) -> bool:
+        """Advance by one token; False, and no change, when it is not allowed."""
+        return self._engine.accept_token(token_id)
+
+    def accept_string(self, text: str | bytes) -> bool:
+        """Advance by raw text (one step for ``rollback``); False, and no change, if not allowed."""
+        return self._engine.accept_bytes(text.encode("utf-8") if isinstance(text, str) else text)
+
+    def rollback(self, num_tokens: int) -> None:
+        self._engine.rollback(num_tokens)
+
+    def fork(self) -> Matcher:
+        return Matcher(self.compiled, self._engine.fork())
+
+    def can_terminate(self) -> bool:
+        return self._engine.can_terminate()
+
+    def is_terminated(self) -> bool:
+        return self._engine.is_terminated()
+
+    def reset(self) -> None:
+        self._engine.reset()

@@ -1,0 +1,188 @@
+"""Masks: equal to trying every token, never a dead end, and the real tokens of
+real texts always allowed."""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+import torch
+
+import corpus
+import structgen
+from structgen import Grammar, Matcher, TokenizerInfo
+from structgen.bitmask import allowed_in_row
+
+JSON_LARK = (Path(__file__).resolve().parent.parent / "grammars" / "json.lark").read_text()
+GRAMMARS = {
+    "json": JSON_LARK,
+    "keywords": 'start: ("if" NAME | NAME NAME) ";"\nNAME: /[a-z]+/\n%ignore " "',
+    "arithmetic": 'start: e\ne: e "+" t | t\nt: t "*" f | f\nf: "(" e ")" | NUMBER\nNUMBER: /[0-9]+/\n%ignore /[ \\t]+/',
+    "ambiguous": 'start: e\ne: e "+" e | e "*" e | "(" e ")" | "x"',
+    "prefixes": 'start: ("a" | "abc" | "bd")+',
+    "utf8": 'start: WORD (" " WORD)*\nWORD: /[éèa-z日本]+/',
+}
+ALPHABET = b'{}[],:" 0123456789.-+*()eEtrufalsnixabcdf;\t\\'
+
+
+def small_vocabulary(seed: int) -> TokenizerInfo:
+    rng = random.Random(seed)
+    pieces = [bytes([b]) for b in range(256)]
+    pieces += [bytes(rng.choice(ALPHABET) for _ in range(rng.randint(2, 5))) for _ in range(600)]
+    pieces += ["é".encode(), "日本".encode(), "日".encode()[:2], "è ".encode()]
+    pieces.append(b"")  # the stop token
+    return TokenizerInfo(pieces, stop_token_ids=[len(pieces) - 1])
+
+
+def oracle(matcher: Matcher, vocab_size: int) -> list[int]:
+    allowed = []
+    for token_id in range(vocab_size):
+        fork = matcher.fork()
+        if fork.accept_token(token_id):
+            allowed.append(token_id)
+    return allowed
+
+
+@pytest.mark.parametrize("name", list(GRAMMARS))
+def test_masks_equal_trying_every_token(name: str) -> None:
+    info = small_vocabulary(len(name))
+    grammar = Grammar.from_lark(GRAMMARS[name])
+    compiled = structgen.compile(grammar, info)
+    rng = random.Random(name)
+    for _ in range(8):
+        matcher = Matcher(compiled)
+        text = b""
+        for _step in range(12):
+            allowed = sorted(matcher.allowed_tokens())
+            assert allowed == oracle(matcher, info.vocab_size), (name, text)
+            assert allowed, (name, text)  # never a dead end
+            token = rng.choice(allowed)
+            assert matcher.accept_token(token)
+            if matcher.is_terminated():
+                assert grammar.accepts(text), (name, text)
+                break
+            text += info.decoded_vocab[token]
+    assert structgen.compile(grammar, info) is compiled  # cached
+
+
+def test_stop_token_only_when_complete() -> None:
+    info = small_vocabulary(1)
+    stop = info.stop_token_ids[0]
+    matcher = Matcher(structgen.compile(Grammar.from_lark(JSON_LARK), info))
+    assert not matcher.can_terminate() and stop not in matcher.allowed_tokens()
+    assert matcher.accept_string("[1, 2")
+    assert not matcher.accept_token(stop)
+    assert matcher.accept_string("]")
+    assert matcher.can_terminate() and stop in matcher.allowed_tokens()
+    assert matcher.accept_token(stop) and matcher.is_terminated()
+    assert matcher.allowed_tokens() == [] and not matcher.accept_string(" ")
+
+
+def test_rollback_and_fork_equal_replay() -> None:
+    info = small_vocabulary(2)
+    compiled = structgen.compile(Grammar.from_lark(GRAMMARS["arithmetic"]), info)
+    rng = random.Random(4)
+    matcher = Matcher(compiled)
+    accepted: list[int] = []
+    for _ in range(15):
+        token = rng.choice([t for t in matcher.allowed_tokens() if t not in info.stop_token_ids])
+        assert matcher.accept_token(token)
+        accepted.append(token)
+    for _ in range(10):
+        k = rng.randrange(len(accepted) + 1)
+        fork = matcher.fork()
+        fork.rollback(k)
+        replay = Matcher(compiled)
+        for token in accepted[: len(accepted) - k]:
+            assert replay.accept_token(token)
+        assert sorted(fork.allowed_tokens()) == sorted(replay.allowed_tokens())
+    with pytest.raises(ValueError, match="cannot roll back"):
+        matcher.fork().rollback(len(accepted) + 1)
+
+
+def test_rejected_token_leaves_the_matcher_unchanged() -> None:
+    info = small_vocabulary(3)
+    matcher = Matcher(structgen.compile(Grammar.from_lark(JSON_LARK), info))
+    before = sorted(matcher.allowed_tokens())
+    assert not matcher.accept_token(ord("x"))
+    assert not matcher.accept_string("]")
+    assert sorted(matcher.allowed_tokens()) == before
+
+
+@pytest.fixture(scope="module")
+def smollm2_json(hf_tokenizers: dict[str, Any], infos: dict[str, TokenizerInfo]) -> tuple[Any, TokenizerInfo, Any]:
+    info = infos["smollm2"]
+    return hf_tokenizers["smollm2"], info, structgen.compile(Grammar.from_lark(JSON_LARK), info)
+
+
+def test_real_json_texts_are_allowed_token_by_token(smollm2_json: tuple[Any, TokenizerInfo, Any]) -> None:
+    """Forced paths: every token of json.dumps output, as SmolLM2 tokenizes it and cut
+    into random other tokens, is allowed at its step; a stop token at the end."""
+    tokenizer, info, compiled = smollm2_json
+    rng = random.Random(9)
+    documents = [t for t in corpus.texts() if t.strip().startswith(("{", "["))][:25]
+    assert len(documents) >= 10
+    for text in documents:
+        tokenizations = [tokenizer.encode(text, add_special_tokens=False)]
+        pieces = []
+        position = 0
+        while position < len(text):  # the same text cut elsewhere
+            step = rng.randint(1, 3)
+            pieces.extend(tokenizer.encode(text[position : position + step], add_special_tokens=False))
+            position += step
+        tokenizations.append(pieces)
+        for ids in tokenizations:
+            assert info.join_bytes(ids) == text.encode()
+            matcher = Matcher(compiled)
+            for token in ids:
+                assert token in set(matcher.allowed_tokens()), (text, info.decoded_vocab[token])
+                assert matcher.accept_token(token)
+            assert matcher.can_terminate() and info.stop_token_ids[0] in matcher.allowed_tokens()
+
+
+def test_real_vocabulary_masks_match_the_oracle_and_walks_finish(smollm2_json: tuple[Any, TokenizerInfo, Any]) -> None:
+    """Random constrained walks over the 49k vocabulary: masks equal trying every
+    token, never empty, and finished texts are JSON."""
+    _tokenizer, info, compiled = smollm2_json
+    rng = random.Random(11)
+    finished = 0
+    for walk in range(6):
+        matcher = Matcher(compiled)
+        text = b""
+        for step in range(60):
+            allowed = matcher.allowed_tokens()
+            assert allowed, text
+            if step % 20 == 0:
+                assert sorted(allowed) == oracle(matcher, info.vocab_size), text
+            stops = [t for t in allowed if t in info.stop_token_ids]
+            # prefer short tokens that close structures, so walks finish
+            token = stops[0] if stops and step > 10 else rng.choice(allowed)
+            assert matcher.accept_token(token)
+            if matcher.is_terminated():
+                json.loads(text.decode())
+                finished += 1
+                break
+            text += info.decoded_vocab[token]
+    assert finished >= 1
+
+
+def test_bitmask_layout_and_torch_masking(smollm2_json: tuple[Any, TokenizerInfo, Any]) -> None:
+    _tokenizer, info, compiled = smollm2_json
+    matcher = Matcher(compiled)
+    bitmask = structgen.allocate_token_bitmask(2, info.vocab_size)
+    assert bitmask.shape == (2, (info.vocab_size + 31) // 32) and bitmask.dtype == np.int32
+    matcher.fill_next_token_bitmask(bitmask, index=1)
+    allowed = sorted(matcher.allowed_tokens())
+    assert allowed_in_row(bitmask, 1, info.vocab_size) == allowed
+    assert allowed_in_row(bitmask, 0, info.vocab_size) == []
+    token = allowed[-1]
+    assert bitmask[1, token // 32].view(np.uint32) >> (token % 32) & 1 == 1
+    logits = torch.zeros(2, info.vocab_size + 64)  # padded logits
+    structgen.apply_token_bitmask_inplace(logits, bitmask)
+    finite = torch.isfinite(logits[1]).nonzero().flatten().tolist()
+    assert finite == allowed
+    assert not torch.isfinite(logits[0]).any()
