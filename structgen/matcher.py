@@ -6,6 +6,8 @@ public API of DESIGN §5 around it: caching, text input, numpy bitmasks.
 
 from __future__ import annotations
 
+import operator
+
 import numpy as np
 import numpy.typing as npt
 
@@ -45,7 +47,8 @@ class Matcher:
         self._engine = _engine if _engine is not None else _EngineMatcher(compiled)
 
     def fill_next_token_bitmask(self, bitmask: npt.NDArray[np.int32], index: int = 0) -> None:
-        """Write the allowed next tokens into row ``index`` of ``bitmask``."""
+        """Write the allowed next tokens into row ``index`` of ``bitmask`` (all
+        bits clear once a stop token was accepted)."""
         write_row(bitmask, index, self._engine.allowed_tokens())
 
     def allowed_tokens(self) -> list[int]:
@@ -53,14 +56,14 @@ class Matcher:
 
     def accept_token(self, token_id: int) -> bool:
         """Advance by one token; False, and no change, when it is not allowed."""
-        return self._engine.accept_token(token_id)
+        return self._engine.accept_token(operator.index(token_id))  # numpy ints too
 
-    def accept_string(self, text: str | bytes) -> bool:
+    def accept_string(self, text: str | bytes | bytearray | memoryview) -> bool:
         """Advance by raw text (one step for ``rollback``); False, and no change, if not allowed."""
-        return self._engine.accept_bytes(text.encode("utf-8") if isinstance(text, str) else text)
+        return self._engine.accept_bytes(text.encode("utf-8") if isinstance(text, str) else bytes(text))
 
     def rollback(self, num_tokens: int) -> None:
-        self._engine.rollback(num_tokens)
+        self._engine.rollback(operator.index(num_tokens))
 
     def fork(self) -> Matcher:
         return Matcher(self.compiled, self._engine.fork())

@@ -178,11 +178,66 @@ def test_bitmask_layout_and_torch_masking(smollm2_json: tuple[Any, TokenizerInfo
     matcher.fill_next_token_bitmask(bitmask, index=1)
     allowed = sorted(matcher.allowed_tokens())
     assert allowed_in_row(bitmask, 1, info.vocab_size) == allowed
-    assert allowed_in_row(bitmask, 0, info.vocab_size) == []
-    token = allowed[-1]
-    assert bitmask[1, token // 32].view(np.uint32) >> (token % 32) & 1 == 1
+    assert allowed_in_row(bitmask, 0, info.vocab_size) == list(range(info.vocab_size))  # unfilled: all
+    allowed_set = set(allowed)
+    for token in range(info.vocab_size):  # bit token % 32 of word token // 32, read by hand
+        bit = (int(bitmask[1, token // 32]) & 0xFFFFFFFF) >> (token % 32) & 1
+        assert bit == (token in allowed_set), token
     logits = torch.zeros(2, info.vocab_size + 64)  # padded logits
     structgen.apply_token_bitmask_inplace(logits, bitmask)
-    finite = torch.isfinite(logits[1]).nonzero().flatten().tolist()
-    assert finite == allowed
-    assert not torch.isfinite(logits[0]).any()
+    assert torch.isfinite(logits[1]).nonzero().flatten().tolist() == allowed
+    assert torch.isfinite(logits[0]).nonzero().flatten().tolist() == list(range(info.vocab_size))
+    one = torch.zeros(info.vocab_size)  # 1-D logits with a 1-D mask row
+    structgen.apply_token_bitmask_inplace(one, bitmask[1])
+    assert torch.isfinite(one).nonzero().flatten().tolist() == allowed
+    with pytest.raises(ValueError, match="the bitmask has 2 rows for logits of shape"):
+        structgen.apply_token_bitmask_inplace(torch.zeros(3, info.vocab_size), bitmask)
+
+
+REGEXES = [r"[a-z ]*\.", r"(ab)*c", r"-?(0|[1-9][0-9]*)(\.[0-9]+)?", r"\d{3}-\d{4}", r"(true|false|null)", r'"[^"]*"', r"(é|日本)+x?"]
+
+
+@pytest.mark.parametrize("pattern", REGEXES)
+def test_regex_masks_equal_an_independent_oracle(pattern: str) -> None:
+    """For one regex, a token is allowed iff text + token is a prefix of a match,
+    which the `regex` module decides on its own (partial matching); a stop token
+    iff the text fullmatches."""
+    import regex
+
+    pieces = sorted({*"abcdefxyz .-0123456789\"tfnrulsé", "日", "本", "日本", "ab", "abc", "12", "0.", "tr", "ue", "é.", ".x"})
+    with pytest.warns(UserWarning, match="no single-byte token"):  # a vocabulary of a few letters
+        info = TokenizerInfo([p.encode() for p in pieces] + [b""], stop_token_ids=[len(pieces)])
+    compiled = structgen.compile(Grammar.from_regex(pattern), info)
+    rng = random.Random(pattern)
+    for _ in range(10):
+        matcher = Matcher(compiled)
+        text = ""
+        for _step in range(10):
+            expected = [i for i, p in enumerate(pieces) if regex.fullmatch(pattern, text + p, partial=True)]
+            if regex.fullmatch(pattern, text):
+                expected.append(len(pieces))
+            assert sorted(matcher.allowed_tokens()) == expected, (pattern, text)
+            if not expected:
+                break
+            token = rng.choice(expected)
+            assert matcher.accept_token(np.int64(token))  # numpy ints are token ids too
+            if token == len(pieces):
+                break
+            text += pieces[token]
+
+
+def test_rollback_across_stop_and_strings_and_fork_independence() -> None:
+    info = small_vocabulary(5)
+    stop = info.stop_token_ids[0]
+    matcher = Matcher(structgen.compile(Grammar.from_lark(JSON_LARK), info))
+    assert matcher.accept_string('{"k": ') and matcher.accept_string("[1]}") and matcher.accept_string("")
+    assert matcher.accept_token(stop) and matcher.is_terminated()
+    matcher.rollback(1)
+    assert not matcher.is_terminated() and matcher.can_terminate()
+    matcher.rollback(1)  # "[1]}" was one step
+    assert not matcher.can_terminate() and matcher.accept_string("null}")
+    fork = matcher.fork()
+    assert fork.accept_token(stop)
+    assert not matcher.is_terminated() and fork.is_terminated()
+    with pytest.raises(ValueError, match="cannot roll back -1 tokens"):
+        matcher.rollback(-1)

@@ -120,14 +120,23 @@ def test_dead_bytes_are_cut_immediately() -> None:
 
 
 def test_automata_are_minimal() -> None:
-    assert build_dfa([parse("(a|b)*")]).state_count == 1
-    assert build_dfa([parse("a*|a*a")]).state_count == 1
+    # the start state is always its own state ("nothing read yet"), never re-entered
+    assert build_dfa([parse("(a|b)*")]).state_count == 2
+    assert build_dfa([parse("a*|a*a")]).state_count == 2
     assert build_dfa([parse("[0-9]+")]).state_count == 2
     assert build_dfa([parse("(0|1)(0|1)")]).state_count == 3
     # a character class spells multi-byte characters with shared continuation states
     # start, end, and continuation states: 1, 2 or 3 bytes left, and the restricted
     # second bytes after E0, ED, F0 and F4
     assert build_dfa([parse("[\u0080-\U0010ffff]")]).state_count == 9
+
+
+def test_start_state_is_never_reentered() -> None:
+    """After "ab", what remains of (ab)*c equals the start's language, yet it is a
+    different state: the lexer reads state 0 as "no lexeme started"."""
+    for pattern in [r"(ab)*c", r"[a-z ]*\.", r"(a|b)*"]:
+        dfa = build_dfa([parse(pattern)])
+        assert all(target != 0 for target in dfa.table), pattern
 
 
 def test_several_patterns_share_one_automaton() -> None:
@@ -202,7 +211,8 @@ def test_state_limit_is_explicit() -> None:
     # (a|b)*a(a|b){n}: the minimal DFA needs 2^(n+1) states
     with pytest.raises(AutomatonLimitError, match="more than 100 DFA states"):
         build_dfa([parse("(a|b)*a(a|b){8}")], max_states=100)
-    assert build_dfa([parse("(a|b)*a(a|b){4}")], max_states=100).state_count == 32
+    # 32 windows of the last five letters, plus the start state of its own
+    assert build_dfa([parse("(a|b)*a(a|b){4}")], max_states=100).state_count == 33
 
 
 @pytest.mark.parametrize("name", ["digit", "word", "space"])

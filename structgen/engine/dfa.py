@@ -26,7 +26,8 @@ class AutomatonLimitError(RegexError):
 
 
 class ByteDFA:
-    """A deterministic automaton over bytes; state 0 is the start.
+    """A deterministic automaton over bytes; state 0 is the start, and no
+    transition leads back to it (it stands for "nothing read yet").
 
     ``table[state * 256 + byte]`` is the next state or ``DEAD``; every state can
     still reach an accepting one. ``accepts[state]`` lists (sorted) the indices of
@@ -279,10 +280,14 @@ def _minimize(table: list[int], accepts: list[list[int]]) -> ByteDFA:
             inverse[c][sink if target == DEAD else target].append(state)
         inverse[c][sink].append(sink)
 
-    block_of_label: dict[tuple[int, ...], int] = {}
+    # The start state keeps a block of its own: for a lexer, state 0 means "no lexeme
+    # started", which a state inside a lexeme must never be merged into (even when
+    # what remains of its language is the same). No transition enters state 0.
+    block_of_label: dict[tuple[int, ...], int] = {(-1,): 0}
     block_of: list[int] = []
     for state in range(count):
-        block_of.append(block_of_label.setdefault(tuple(accepts[state]), len(block_of_label)))
+        label = (-1,) if state == 0 else tuple(accepts[state])
+        block_of.append(block_of_label.setdefault(label, len(block_of_label)))
     block_of.append(len(block_of_label))  # the sink is alone
     blocks: list[set[int]] = [set() for _ in range(len(block_of_label) + 1)]
     for state in range(count + 1):

@@ -38,6 +38,7 @@ class Lexer:
         self.dfa = dfa
         self.table = dfa.table
         self.accepts = dfa.accepts
+        self.reachable_terminals: Final[list[list[int]]] = _reachable_terminals(dfa)
 
     def step(self, state: int, byte: int) -> tuple[int, list[int]]:
         """Feed one byte in lexer ``state``.
@@ -80,3 +81,34 @@ class Lexer:
         if finished:
             out.append(finished)
         return out
+
+
+def _reachable_terminals(dfa: ByteDFA) -> list[list[int]]:
+    """For each state, the terminals accepted in a state reachable from it (itself
+    included): what a lexeme in progress can still become. One backward search per
+    terminal over the reversed transitions, O(terminals x transitions)."""
+    count = dfa.state_count
+    table = dfa.table
+    predecessors: list[list[int]] = [[] for _ in range(count)]
+    for state in range(count):
+        seen_targets: set[int] = set()
+        for byte in range(256):
+            target = table[state * 256 + byte]
+            if target != DEAD and target not in seen_targets:
+                seen_targets.add(target)
+                predecessors[target].append(state)
+    terminal_count = 1 + max([t for labels in dfa.accepts for t in labels], default=-1)
+    reachable: list[list[int]] = [[] for _ in range(count)]
+    for terminal in range(terminal_count):
+        marked = [terminal in dfa.accepts[state] for state in range(count)]
+        pending = [state for state in range(count) if marked[state]]
+        while pending:
+            state = pending.pop()
+            for previous in predecessors[state]:
+                if not marked[previous]:
+                    marked[previous] = True
+                    pending.append(previous)
+        for state in range(count):
+            if marked[state]:
+                reachable[state].append(terminal)
+    return reachable

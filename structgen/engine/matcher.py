@@ -56,13 +56,13 @@ class CompiledGrammar:
         self.ignored = ignored
         self.vocab = vocab
         self.vocab_size = len(vocab)
-        self.special: list[bool] = [False] * len(vocab)
-        for token_id in special_token_ids:
+        # stop ids and tokens that spell nothing are never text, whatever the caller said
+        self.special: list[bool] = [not data for data in vocab]
+        for token_id in special_token_ids + stop_token_ids:
             self.special[token_id] = True
         self.stop_token_ids = stop_token_ids
-        self.trie = TokenTrie(vocab, special_token_ids)
+        self.trie = TokenTrie(vocab, [i for i in range(len(vocab)) if self.special[i]])
         self.sequences = SequenceTable()
-        self.reachable_terminals: Final[list[list[int]]] = _reachable_terminals(lexer)
         self._groups: dict[int, list[TokenGroup]] = {}
 
     def groups(self, lexer_state: int) -> list[TokenGroup]:
@@ -82,30 +82,6 @@ class CompiledGrammar:
         groups = list(by_key.values())
         self._groups[lexer_state] = groups
         return groups
-
-
-def _reachable_terminals(lexer: Lexer) -> list[list[int]]:
-    """For each lexer state, the terminals accepted in some state reachable from it
-    (the state itself included): what the lexeme in progress can still become."""
-    table = lexer.table
-    accepts = lexer.accepts
-    count = len(accepts)
-    out: list[list[int]] = []
-    for state in range(count):
-        seen = [False] * count
-        seen[state] = True
-        pending = [state]
-        terminals: set[int] = set()
-        while pending:
-            current = pending.pop()
-            terminals.update(accepts[current])
-            for byte in range(256):
-                following = table[current * 256 + byte]
-                if following != DEAD and not seen[following]:
-                    seen[following] = True
-                    pending.append(following)
-        out.append(sorted(terminals))
-    return out
 
 
 class Config:
@@ -142,6 +118,8 @@ class Matcher:
 
     def rollback(self, num_tokens: int) -> None:
         """Undo the last ``num_tokens`` accepted tokens."""
+        if num_tokens < 0:
+            raise ValueError(f"cannot roll back {num_tokens} tokens")
         config = self.config
         for _ in range(num_tokens):
             previous = config.previous
@@ -179,10 +157,13 @@ class Matcher:
         return self.accept_bytes(compiled.vocab[token_id])
 
     def accept_bytes(self, data: bytes) -> bool:
-        """Advance by raw bytes as one step (rolled back as one token)."""
+        """Advance by raw bytes as one step (rolled back as one token); empty input
+        is allowed and changes nothing (no step is recorded)."""
         config = self.config
         if config.stopped:
             return False
+        if not data:
+            return True
         lexer = self.compiled.lexer
         state = config.lexer_state
         tops = config.tops
@@ -259,7 +240,7 @@ class Matcher:
         if lexer_state == START:
             return bool(tops)
         ignored = self.compiled.ignored
-        for terminal in self.compiled.reachable_terminals[lexer_state]:
+        for terminal in self.compiled.lexer.reachable_terminals[lexer_state]:
             if ignored[terminal] or self.parser.feed(tops, terminal):
                 return True
         return False
