@@ -208,26 +208,33 @@ def build_dfa(nodes: list[Node], max_states: int = MAX_DFA_STATES) -> ByteDFA:
     return _minimize(table, accepts)
 
 
-def _trim(table: list[int], accepts: list[list[int]]) -> tuple[list[int], list[list[int]]]:
-    """Drop states that cannot reach an accepting state, renumbering the rest.
-
-    The start state stays state 0 even when it is useless (then it has no moves).
-    """
-    count = len(accepts)
+def can_reach(table: list[int], count: int, targets: list[bool]) -> list[bool]:
+    """For each state, whether some state marked in ``targets`` is reachable from it
+    (itself included): a backward search over the transitions."""
     predecessors: list[list[int]] = [[] for _ in range(count)]
     for state in range(count):
         for byte in range(256):
             target = table[state * 256 + byte]
             if target != DEAD:
                 predecessors[target].append(state)
-    useful = [bool(accepts[s]) for s in range(count)]
-    pending = [s for s in range(count) if useful[s]]
+    marked = list(targets)
+    pending = [state for state in range(count) if marked[state]]
     while pending:
         state = pending.pop()
         for previous in predecessors[state]:
-            if not useful[previous]:
-                useful[previous] = True
+            if not marked[previous]:
+                marked[previous] = True
                 pending.append(previous)
+    return marked
+
+
+def _trim(table: list[int], accepts: list[list[int]]) -> tuple[list[int], list[list[int]]]:
+    """Drop states that cannot reach an accepting state, renumbering the rest.
+
+    The start state stays state 0 even when it is useless (then it has no moves).
+    """
+    count = len(accepts)
+    useful = can_reach(table, count, [bool(labels) for labels in accepts])
     useful[0] = True
     renumber = [DEAD] * count
     kept = 0

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import Final
 
-from structgen.engine.dfa import DEAD, ByteDFA
+from structgen.engine.dfa import DEAD, ByteDFA, can_reach
 
 START: Final = 0
 _NOTHING: Final[list[int]] = []  # "no lexeme ended", shared: callers never mutate results
@@ -86,28 +86,12 @@ class Lexer:
 def _reachable_terminals(dfa: ByteDFA) -> list[list[int]]:
     """For each state, the terminals accepted in a state reachable from it (itself
     included): what a lexeme in progress can still become. One backward search per
-    terminal over the reversed transitions, O(terminals x transitions)."""
+    terminal, O(terminals x transitions)."""
     count = dfa.state_count
-    table = dfa.table
-    predecessors: list[list[int]] = [[] for _ in range(count)]
-    for state in range(count):
-        seen_targets: set[int] = set()
-        for byte in range(256):
-            target = table[state * 256 + byte]
-            if target != DEAD and target not in seen_targets:
-                seen_targets.add(target)
-                predecessors[target].append(state)
     terminal_count = 1 + max([t for labels in dfa.accepts for t in labels], default=-1)
     reachable: list[list[int]] = [[] for _ in range(count)]
     for terminal in range(terminal_count):
-        marked = [terminal in dfa.accepts[state] for state in range(count)]
-        pending = [state for state in range(count) if marked[state]]
-        while pending:
-            state = pending.pop()
-            for previous in predecessors[state]:
-                if not marked[previous]:
-                    marked[previous] = True
-                    pending.append(previous)
+        marked = can_reach(dfa.table, count, [terminal in labels for labels in dfa.accepts])
         for state in range(count):
             if marked[state]:
                 reachable[state].append(terminal)
