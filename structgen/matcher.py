@@ -62,6 +62,11 @@ class Matcher:
         """Advance by raw text (one step for ``rollback``); False, and no change, if not allowed."""
         return self._engine.accept_bytes(text.encode("utf-8") if isinstance(text, str) else bytes(text))
 
+    def find_jump_forward_string(self) -> str:
+        """What every valid continuation starts with (whole characters only); the
+        matcher is not advanced — accept it with ``accept_string`` to use it."""
+        return _whole_characters(self._engine.find_jump_forward_bytes())
+
     def rollback(self, num_tokens: int) -> None:
         self._engine.rollback(operator.index(num_tokens))
 
@@ -76,3 +81,12 @@ class Matcher:
 
     def reset(self) -> None:
         self._engine.reset()
+
+
+def _whole_characters(data: bytes) -> str:
+    """``data`` decoded, without a character cut at the end (the automata only ever
+    produce valid UTF-8, so only the tail can be incomplete)."""
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        return data[: exc.start].decode("utf-8")

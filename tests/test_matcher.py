@@ -241,3 +241,48 @@ def test_rollback_across_stop_and_strings_and_fork_independence() -> None:
     assert not matcher.is_terminated() and fork.is_terminated()
     with pytest.raises(ValueError, match="cannot roll back -1 tokens"):
         matcher.rollback(-1)
+
+
+@pytest.mark.parametrize(
+    ("grammar", "prefix", "expected"),
+    [
+        (JSON_LARK, "", ""),  # any value may start
+        (JSON_LARK, "[tr", "ue"),
+        (JSON_LARK, "[nu", "ll"),
+        (JSON_LARK, '{"a": fa', "lse"),
+        (JSON_LARK, "[1", ""),  # more digits, ".", "e", ",", "]" or whitespace
+        ('start: "{\\"name\\": " STRING "}"\nSTRING: /"[a-z]*"/', "", '{"name": "'),
+        ('start: "{\\"name\\": " STRING "}"\nSTRING: /"[a-z]*"/', '{"name": "ab"', "}"),
+        ('start: "日本語" | "日本詞"', "", "日本"),  # 語 and 詞 share their first byte: cut off
+        ('start: "ab" "c"?', "", "ab"),  # then "c" or the end: a choice
+    ],
+)
+def test_jump_forward_is_what_every_continuation_starts_with(grammar: str, prefix: str, expected: str) -> None:
+    info = small_vocabulary(6)
+    matcher = Matcher(structgen.compile(Grammar.from_lark(grammar), info))
+    assert matcher.accept_string(prefix)
+    before = sorted(matcher.allowed_tokens())
+    assert matcher.find_jump_forward_string() == expected
+    assert sorted(matcher.allowed_tokens()) == before  # the matcher did not move
+    assert matcher.accept_string(expected)
+
+
+def test_jump_forward_matches_the_regex_oracle() -> None:
+    """For a regex, the forced text is the longest string every match continuing the
+    text starts with: each forced character is the only one partial matching allows."""
+    import regex
+
+    pattern = r"(abc|abd)x(yz)+|q"
+    with pytest.warns(UserWarning):
+        info = TokenizerInfo([bytes([b]) for b in b"abcdxyzq"] + [b""], stop_token_ids=[8])
+    compiled = structgen.compile(Grammar.from_regex(pattern), info)
+    for text in ["", "a", "ab", "abc", "abcx", "abcxy", "abcxyz", "q"]:
+        matcher = Matcher(compiled)
+        assert matcher.accept_string(text)
+        forced = ""
+        while not regex.fullmatch(pattern, text + forced):
+            options = [ch for ch in "abcdxyzq" if regex.fullmatch(pattern, text + forced + ch, partial=True)]
+            if len(options) != 1:
+                break
+            forced += options[0]
+        assert matcher.find_jump_forward_string() == forced, text

@@ -30,6 +30,10 @@ from structgen.engine.stack import GLRParser, StackNode
 from structgen.engine.vocab import TokenTrie
 
 
+MAX_JUMP_FORWARD: Final = 4096
+"""Default bound on the bytes one jump-forward call returns."""
+
+
 class TokenGroup:
     """Tokens that, from one lexer state, end the same lexemes and stop in the same state."""
 
@@ -179,6 +183,36 @@ class Matcher:
             return False
         self.config = Config(state, tops, config, False)
         return True
+
+    def find_jump_forward_bytes(self, limit: int = MAX_JUMP_FORWARD) -> bytes:
+        """The longest byte string (up to ``limit``) that every valid continuation
+        starts with: bytes are added while exactly one byte can come next and the
+        text is not complete (ending is a choice too). Changes nothing."""
+        if self.config.stopped:
+            return b""
+        probe = self.fork()
+        forced = bytearray()
+        while len(forced) < limit and not probe.can_terminate():
+            only = -1
+            for byte in range(256):
+                if probe._viable_byte(byte):
+                    if only >= 0:
+                        return bytes(forced)
+                    only = byte
+            if only < 0:
+                break
+            probe.accept_bytes(bytes([only]))
+            forced.append(only)
+        return bytes(forced)
+
+    def _viable_byte(self, byte: int) -> bool:
+        """Whether one more byte keeps the text a viable prefix (no state change)."""
+        config = self.config
+        state, finished = self.compiled.lexer.step(config.lexer_state, byte)
+        if state == DEAD:
+            return False
+        tops = self._feed_lexeme(config.tops, finished) if finished else config.tops
+        return bool(tops) and self._can_continue(state, tops)
 
     def allowed_tokens(self) -> list[int]:
         """Every token allowed next (stop tokens included when the text is complete)."""
