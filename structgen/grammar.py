@@ -15,7 +15,7 @@ from structgen.engine.dfa import DEAD, build_dfa
 from structgen.engine.lexer import Lexer, LexerError
 from structgen.engine.lr import LRTable, build_lalr
 from structgen.engine.regex import Node, RegexError, literal, parse
-from structgen.engine.stack import GLRParser, StackNode
+from structgen.engine.stack import GLRParser
 from structgen.lark_rules import GrammarError, LarkRules, Terminal, read_lark
 
 
@@ -33,7 +33,9 @@ class Grammar:
         except RegexError as exc:
             raise GrammarError(f"the terminals' automaton: {exc}") from None
         self.table: LRTable = build_lalr(len(rules.terminals), rules.rules, rules.start)
-        self.ignore = set(rules.ignore)
+        self.ignored = [False] * len(rules.terminals)  # per terminal: %ignore'd
+        for terminal in rules.ignore:
+            self.ignored[terminal] = True
         # structgen.compile's cache: id(TokenizerInfo) -> (that TokenizerInfo, CompiledGrammar)
         self.compiled_for: dict[int, tuple[Any, Any]] = {}
 
@@ -59,25 +61,15 @@ class Grammar:
             if state == DEAD:
                 return False
             if finished:
-                tops = self._feed(parser, tops, finished)
+                tops = parser.feed_lexeme(tops, finished, self.ignored)
                 if not tops:
                     return False
         complete, finished = self.lexer.finish(state)
         if not complete:
             return False
         if finished:
-            tops = self._feed(parser, tops, finished)
+            tops = parser.feed_lexeme(tops, finished, self.ignored)
         return bool(tops) and parser.accepts_end(tops)
-
-    def _feed(self, parser: GLRParser, tops: list[StackNode], alternatives: list[int]) -> list[StackNode]:
-        """The stacks after one lexeme: each alternative terminal fed (an ignored one
-        never reaches the parser: it leaves the stacks as they are), the results merged."""
-        merged: dict[int, StackNode] = {}
-        for terminal in alternatives:
-            following = tops if terminal in self.ignore else parser.feed(tops, terminal)
-            for node in following:
-                merged[node.uid] = node
-        return list(merged.values())
 
 
 def _terminal_node(terminal: Terminal) -> Node:

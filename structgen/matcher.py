@@ -24,13 +24,10 @@ def compile(grammar: Grammar, tokenizer_info: TokenizerInfo) -> CompiledGrammar:
     entry = cache.get(id(tokenizer_info))
     if entry is not None and entry[0] is tokenizer_info:
         return entry[1]
-    ignored = [False] * len(grammar.rules.terminals)
-    for terminal in grammar.rules.ignore:
-        ignored[terminal] = True
     compiled = CompiledGrammar(
         grammar.lexer,
         grammar.table,
-        ignored,
+        grammar.ignored,
         tokenizer_info.decoded_vocab,
         tokenizer_info.special_token_ids,
         tokenizer_info.stop_token_ids,

@@ -253,21 +253,7 @@ class Matcher:
         return tops
 
     def _feed_lexeme(self, tops: list[StackNode], alternatives: list[int]) -> list[StackNode]:
-        """The stacks after one lexeme: each alternative fed (ignored ones leave the
-        stacks as they are), the results merged without duplicates."""
-        ignored = self.compiled.ignored
-        if len(alternatives) == 1:
-            terminal = alternatives[0]
-            return tops if ignored[terminal] else self.parser.feed(tops, terminal)
-        merged: list[StackNode] = []
-        seen: set[int] = set()
-        for terminal in alternatives:
-            following = tops if ignored[terminal] else self.parser.feed(tops, terminal)
-            for node in following:
-                if node.uid not in seen:
-                    seen.add(node.uid)
-                    merged.append(node)
-        return merged
+        return self.parser.feed_lexeme(tops, alternatives, self.compiled.ignored)
 
     def _can_continue(self, lexer_state: int, tops: list[StackNode]) -> bool:
         """Whether the lexeme in progress can still become a terminal some stack takes."""

@@ -63,6 +63,23 @@ class GLRParser:
         self._reduce_then(tops, terminal, shifted)
         return shifted
 
+    def feed_lexeme(self, tops: list[StackNode], alternatives: list[int], ignored: list[bool]) -> list[StackNode]:
+        """The stacks after one lexeme: each of its equal-extent alternatives fed (an
+        ``ignored`` terminal never reaches the parser: it leaves the stacks as they
+        are), the results merged without duplicates."""
+        if len(alternatives) == 1:
+            terminal = alternatives[0]
+            return tops if ignored[terminal] else self.feed(tops, terminal)
+        merged: list[StackNode] = []
+        seen: set[int] = set()
+        for terminal in alternatives:
+            following = tops if ignored[terminal] else self.feed(tops, terminal)
+            for node in following:
+                if node.uid not in seen:
+                    seen.add(node.uid)
+                    merged.append(node)
+        return merged
+
     def accepts_end(self, tops: list[StackNode]) -> bool:
         """Whether the input so far is a complete sentence."""
         return self._reduce_then(tops, self.table.end, [])
