@@ -7,7 +7,7 @@ Run: .venv/bin/python examples/regex_automaton.py
 import structgen
 from structgen.engine.dfa import build_dfa
 from structgen.engine.regex import parse
-from structgen.engine.vocab import TokenTrie
+from structgen.engine.vocab import build_trie
 
 number = build_dfa([parse(r"-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?")])
 print(f"JSON number automaton: {number.state_count} states")
@@ -15,7 +15,7 @@ for text in ["-12.5e3", "012", "3.", "1e+9"]:
     print(f"  {text!r:10} is a whole number: {number.matches(text.encode())}")
 
 info = structgen.TokenizerInfo.from_huggingface(structgen.load_tokenizer())
-trie = TokenTrie(info.decoded_vocab, info.special_token_ids)
+trie = build_trie(info.decoded_vocab, info.special_token_ids)
 ids, states = trie.walk(number.table, 0)
 complete = [i for i, s in zip(ids, states) if number.accepts[s]]
 print(f"{len(ids)} of {info.vocab_size} tokens can start a JSON number; {len(complete)} are whole numbers")

@@ -10,13 +10,13 @@ from pathlib import Path
 
 import structgen
 from structgen.engine.spanner import SequenceTable, token_spans
-from structgen.engine.vocab import TokenTrie
+from structgen.engine.vocab import build_trie
 
 grammar = structgen.Grammar.from_lark((Path(__file__).parent.parent / "grammars" / "json.lark").read_text())
 tokenizer = structgen.load_tokenizer(sys.argv[1] if len(sys.argv) > 1 else None)
 info = structgen.TokenizerInfo.from_huggingface(tokenizer)
 started = time.perf_counter()
-trie = TokenTrie(info.decoded_vocab, info.special_token_ids)
+trie = build_trie(info.decoded_vocab, info.special_token_ids)
 built = time.perf_counter()
 sequences = SequenceTable()
 viable = 0

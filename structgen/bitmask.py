@@ -20,13 +20,6 @@ def allocate_token_bitmask(batch_size: int, vocab_size: int) -> npt.NDArray[np.i
     return np.full((batch_size, (vocab_size + 31) // 32), -1, dtype=np.int32)
 
 
-def write_row(bitmask: npt.NDArray[np.int32], index: int, token_ids: list[int]) -> None:
-    """Set row ``index`` to exactly ``token_ids``."""
-    row = np.zeros(bitmask.shape[-1] * 32, dtype=np.bool_)
-    row[np.asarray(token_ids, dtype=np.int64)] = True
-    bitmask[index] = np.packbits(row, bitorder="little").view("<i4")
-
-
 def allowed_in_row(bitmask: npt.NDArray[np.int32], index: int, vocab_size: int) -> list[int]:
     """The token ids allowed by row ``index`` (for tests and debugging)."""
     words = np.ascontiguousarray(bitmask[index]).astype("<i4")

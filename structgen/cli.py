@@ -37,7 +37,7 @@ def _vocab(model: str | None, text: str) -> int:
     """Print facts about a vocabulary that grammar-constrained decoding depends on."""
     from structgen import TokenizerError, TokenizerInfo, bundled_model_path, load_tokenizer
     from structgen.engine.dfa import DEAD
-    from structgen.engine.vocab import TokenTrie
+    from structgen.engine.vocab import build_trie
 
     try:
         source = model or str(bundled_model_path())
@@ -49,7 +49,7 @@ def _vocab(model: str | None, text: str) -> int:
     except (TokenizerError, OSError) as exc:  # ModelNotFoundError is an OSError
         print(f"structgen vocab: {exc}", file=sys.stderr)
         return 1
-    trie = TokenTrie(info.decoded_vocab, info.special_token_ids)
+    trie = build_trie(info.decoded_vocab, info.special_token_ids)
     trie_built = time.perf_counter()
 
     vocab = info.decoded_vocab

@@ -11,11 +11,12 @@ import operator
 import numpy as np
 import numpy.typing as npt
 
-from structgen.bitmask import write_row
 from structgen.engine.matcher import CompiledGrammar
 from structgen.engine.matcher import Matcher as _EngineMatcher
+from structgen.engine.tokenset import row_bytes
 from structgen.grammar import Grammar
 from structgen.tokenizer_info import TokenizerInfo
+from structgen.trie_cache import trie_for
 
 
 def compile(grammar: Grammar, tokenizer_info: TokenizerInfo) -> CompiledGrammar:  # noqa: A001 (DESIGN's name)
@@ -31,7 +32,9 @@ def compile(grammar: Grammar, tokenizer_info: TokenizerInfo) -> CompiledGrammar:
         tokenizer_info.decoded_vocab,
         tokenizer_info.special_token_ids,
         tokenizer_info.stop_token_ids,
+        trie_for(tokenizer_info),
     )
+    compiled.precompute()  # small grammars: every mask table entry now, none on the first masks
     cache[id(tokenizer_info)] = (tokenizer_info, compiled)
     return compiled
 
@@ -46,7 +49,12 @@ class Matcher:
     def fill_next_token_bitmask(self, bitmask: npt.NDArray[np.int32], index: int = 0) -> None:
         """Write the allowed next tokens into row ``index`` of ``bitmask`` (all
         bits clear once a stop token was accepted)."""
-        write_row(bitmask, index, self._engine.allowed_tokens())
+        words = bitmask.shape[-1]
+        row = np.frombuffer(row_bytes(self._engine.allowed_token_set(), words), dtype="<i4")
+        if bitmask.ndim == 1:
+            bitmask[:] = row
+        else:
+            bitmask[index] = row
 
     def allowed_tokens(self) -> list[int]:
         return self._engine.allowed_tokens()

@@ -9,6 +9,14 @@ from vocabularies import NAMES
 from structgen import TokenizerInfo
 
 
+@pytest.fixture(scope="session", autouse=True)
+def private_cache_dir(tmp_path_factory: pytest.TempPathFactory) -> None:
+    """Tests never read or write the user's trie cache."""
+    import os
+
+    os.environ["STRUCTGEN_CACHE_DIR"] = str(tmp_path_factory.mktemp("structgen-cache"))
+
+
 
 @pytest.fixture(scope="session")
 def hf_tokenizers(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:

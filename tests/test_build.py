@@ -46,11 +46,11 @@ def run_python(code: str, **env: str) -> str:
 WALK = (
     "import random\n"
     "from structgen.engine import COMPILED\n"
-    "from structgen.engine.vocab import TokenTrie\n"
+    "from structgen.engine.vocab import build_trie\n"
     "rng = random.Random(7)\n"
     "vocab = [bytes(rng.randrange(97, 100) for _ in range(rng.randint(1, 5))) for _ in range(300)]\n"
     "table = [rng.choice([-1, 0, 1, 2]) for _ in range(3 * 256)]\n"
-    "print(COMPILED, TokenTrie(vocab, []).walk(table, 0))\n"
+    "print(COMPILED, build_trie(vocab, []).walk(table, 0))\n"
 )
 
 

@@ -11,7 +11,7 @@ from structgen import Grammar, TokenizerInfo
 from structgen.engine.dfa import DEAD
 from structgen.engine.lexer import START, Lexer
 from structgen.engine.spanner import EMPTY_SEQUENCE, SequenceTable, token_spans
-from structgen.engine.vocab import TokenTrie
+from structgen.engine.vocab import build_trie
 
 JSON_LARK = (Path(__file__).resolve().parent.parent / "grammars" / "json.lark").read_text()
 
@@ -52,7 +52,7 @@ def test_small_vocabulary_every_lexer_state() -> None:
     pieces = [bytes([b]) for b in range(256)]
     pieces += [bytes(rng.choice(b'{}[]:,"\\ 0123456789.-eEtrufalsn') for _ in range(rng.randint(2, 7))) for _ in range(2000)]
     pieces += ['"é"'.encode(), "日本".encode(), '"😀",'.encode(), b'1, "a": [true, null]}']
-    trie = TokenTrie(pieces, excluded=[])
+    trie = build_trie(pieces, excluded=[])
     table = SequenceTable()
     for start in range(lexer.dfa.state_count):
         assert spans_as_dict(lexer, trie, start, table) == brute_force(lexer, pieces, set(), start), start
@@ -61,7 +61,7 @@ def test_small_vocabulary_every_lexer_state() -> None:
 def test_real_vocabulary_matches_brute_force(infos: dict[str, TokenizerInfo]) -> None:
     info = infos["smollm2"]
     lexer = json_lexer()
-    trie = TokenTrie(info.decoded_vocab, info.special_token_ids)
+    trie = build_trie(info.decoded_vocab, info.special_token_ids)
     table = SequenceTable()
     excluded = set(info.special_token_ids)
     for start in [START, lexer.dfa.run(b'"ab'), lexer.dfa.run(b"12"), lexer.dfa.run(b"tr")]:
@@ -81,7 +81,7 @@ def test_sequences_are_interned() -> None:
 def test_a_text_as_one_token(text: bytes) -> None:
     """A whole document as a single token ends the same lexemes the lexer does."""
     lexer = json_lexer()
-    trie = TokenTrie([text], excluded=[])
+    trie = build_trie([text], excluded=[])
     table = SequenceTable()
     ended, end_state = spans_as_dict(lexer, trie, START, table)[0]
     lexemes = lexer.lex(text)

@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from structgen.engine.dfa import DEAD
-from structgen.engine.vocab import TokenTrie
+from structgen.engine.vocab import build_trie
 
 
 def run(table: list[int], state: int, data: bytes) -> int:
@@ -46,7 +46,7 @@ def random_table(rng: random.Random, states: int, alphabet: bytes, density: floa
 def test_walk_matches_brute_force(vocab: list[bytes], seed: int) -> None:
     rng = random.Random(seed)
     excluded = [i for i in range(len(vocab)) if rng.random() < 0.1]
-    trie = TokenTrie(vocab, excluded)
+    trie = build_trie(vocab, excluded)
     table = random_table(rng, rng.randint(1, 5), b"abcd", rng.choice([0.3, 0.7, 1.0]))
     for start in range(len(table) // 256):
         ids, states = trie.walk(table, start)
@@ -56,7 +56,7 @@ def test_walk_matches_brute_force(vocab: list[bytes], seed: int) -> None:
 
 def test_duplicate_bytes_and_prefixes() -> None:
     vocab = [b"a", b"ab", b"", b"ab", b"abc", b"b"]
-    trie = TokenTrie(vocab, excluded=[5])
+    trie = build_trie(vocab, excluded=[5])
     # root, a, ab, abc: shared prefixes are one node each
     assert trie.node_count == 4
     assert trie.max_depth == 3
@@ -71,7 +71,7 @@ def test_duplicate_bytes_and_prefixes() -> None:
 def test_dead_subtrees_are_skipped() -> None:
     """A dead first byte skips every token under it in one step."""
     vocab = [bytes([b]) + bytes(range(k)) for b in range(2) for k in range(1, 50)]
-    trie = TokenTrie(vocab, excluded=[])
+    trie = build_trie(vocab, excluded=[])
     table = [DEAD] * 512
     for byte in range(256):
         table[256 + byte] = 1  # state 1 accepts anything
@@ -82,6 +82,6 @@ def test_dead_subtrees_are_skipped() -> None:
 
 
 def test_empty_vocabulary() -> None:
-    trie = TokenTrie([], excluded=[])
+    trie = build_trie([], excluded=[])
     assert trie.node_count == 1
     assert trie.walk([DEAD] * 256, 0) == ([], [])

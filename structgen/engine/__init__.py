@@ -21,7 +21,9 @@ from pathlib import Path
 from types import ModuleType
 from typing import Final, Sequence
 
-ENGINE_MODULES: Final = ("charset", "dfa", "lexer", "lr", "matcher", "regex", "spanner", "stack", "vocab")
+ENGINE_MODULES: Final = (
+    "charset", "dfa", "lexer", "lr", "matcher", "regex", "spanner", "stack", "tables", "tokenset", "vocab",
+)
 """Every compiled module of the engine (the build compiles all of ``engine/*.py``
 but ``__init__``; ``tests/test_build.py`` checks this list against the folder)."""
 

@@ -1,4 +1,4 @@
-"""Online token masks (GreatGramma Alg. 6, computed directly for now).
+"""Online token masks (GreatGramma Alg. 6), acceptance, rollback, fork, jump-forward.
 
 A matcher's configuration is a lexer state plus the parser's stack tops. A token
 is allowed when its bytes, fed from the configuration, lex without error, every
@@ -9,10 +9,11 @@ stack takes — the realizable-sequence criterion of the GreatGramma seed
 from the final lexer state). A stop token is allowed when the text so far is
 complete.
 
-Masks group the vocabulary by what tokens do from the current lexer state (the
-token-level transducer, ``spanner``): every token in a group is allowed or none
-is, so the parser runs once per group, not once per token. The always-accepted
-/ context-dependent tables that make this fast are the next step.
+A mask is the union, over the stack tops, of the always-accepted set of the
+(lexer state, top LR state) entry (``tables``), plus the context-dependent groups
+that the real stacks take, plus the stop tokens when the text is complete. The
+same configuration always has the same mask, and stacks are hash-consed (equal
+stacks are one node), so masks are also remembered per configuration.
 
 Configurations are immutable and linked to their predecessor, so ``rollback``
 and ``fork`` are O(1) per token.
@@ -25,26 +26,37 @@ from typing import Final
 from structgen.engine.dfa import DEAD
 from structgen.engine.lexer import START, Lexer
 from structgen.engine.lr import LRTable
-from structgen.engine.spanner import EMPTY_SEQUENCE, SequenceTable, token_spans
+from structgen.engine.spanner import EMPTY_SEQUENCE, SequenceTable, TokenGroup
 from structgen.engine.stack import GLRParser, StackNode
+from structgen.engine.tables import MaskTables
+from structgen.engine.tokenset import token_ids, token_set
 from structgen.engine.vocab import TokenTrie
 
 
 MAX_JUMP_FORWARD: Final = 4096
 """Default bound on the bytes one jump-forward call returns."""
 
+MASK_CACHE_SIZE: Final = 256
+"""Masks a matcher (with its forks) remembers; the cache is emptied when full."""
 
-class TokenGroup:
-    """Tokens that, from one lexer state, end the same lexemes and stop in the same state."""
+PRECOMPUTE_LIMIT: Final = 50_000
+"""``precompute`` builds every table entry when (lexer states x LR states) is at most this."""
 
-    def __init__(self, sequence: int, end_state: int) -> None:
-        self.sequence = sequence
-        self.end_state = end_state
-        self.token_ids: list[int] = []
+
+def special_tokens(vocab: list[bytes], special_token_ids: list[int], stop_token_ids: list[int]) -> list[int]:
+    """The ids that are never text: stop and special ids, and ids that spell nothing."""
+    special = [not data for data in vocab]
+    for token_id in special_token_ids + stop_token_ids:
+        special[token_id] = True
+    return [i for i in range(len(vocab)) if special[i]]
 
 
 class CompiledGrammar:
-    """A grammar's lexer and tables joined with one vocabulary."""
+    """A grammar's lexer and tables joined with one vocabulary.
+
+    ``trie`` must hold exactly the tokens outside ``special_tokens(...)``; it
+    depends only on the vocabulary, so callers share one per tokenizer.
+    """
 
     def __init__(
         self,
@@ -54,39 +66,46 @@ class CompiledGrammar:
         vocab: list[bytes],
         special_token_ids: list[int],
         stop_token_ids: list[int],
+        trie: TokenTrie,
     ) -> None:
         self.lexer = lexer
         self.table = table
         self.ignored = ignored
         self.vocab = vocab
         self.vocab_size = len(vocab)
-        # stop ids and tokens that spell nothing are never text, whatever the caller said
-        self.special: list[bool] = [not data for data in vocab]
-        for token_id in special_token_ids + stop_token_ids:
+        self.special: list[bool] = [False] * len(vocab)
+        for token_id in special_tokens(vocab, special_token_ids, stop_token_ids):
             self.special[token_id] = True
         self.stop_token_ids = stop_token_ids
-        self.trie = TokenTrie(vocab, [i for i in range(len(vocab)) if self.special[i]])
-        self.sequences = SequenceTable()
-        self._groups: dict[int, list[TokenGroup]] = {}
+        self.stop_tokens = token_set(stop_token_ids, len(vocab))
+        self.trie = trie
+        self.tables = MaskTables(lexer, table, ignored, trie, len(vocab))
+        self.sequences: SequenceTable = self.tables.sequences
 
     def groups(self, lexer_state: int) -> list[TokenGroup]:
-        """The vocabulary grouped by what it does from ``lexer_state`` (memoized)."""
-        found = self._groups.get(lexer_state)
-        if found is not None:
-            return found
-        spans = token_spans(self.lexer, self.trie, lexer_state, self.sequences)
-        by_key: dict[tuple[int, int], TokenGroup] = {}
-        for i in range(len(spans.token_ids)):
-            key = (spans.sequences[i], spans.end_states[i])
-            group = by_key.get(key)
-            if group is None:
-                group = TokenGroup(key[0], key[1])
-                by_key[key] = group
-            group.token_ids.append(spans.token_ids[i])
-        groups = list(by_key.values())
-        self._groups[lexer_state] = groups
-        return groups
+        """The vocabulary grouped by what it does from ``lexer_state``."""
+        return self.tables.groups(lexer_state)
 
+    def precompute(self, limit: int = PRECOMPUTE_LIMIT) -> bool:
+        """Build every table entry now, if there are at most ``limit``; whether it did.
+
+        Entries are otherwise built on first use, which then costs that mask more."""
+        lexer_states = self.lexer.dfa.state_count
+        lr_states = self.table.state_count
+        if lexer_states * lr_states > limit:
+            return False
+        for lexer_state in range(lexer_states):
+            for lr_state in range(lr_states):
+                self.tables.entry(lexer_state, lr_state)
+        return True
+
+
+class MaskCache:
+    """Masks by configuration (lexer state, stack tops), shared by a matcher and its
+    forks: node ids are unique within one parser, so a key is one configuration."""
+
+    def __init__(self) -> None:
+        self.masks: dict[tuple[int, ...], int] = {}
 
 class Config:
     """One point of the text: lexer state, stack tops, and the point before it."""
@@ -106,14 +125,15 @@ class Config:
 class Matcher:
     """Masks, acceptance, rollback and fork over one ``CompiledGrammar``."""
 
-    def __init__(self, compiled: CompiledGrammar, parser: GLRParser | None = None) -> None:
+    def __init__(self, compiled: CompiledGrammar, parser: GLRParser | None = None, cache: MaskCache | None = None) -> None:
         self.compiled = compiled
         self.parser = parser if parser is not None else GLRParser(compiled.table)
+        self.cache = cache if cache is not None else MaskCache()
         self.config = Config(START, self.parser.initial(), None, False)
 
     def fork(self) -> Matcher:
         """An independent matcher at the same point (shares the immutable history)."""
-        other = Matcher(self.compiled, self.parser)
+        other = Matcher(self.compiled, self.parser, self.cache)
         other.config = self.config
         return other
 
@@ -216,20 +236,56 @@ class Matcher:
 
     def allowed_tokens(self) -> list[int]:
         """Every token allowed next (stop tokens included when the text is complete)."""
-        compiled = self.compiled
+        return token_ids(self.allowed_token_set())
+
+    def allowed_token_set(self) -> int:
+        """The allowed next tokens as a token set (``tokenset``)."""
         config = self.config
         if config.stopped:
-            return []
-        accepts = compiled.lexer.accepts
-        sequences = compiled.sequences
-        after_sequence: dict[int, list[StackNode]] = {EMPTY_SEQUENCE: config.tops}
-        allowed: list[int] = []
-        for group in compiled.groups(config.lexer_state):
-            tops = self._tops_after(group.sequence, after_sequence, sequences, accepts)
-            if tops and self._can_continue(group.end_state, tops):
-                allowed.extend(group.token_ids)
+            return 0
+        tops = config.tops
+        key = (config.lexer_state, *[node.uid for node in tops])
+        masks = self.cache.masks
+        found = masks.get(key, -1)
+        if found >= 0:
+            return found
+        allowed = self._compute_mask(config.lexer_state, tops)
         if self.can_terminate():
-            allowed.extend(compiled.stop_token_ids)
+            allowed |= self.compiled.stop_tokens
+        if len(masks) >= MASK_CACHE_SIZE:
+            masks.clear()
+        masks[key] = allowed
+        return allowed
+
+    def _compute_mask(self, lexer_state: int, tops: list[StackNode]) -> int:
+        """Alg. 6: the always-accepted sets of the tops' entries, plus the
+        context-dependent groups the real stacks take."""
+        compiled = self.compiled
+        tables = compiled.tables
+        allowed = 0
+        dependent: list[TokenGroup] = []
+        if len(tops) == 1:
+            entry = tables.entry(lexer_state, tops[0].state)
+            allowed = entry.always
+            dependent = entry.dependent
+        else:
+            listed: set[int] = set()
+            for node in tops:
+                entry = tables.entry(lexer_state, node.state)
+                allowed |= entry.always
+                for group in entry.dependent:
+                    if id(group) not in listed:
+                        listed.add(id(group))
+                        dependent.append(group)
+        if dependent:
+            accepts = compiled.lexer.accepts
+            sequences = compiled.sequences
+            after_sequence: dict[int, list[StackNode]] = {EMPTY_SEQUENCE: tops}
+            vocab_size = compiled.vocab_size
+            for group in dependent:
+                following = self._tops_after(group.sequence, after_sequence, sequences, accepts)
+                if following and self._can_continue(group.end_state, following):
+                    allowed |= group.tokens(vocab_size)
         return allowed
 
     def _tops_after(

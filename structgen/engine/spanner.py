@@ -20,6 +20,7 @@ from typing import Final
 
 from structgen.engine.dfa import DEAD
 from structgen.engine.lexer import START, Lexer
+from structgen.engine.tokenset import token_set
 from structgen.engine.vocab import TokenTrie
 
 EMPTY_SEQUENCE: Final = 0
@@ -68,6 +69,45 @@ class TokenSpans:
         self.token_ids = token_ids
         self.sequences = sequences
         self.end_states = end_states
+
+
+class TokenGroup:
+    """Tokens that, from one lexer state, end the same lexemes and stop in the same
+    state: a row of the inverse token spanner table. Every token in a group is
+    allowed or none is, so masks work per group, not per token."""
+
+    sequence: Final[int]
+    end_state: Final[int]
+    token_ids: Final[list[int]]
+
+    def __init__(self, sequence: int, end_state: int) -> None:
+        self.sequence = sequence
+        self.end_state = end_state
+        self.token_ids = []
+        self._tokens = -1
+
+    def tokens(self, vocab_size: int) -> int:
+        """The group as a token set (built on first use)."""
+        if self._tokens < 0:
+            self._tokens = token_set(self.token_ids, vocab_size)
+        return self._tokens
+
+
+def token_groups(lexer: Lexer, trie: TokenTrie, start: int, sequences: SequenceTable) -> list[TokenGroup]:
+    """The inverse table from lexer state ``start``: tokens grouped by
+    (ended-lexeme sequence, end state), in order of first appearance."""
+    spans = token_spans(lexer, trie, start, sequences)
+    by_key: dict[tuple[int, int], TokenGroup] = {}
+    groups: list[TokenGroup] = []
+    for i in range(len(spans.token_ids)):
+        key = (spans.sequences[i], spans.end_states[i])
+        group = by_key.get(key)
+        if group is None:
+            group = TokenGroup(key[0], key[1])
+            by_key[key] = group
+            groups.append(group)
+        group.token_ids.append(spans.token_ids[i])
+    return groups
 
 
 def token_spans(lexer: Lexer, trie: TokenTrie, start: int, sequences: SequenceTable) -> TokenSpans:

@@ -21,7 +21,8 @@ class TokenTrie:
     node after ``n``'s subtree, so a walk skips a dead subtree in one step. The ids
     of the tokens whose bytes spell exactly the path to ``n`` are
     ``token_ids[first_token[n]:first_token[n + 1]]`` (several ids may share bytes).
-    Tokens with empty bytes (special tokens) and ``excluded`` ids are left out.
+    ``build_trie`` makes one from a vocabulary; the four lists are all there is
+    to store (``structgen.trie_cache`` keeps them on disk).
     """
 
     node_byte: Final[list[int]]
@@ -31,37 +32,7 @@ class TokenTrie:
     token_ids: Final[list[int]]
     max_depth: Final[int]
 
-    def __init__(self, vocab: list[bytes], excluded: list[int]) -> None:
-        skip = set(excluded)
-        order = sorted(
-            (i for i in range(len(vocab)) if vocab[i] and i not in skip),
-            key=lambda i: vocab[i],
-        )
-        node_byte: list[int] = [-1]
-        node_depth: list[int] = [0]
-        node_tokens: list[list[int]] = [[]]
-        path: list[int] = [0]  # path[d]: the node at depth d on the current token's path
-        previous = b""
-        for token_id in order:
-            spelled = vocab[token_id]
-            if spelled != previous:
-                shared = _common_prefix_length(previous, spelled)
-                del path[shared + 1 :]
-                for depth in range(shared, len(spelled)):
-                    path.append(len(node_byte))
-                    node_byte.append(spelled[depth])
-                    node_depth.append(depth + 1)
-                    node_tokens.append([])
-                previous = spelled
-            node_tokens[path[len(spelled)]].append(token_id)
-
-        first_token: list[int] = []
-        token_ids: list[int] = []
-        for ids in node_tokens:
-            first_token.append(len(token_ids))
-            token_ids.extend(ids)
-        first_token.append(len(token_ids))
-
+    def __init__(self, node_byte: list[int], node_depth: list[int], first_token: list[int], token_ids: list[int]) -> None:
         self.node_byte = node_byte
         self.node_depth = node_depth
         self.subtree_end = _subtree_ends(node_depth)
@@ -102,6 +73,37 @@ class TokenTrie:
                 states.append(state)
             node += 1
         return ids, states
+
+
+def build_trie(vocab: list[bytes], excluded: list[int]) -> TokenTrie:
+    """The trie of every token in ``vocab`` that spells something and is not ``excluded``."""
+    skip = set(excluded)
+    order = sorted((i for i in range(len(vocab)) if vocab[i] and i not in skip), key=vocab.__getitem__)
+    node_byte: list[int] = [-1]
+    node_depth: list[int] = [0]
+    node_tokens: list[list[int]] = [[]]
+    path: list[int] = [0]  # path[d]: the node at depth d on the current token's path
+    previous = b""
+    for token_id in order:
+        spelled = vocab[token_id]
+        if spelled != previous:
+            shared = _common_prefix_length(previous, spelled)
+            del path[shared + 1 :]
+            for depth in range(shared, len(spelled)):
+                path.append(len(node_byte))
+                node_byte.append(spelled[depth])
+                node_depth.append(depth + 1)
+                node_tokens.append([])
+            previous = spelled
+        node_tokens[path[len(spelled)]].append(token_id)
+
+    first_token: list[int] = []
+    token_ids: list[int] = []
+    for ids in node_tokens:
+        first_token.append(len(token_ids))
+        token_ids.extend(ids)
+    first_token.append(len(token_ids))
+    return TokenTrie(node_byte, node_depth, first_token, token_ids)
 
 
 def _common_prefix_length(a: bytes, b: bytes) -> int:
