@@ -13,7 +13,6 @@ import numpy.typing as npt
 
 from structgen.engine.matcher import CompiledGrammar
 from structgen.engine.matcher import Matcher as _EngineMatcher
-from structgen.engine.tokenset import row_bytes
 from structgen.grammar import Grammar
 from structgen.tokenizer_info import TokenizerInfo
 from structgen.trie_cache import trie_for
@@ -48,13 +47,17 @@ class Matcher:
 
     def fill_next_token_bitmask(self, bitmask: npt.NDArray[np.int32], index: int = 0) -> None:
         """Write the allowed next tokens into row ``index`` of ``bitmask`` (all
-        bits clear once a stop token was accepted)."""
-        words = bitmask.shape[-1]
-        row = np.frombuffer(row_bytes(self._engine.allowed_token_set(), words), dtype="<i4")
-        if bitmask.ndim == 1:
-            bitmask[:] = row
-        else:
-            bitmask[index] = row
+        bits clear once a stop token was accepted; words past the vocabulary clear)."""
+        words = self.compiled.words
+        if bitmask.shape[-1] < words:
+            raise ValueError(
+                f"the bitmask has {bitmask.shape[-1]} words a row; {self.compiled.vocab_size} tokens need {words}"
+            )
+        row = np.frombuffer(self._engine.allowed_row(), dtype="<i4")
+        target = bitmask if bitmask.ndim == 1 else bitmask[index]
+        target[:words] = row
+        if target.shape[0] > words:
+            target[words:] = 0
 
     def allowed_tokens(self) -> list[int]:
         return self._engine.allowed_tokens()

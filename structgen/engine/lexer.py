@@ -39,6 +39,13 @@ class Lexer:
         self.table = dfa.table
         self.accepts = dfa.accepts
         self.reachable_terminals: Final[list[list[int]]] = _reachable_terminals(dfa)
+        # states with the same reachable terminals share a class: what a lexeme in
+        # progress can become is then one int to memoize on
+        classes: dict[tuple[int, ...], int] = {}
+        self.reach_class: Final[list[int]] = [
+            classes.setdefault(tuple(terminals), len(classes)) for terminals in self.reachable_terminals
+        ]
+        self.reach_class_count: Final[int] = len(classes)
 
     def step(self, state: int, byte: int) -> tuple[int, list[int]]:
         """Feed one byte in lexer ``state``.

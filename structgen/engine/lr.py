@@ -42,6 +42,7 @@ class LRTable:
     conflict. ``gotos[state][nonterminal]`` is the state after a reduction.
     Rule ``i`` has left side ``rule_lhs[i]`` and ``rule_length[i]`` symbols; the
     augmented start rule is the last one. State 0 is the start state.
+    ``default_reduce[state]`` is the rule ``state`` reduces by on every terminal, or -1.
     """
 
     def __init__(
@@ -58,6 +59,8 @@ class LRTable:
         self.gotos = gotos
         self.rule_lhs = rule_lhs
         self.rule_length = rule_length
+        self.default_reduce: list[int] = [_default_reduction(row) for row in actions]
+
 
     @property
     def state_count(self) -> int:
@@ -67,6 +70,24 @@ class LRTable:
         """How many (state, terminal) cells hold more than one action (shift/reduce,
         reduce/reduce, or accept/reduce)."""
         return sum(1 for row in self.actions for acts in row.values() if len(acts) > 1)
+
+
+def _default_reduction(row: dict[int, list[int]]) -> int:
+    """The rule a state reduces by whatever comes next, or -1.
+
+    A state whose every action is the same reduction may reduce before seeing the
+    next terminal (Bison's default reductions): an erroneous terminal is still
+    never shifted, so the language is unchanged, and the stack top is then a state
+    that says more about what may follow, which is what mask tables key on.
+    """
+    rule = -1
+    for actions in row.values():
+        if len(actions) != 1 or actions[0] == ACCEPT or actions[0] & 1 == 0:
+            return -1
+        if rule >= 0 and actions[0] >> 1 != rule:
+            return -1
+        rule = actions[0] >> 1
+    return rule
 
 
 class _Items:

@@ -28,8 +28,8 @@ from structgen.engine.lexer import START, Lexer
 from structgen.engine.lr import LRTable
 from structgen.engine.spanner import EMPTY_SEQUENCE, SequenceTable, TokenGroup
 from structgen.engine.stack import GLRParser, StackNode
-from structgen.engine.tables import MaskTables
-from structgen.engine.tokenset import token_ids, token_set
+from structgen.engine.tables import LARGE_GROUP, MaskTables
+from structgen.engine.tokenset import add_to_row, row_token_ids, to_row, word_count
 from structgen.engine.vocab import TokenTrie
 
 
@@ -77,7 +77,8 @@ class CompiledGrammar:
         for token_id in special_tokens(vocab, special_token_ids, stop_token_ids):
             self.special[token_id] = True
         self.stop_token_ids = stop_token_ids
-        self.stop_tokens = token_set(stop_token_ids, len(vocab))
+        self.words = word_count(len(vocab))
+        self.empty_row = bytes(self.words * 4)
         self.trie = trie
         self.tables = MaskTables(lexer, table, ignored, trie, len(vocab))
         self.sequences: SequenceTable = self.tables.sequences
@@ -105,7 +106,7 @@ class MaskCache:
     forks: node ids are unique within one parser, so a key is one configuration."""
 
     def __init__(self) -> None:
-        self.masks: dict[tuple[int, ...], int] = {}
+        self.masks: dict[tuple[int, ...], bytes] = {}
 
 class Config:
     """One point of the text: lexer state, stack tops, and the point before it."""
@@ -236,57 +237,85 @@ class Matcher:
 
     def allowed_tokens(self) -> list[int]:
         """Every token allowed next (stop tokens included when the text is complete)."""
-        return token_ids(self.allowed_token_set())
+        return row_token_ids(self.allowed_row())
 
-    def allowed_token_set(self) -> int:
-        """The allowed next tokens as a token set (``tokenset``)."""
+    def allowed_row(self) -> bytes:
+        """The allowed next tokens as a bitmask row (``tokenset``) of
+        ``word_count(vocab_size)`` words."""
         config = self.config
         if config.stopped:
-            return 0
+            return self.compiled.empty_row
         tops = config.tops
         key = (config.lexer_state, *[node.uid for node in tops])
         masks = self.cache.masks
-        found = masks.get(key, -1)
-        if found >= 0:
+        found = masks.get(key)
+        if found is not None:
             return found
-        allowed = self._compute_mask(config.lexer_state, tops)
-        if self.can_terminate():
-            allowed |= self.compiled.stop_tokens
+        row = self._compute_row(config.lexer_state, tops)
         if len(masks) >= MASK_CACHE_SIZE:
             masks.clear()
-        masks[key] = allowed
-        return allowed
+        masks[key] = row
+        return row
 
-    def _compute_mask(self, lexer_state: int, tops: list[StackNode]) -> int:
+    def _compute_row(self, lexer_state: int, tops: list[StackNode]) -> bytes:
         """Alg. 6: the always-accepted sets of the tops' entries, plus the
-        context-dependent groups the real stacks take."""
+        context-dependent groups the real stacks take, plus the stop tokens when
+        the text is complete."""
         compiled = self.compiled
         tables = compiled.tables
-        allowed = 0
+        always = 0  # the union of the sets that base does not hold yet
+        base = compiled.empty_row
+        base_set = 0
         dependent: list[TokenGroup] = []
         if len(tops) == 1:
             entry = tables.entry(lexer_state, tops[0].state)
-            allowed = entry.always
+            base = entry.row
+            base_set = entry.always
             dependent = entry.dependent
         else:
             listed: set[int] = set()
             for node in tops:
                 entry = tables.entry(lexer_state, node.state)
-                allowed |= entry.always
+                always |= entry.always
                 for group in entry.dependent:
                     if id(group) not in listed:
                         listed.add(id(group))
                         dependent.append(group)
+        small: list[TokenGroup] = []
         if dependent:
             accepts = compiled.lexer.accepts
+            reach_class = compiled.lexer.reach_class
+            class_count = compiled.lexer.reach_class_count
             sequences = compiled.sequences
             after_sequence: dict[int, list[StackNode]] = {EMPTY_SEQUENCE: tops}
-            vocab_size = compiled.vocab_size
+            continues: dict[int, bool] = {}
             for group in dependent:
                 following = self._tops_after(group.sequence, after_sequence, sequences, accepts)
-                if following and self._can_continue(group.end_state, following):
-                    allowed |= group.tokens(vocab_size)
-        return allowed
+                if not following:
+                    continue
+                if group.end_state != START:
+                    memo_key = group.sequence * class_count + reach_class[group.end_state]
+                    known = continues.get(memo_key)
+                    if known is None:
+                        known = self._can_continue(group.end_state, following)
+                        continues[memo_key] = known
+                    if not known:
+                        continue
+                if len(group.token_ids) > LARGE_GROUP:
+                    always |= group.tokens(compiled.vocab_size)
+                else:
+                    small.append(group)
+        terminal = self.can_terminate()
+        if always == 0 and not small and not terminal:
+            return base
+        # rows are made from a set only when a big set changed (the conversion is the
+        # slow part); otherwise the stored row is copied and a few bits set
+        row = bytearray(to_row(always | base_set, compiled.words) if always else base)
+        for group in small:
+            add_to_row(row, group.token_ids)
+        if terminal:
+            add_to_row(row, compiled.stop_token_ids)
+        return bytes(row)
 
     def _tops_after(
         self,

@@ -2,7 +2,8 @@
 
 A stack is a chain of immutable nodes, each holding an LR state and its parent;
 pushing makes a new node that shares the whole tail, so keeping an old top is a
-snapshot (rollback) and handing the same top to two parsers is a fork. Where the
+snapshot (rollback) and handing the same top to two parsers is a fork. After a
+shift, the reductions that do not depend on the next terminal are made at once. Where the
 table has a conflict, each action is followed and the parser holds a list of
 tops. Nodes are hash-consed (one node per (state, parent)), so stacks that become
 equal are one object and the list never holds duplicates.
@@ -43,7 +44,8 @@ class GLRParser:
         self.table = table
         self.max_step_work = max_step_work
         self._nodes: dict[tuple[int, int], StackNode] = {}
-        self.bottom = self._node(0, None)
+        self._work = 0  # reductions for the current terminal
+        self._start = self._settle(self._node(0, None))
 
     def _node(self, state: int, parent: StackNode | None) -> StackNode:
         key = (state, parent.uid if parent is not None else -1)
@@ -53,8 +55,36 @@ class GLRParser:
             self._nodes[key] = node
         return node
 
+    def _settle(self, node: StackNode) -> StackNode:
+        """``node`` after the reductions its state makes whatever comes next
+        (``LRTable.default_reduce``); bounded, since an optimization needs no fixpoint."""
+        default_reduce = self.table.default_reduce
+        for _ in range(self.table.state_count):
+            rule = default_reduce[node.state]
+            if rule < 0:
+                break
+            node = self._reduce(node, rule)
+        return node
+
+    def _reduce(self, node: StackNode, rule: int) -> StackNode:
+        """The stack after reducing by ``rule`` on top of ``node``; counts against
+        ``max_step_work`` (``_work`` is reset per terminal)."""
+        table = self.table
+        base: StackNode | None = node
+        for _ in range(table.rule_length[rule]):
+            assert base is not None
+            base = base.parent
+        assert base is not None
+        self._work += 1
+        if self._work > self.max_step_work:
+            raise AmbiguityLimitError(
+                f"one terminal needed more than {self.max_step_work} reductions: the grammar "
+                "is too ambiguous to follow every parse"
+            )
+        return self._node(table.gotos[base.state][table.rule_lhs[rule]], base)
+
     def initial(self) -> list[StackNode]:
-        return [self.bottom]
+        return [self._start]
 
     def feed(self, tops: list[StackNode], terminal: int) -> list[StackNode]:
         """The stacks after ``terminal`` is shifted (after all reductions it needs);
@@ -92,7 +122,7 @@ class GLRParser:
         seen = {node.uid for node in tops}
         shifted_seen: set[int] = set()
         accepted = False
-        created = 0
+        self._work = 0
         while work:
             node = work.pop()
             actions = table.actions[node.state].get(terminal)
@@ -102,24 +132,12 @@ class GLRParser:
                 if action == ACCEPT:
                     accepted = True
                 elif action & 1 == 0:
-                    new = self._node(action >> 1, node)
+                    new = self._settle(self._node(action >> 1, node))
                     if new.uid not in shifted_seen:
                         shifted_seen.add(new.uid)
                         shifted.append(new)
                 else:
-                    rule = action >> 1
-                    base: StackNode | None = node
-                    for _ in range(table.rule_length[rule]):
-                        assert base is not None
-                        base = base.parent
-                    assert base is not None
-                    new = self._node(table.gotos[base.state][table.rule_lhs[rule]], base)
-                    created += 1
-                    if created > self.max_step_work:
-                        raise AmbiguityLimitError(
-                            f"one terminal needed more than {self.max_step_work} reductions: the grammar "
-                            "is too ambiguous to follow every parse"
-                        )
+                    new = self._reduce(node, action >> 1)
                     if new.uid not in seen:
                         seen.add(new.uid)
                         work.append(new)

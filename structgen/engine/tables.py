@@ -21,6 +21,7 @@ from typing import Final
 from structgen.engine.lexer import START, Lexer
 from structgen.engine.lr import ACCEPT, LRTable
 from structgen.engine.spanner import EMPTY_SEQUENCE, SequenceTable, TokenGroup, token_groups
+from structgen.engine.tokenset import add_to_row, to_row, word_count
 from structgen.engine.vocab import TokenTrie
 
 ALWAYS: Final = 0
@@ -39,10 +40,12 @@ class MaskEntry:
     """What the tokens do from one (lexer state, LR state)."""
 
     always: Final[int]
+    row: Final[bytes]
     dependent: Final[list[TokenGroup]]
 
-    def __init__(self, always: int, dependent: list[TokenGroup]) -> None:
+    def __init__(self, always: int, row: bytes, dependent: list[TokenGroup]) -> None:
         self.always = always
+        self.row = row  # ``always`` as a bitmask row
         self.dependent = dependent
 
 
@@ -72,7 +75,8 @@ class MaskTables:
         self._groups: list[list[TokenGroup] | None] = [None] * lexer.dfa.state_count
         self._entries: list[MaskEntry | None] = [None] * (lexer.dfa.state_count * table.state_count)
         self._partials: dict[tuple[int, int], _Partial] = {}
-        self._interned: dict[int, int] = {}
+        self.words = word_count(vocab_size)
+        self._shared: dict[int, MaskEntry] = {}  # one set and row per distinct always-accepted set
 
     def groups(self, lexer_state: int) -> list[TokenGroup]:
         """The vocabulary grouped by what it does from ``lexer_state``."""
@@ -108,12 +112,14 @@ class MaskTables:
                 if len(group.token_ids) > LARGE_GROUP:
                     always |= group.tokens(self.vocab_size)
                 else:
-                    for token_id in group.token_ids:
-                        small[token_id >> 3] |= 1 << (token_id & 7)
+                    add_to_row(small, group.token_ids)
         always |= int.from_bytes(small, "little")
-        # many entries share one set (often the empty one): store it once
-        shared = self._interned.setdefault(always, always)
-        return MaskEntry(shared, dependent)
+        # many entries share one set (often the empty one): store it and its row once
+        shared = self._shared.get(always)
+        if shared is None:
+            shared = MaskEntry(always, to_row(always, self.words), [])
+            self._shared[always] = shared
+        return MaskEntry(shared.always, shared.row, dependent)
 
     def classify(self, lr_state: int, sequence: int, end_state: int) -> int:
         """ALWAYS, NEVER or DEPENDS for the lexemes of ``sequence`` followed by a

@@ -1,9 +1,11 @@
-"""Token sets as Python ints: bit ``i`` set means token ``i`` is in the set.
+"""Token sets: Python ints for algebra, bitmask rows for output.
 
-A mask over 128k tokens is 16 KB; as one int, a union is a single ``|`` that
-runs at memory speed in C, and ``int.to_bytes(n, "little")`` is already the
-bitmask row layout (bit ``i % 32`` of little-endian word ``i // 32``). The
-engine builds, unions and stores token sets this way; numpy sees only the bytes.
+A set over 128k tokens is 16 KB. As an int (bit ``i`` set: token ``i`` is in
+the set) a union is one ``|`` running at memory speed in C. The output is a
+bitmask row, bytes in XGrammar's layout (bit ``i % 32`` of little-endian int32
+word ``i // 32``), which is exactly ``int.to_bytes(size, "little")``; but that
+conversion costs twenty times a union, so rows are made once per stored set and
+small changes to a row are made bit by bit.
 """
 
 from __future__ import annotations
@@ -12,29 +14,33 @@ from __future__ import annotations
 def token_set(token_ids: list[int], vocab_size: int) -> int:
     """The set of ``token_ids`` (each below ``vocab_size``)."""
     buffer = bytearray((vocab_size + 7) >> 3)
-    for token_id in token_ids:
-        buffer[token_id >> 3] |= 1 << (token_id & 7)
+    add_to_row(buffer, token_ids)
     return int.from_bytes(buffer, "little")
 
 
-def token_ids(tokens: int) -> list[int]:
-    """The ids in ``tokens``, ascending."""
+def word_count(vocab_size: int) -> int:
+    """Words in a bitmask row for ``vocab_size`` tokens."""
+    return (vocab_size + 31) >> 5
+
+
+def to_row(tokens: int, words: int) -> bytes:
+    """``tokens`` as a bitmask row of ``words`` int32 words."""
+    return tokens.to_bytes(words * 4, "little")
+
+
+def add_to_row(row: bytearray, token_ids: list[int]) -> None:
+    for token_id in token_ids:
+        row[token_id >> 3] |= 1 << (token_id & 7)
+
+
+def row_token_ids(row: bytes) -> list[int]:
+    """The ids set in ``row``, ascending."""
     out: list[int] = []
-    data = tokens.to_bytes((tokens.bit_length() + 7) >> 3, "little")
-    for index in range(len(data)):
-        byte = data[index]
+    for index in range(len(row)):
+        byte = row[index]
         if byte:
             base = index << 3
             for bit in range(8):
                 if byte >> bit & 1:
                     out.append(base + bit)
     return out
-
-
-def row_bytes(tokens: int, word_count: int) -> bytes:
-    """``tokens`` as ``word_count`` little-endian int32 words (a bitmask row);
-    ids past the row are dropped."""
-    size = word_count * 4
-    if tokens.bit_length() > size * 8:
-        tokens &= (1 << (size * 8)) - 1
-    return tokens.to_bytes(size, "little")
