@@ -18,8 +18,14 @@ from structgen.tokenizer_info import TokenizerInfo
 from structgen.trie_cache import trie_for
 
 
-def compile(grammar: Grammar, tokenizer_info: TokenizerInfo) -> CompiledGrammar:  # noqa: A001 (DESIGN's name)
-    """Join ``grammar`` with a vocabulary; cached on the grammar per tokenizer."""
+def compile(grammar: Grammar, tokenizer_info: TokenizerInfo, *, lazy: bool = False) -> CompiledGrammar:  # noqa: A001
+    """Join ``grammar`` with a vocabulary; cached on the grammar per tokenizer.
+
+    By default the token tables of every lexer state are built now (and, for
+    small grammars, every table entry), so no mask pays for them later: the
+    worst step stays fast. ``lazy=True`` builds them on first use instead: the
+    first mask comes sooner, some later ones take longer.
+    """
     cache = grammar.compiled_for
     entry = cache.get(id(tokenizer_info))
     if entry is not None and entry[0] is tokenizer_info:
@@ -33,7 +39,8 @@ def compile(grammar: Grammar, tokenizer_info: TokenizerInfo) -> CompiledGrammar:
         tokenizer_info.stop_token_ids,
         trie_for(tokenizer_info),
     )
-    compiled.precompute()  # small grammars: every mask table entry now, none on the first masks
+    if not lazy:
+        compiled.precompute()
     cache[id(tokenizer_info)] = (tokenizer_info, compiled)
     return compiled
 

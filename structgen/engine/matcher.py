@@ -23,12 +23,15 @@ from __future__ import annotations
 
 from typing import Final
 
+from librt.vecs import vec
+from mypy_extensions import i32
+
 from structgen.engine.dfa import DEAD
 from structgen.engine.lexer import START, Lexer
 from structgen.engine.lr import LRTable
 from structgen.engine.spanner import EMPTY_SEQUENCE, SequenceTable, TokenGroup
 from structgen.engine.stack import GLRParser, StackNode
-from structgen.engine.tables import LARGE_GROUP, MaskTables
+from structgen.engine.tables import LARGE_GROUP, MAX_CONTEXT, REFINE_AT, MaskEntry, MaskTables
 from structgen.engine.tokenset import add_to_row, row_token_ids, to_row, word_count
 from structgen.engine.vocab import TokenTrie
 
@@ -77,6 +80,7 @@ class CompiledGrammar:
         for token_id in special_tokens(vocab, special_token_ids, stop_token_ids):
             self.special[token_id] = True
         self.stop_token_ids = stop_token_ids
+        self.stop_ids = vec[i32](stop_token_ids)
         self.words = word_count(len(vocab))
         self.empty_row = bytes(self.words * 4)
         self.trie = trie
@@ -87,18 +91,18 @@ class CompiledGrammar:
         """The vocabulary grouped by what it does from ``lexer_state``."""
         return self.tables.groups(lexer_state)
 
-    def precompute(self, limit: int = PRECOMPUTE_LIMIT) -> bool:
-        """Build every table entry now, if there are at most ``limit``; whether it did.
-
-        Entries are otherwise built on first use, which then costs that mask more."""
+    def precompute(self, entry_limit: int = PRECOMPUTE_LIMIT) -> None:
+        """Build the inverse table of every lexer state now, and every one-state
+        table entry too when there are at most ``entry_limit`` of them; what is left
+        is built on first use, which then costs that mask more."""
         lexer_states = self.lexer.dfa.state_count
         lr_states = self.table.state_count
-        if lexer_states * lr_states > limit:
-            return False
         for lexer_state in range(lexer_states):
-            for lr_state in range(lr_states):
-                self.tables.entry(lexer_state, lr_state)
-        return True
+            self.tables.groups(lexer_state)
+        if lexer_states * lr_states <= entry_limit:
+            for lexer_state in range(lexer_states):
+                for lr_state in range(lr_states):
+                    self.tables.entry(lexer_state, lr_state)
 
 
 class MaskCache:
@@ -262,20 +266,19 @@ class Matcher:
         context-dependent groups the real stacks take, plus the stop tokens when
         the text is complete."""
         compiled = self.compiled
-        tables = compiled.tables
         always = 0  # the union of the sets that base does not hold yet
         base = compiled.empty_row
         base_set = 0
         dependent: list[TokenGroup] = []
         if len(tops) == 1:
-            entry = tables.entry(lexer_state, tops[0].state)
+            entry = self._entry(lexer_state, tops[0])
             base = entry.row
             base_set = entry.always
             dependent = entry.dependent
         else:
             listed: set[int] = set()
             for node in tops:
-                entry = tables.entry(lexer_state, node.state)
+                entry = self._entry(lexer_state, node)
                 always |= entry.always
                 for group in entry.dependent:
                     if id(group) not in listed:
@@ -314,8 +317,19 @@ class Matcher:
         for group in small:
             add_to_row(row, group.token_ids)
         if terminal:
-            add_to_row(row, compiled.stop_token_ids)
+            add_to_row(row, compiled.stop_ids)
         return bytes(row)
+
+    def _entry(self, lexer_state: int, top: StackNode) -> MaskEntry:
+        """The table entry for ``top``, refined with the states under it while many
+        groups still depend on them."""
+        tables = self.compiled.tables
+        entry = tables.entry(lexer_state, top.state)
+        below = top.parent
+        while len(entry.dependent) > REFINE_AT and below is not None and len(entry.context) < MAX_CONTEXT:
+            entry = tables.refine(entry, lexer_state, below.state)
+            below = below.parent
+        return entry
 
     def _tops_after(
         self,

@@ -18,6 +18,9 @@ from __future__ import annotations
 
 from typing import Final
 
+from librt.vecs import append, vec
+from mypy_extensions import i32, mypyc_attr
+
 from structgen.engine.dfa import DEAD
 from structgen.engine.lexer import START, Lexer
 from structgen.engine.tokenset import token_set
@@ -59,18 +62,7 @@ class SequenceTable:
         return len(self.parent)
 
 
-class TokenSpans:
-    """What each viable token does from one lexer state (parallel lists, trie order).
-
-    Tokens not listed cannot be lexed from that state at all.
-    """
-
-    def __init__(self, token_ids: list[int], sequences: list[int], end_states: list[int]) -> None:
-        self.token_ids = token_ids
-        self.sequences = sequences
-        self.end_states = end_states
-
-
+@mypyc_attr(acyclic=True)
 class TokenGroup:
     """Tokens that, from one lexer state, end the same lexemes and stop in the same
     state: a row of the inverse token spanner table. Every token in a group is
@@ -78,12 +70,12 @@ class TokenGroup:
 
     sequence: Final[int]
     end_state: Final[int]
-    token_ids: Final[list[int]]
+    token_ids: vec[i32]
 
     def __init__(self, sequence: int, end_state: int) -> None:
         self.sequence = sequence
         self.end_state = end_state
-        self.token_ids = []
+        self.token_ids = vec[i32]()
         self._tokens = -1
 
     def tokens(self, vocab_size: int) -> int:
@@ -94,24 +86,10 @@ class TokenGroup:
 
 
 def token_groups(lexer: Lexer, trie: TokenTrie, start: int, sequences: SequenceTable) -> list[TokenGroup]:
-    """The inverse table from lexer state ``start``: tokens grouped by
-    (ended-lexeme sequence, end state), in order of first appearance."""
-    spans = token_spans(lexer, trie, start, sequences)
-    by_key: dict[tuple[int, int], TokenGroup] = {}
-    groups: list[TokenGroup] = []
-    for i in range(len(spans.token_ids)):
-        key = (spans.sequences[i], spans.end_states[i])
-        group = by_key.get(key)
-        if group is None:
-            group = TokenGroup(key[0], key[1])
-            by_key[key] = group
-            groups.append(group)
-        group.token_ids.append(spans.token_ids[i])
-    return groups
-
-
-def token_spans(lexer: Lexer, trie: TokenTrie, start: int, sequences: SequenceTable) -> TokenSpans:
-    """Walk the vocabulary from lexer state ``start``."""
+    """The inverse table from lexer state ``start``: every token that can be lexed
+    from it, grouped by (ended-lexeme sequence, end state), groups in order of
+    first appearance and tokens in trie order. Tokens in no group cannot be lexed
+    from ``start`` at all."""
     table = lexer.table
     accepts = lexer.accepts
     node_byte = trie.node_byte
@@ -119,11 +97,11 @@ def token_spans(lexer: Lexer, trie: TokenTrie, start: int, sequences: SequenceTa
     subtree_end = trie.subtree_end
     first_token = trie.first_token
     trie_tokens = trie.token_ids
+    stride = lexer.dfa.state_count
     state_at = [start] * (trie.max_depth + 1)
     sequence_at = [EMPTY_SEQUENCE] * (trie.max_depth + 1)
-    token_ids: list[int] = []
-    token_sequences: list[int] = []
-    end_states: list[int] = []
+    group_of: dict[int, int] = {}  # sequence * stride + end state -> index in groups
+    groups: list[TokenGroup] = []
     node = 1
     node_count = len(node_byte)
     while node < node_count:
@@ -144,9 +122,17 @@ def token_spans(lexer: Lexer, trie: TokenTrie, start: int, sequences: SequenceTa
             sequence = sequences.extend(sequence, state)
         state_at[depth] = following
         sequence_at[depth] = sequence
-        for k in range(first_token[node], first_token[node + 1]):
-            token_ids.append(trie_tokens[k])
-            token_sequences.append(sequence)
-            end_states.append(following)
+        first = first_token[node]
+        last = first_token[node + 1]
+        if first < last:
+            key = sequence * stride + following
+            index = group_of.get(key, -1)
+            if index < 0:
+                index = len(groups)
+                group_of[key] = index
+                groups.append(TokenGroup(sequence, following))
+            group = groups[index]
+            for k in range(first, last):
+                group.token_ids = append(group.token_ids, i32(trie_tokens[k]))
         node += 1
-    return TokenSpans(token_ids, token_sequences, end_states)
+    return groups

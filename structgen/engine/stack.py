@@ -13,6 +13,8 @@ from __future__ import annotations
 
 from typing import Final
 
+from mypy_extensions import mypyc_attr
+
 from structgen.engine.lr import ACCEPT, LRTable
 
 MAX_STEP_WORK: Final = 200_000
@@ -24,6 +26,7 @@ class AmbiguityLimitError(ValueError):
     """Following every parse of an ambiguous grammar needed more reductions than allowed."""
 
 
+@mypyc_attr(acyclic=True)  # parents only point down: no cycles, no GC header
 class StackNode:
     """One stack entry: an LR state on top of ``parent`` (None at the bottom)."""
 

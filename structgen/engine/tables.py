@@ -10,8 +10,14 @@ through. Otherwise it is *context-dependent* and is checked online against the
 real stack (Alg. 6). A table entry is then one token set (the union of the
 always-accepted groups, an int) and the short list of context-dependent groups.
 
+With only the top state known, a state that reduces on most terminals (after an
+operand in an expression grammar, say) leaves nearly every group dependent. So
+an entry with many dependent groups is *refined*: the same groups classified
+again with the next state down known too, up to ``MAX_CONTEXT`` states, each
+refinement kept on its parent.
+
 Entries are built on first use and kept; ``CompiledGrammar.precompute`` builds
-them all up front for grammars small enough that this is cheap.
+the one-state entries up front for grammars small enough that this is cheap.
 """
 
 from __future__ import annotations
@@ -32,37 +38,64 @@ MAX_PARTIAL_WORK: Final = 2_000
 """Partial stacks one classification may build; past it the group is simply
 checked online (context-dependent), so the limit costs speed, never exactness."""
 
+REFINE_AT: Final = 8
+"""An entry with more dependent groups than this is refined when used."""
+
+MAX_CONTEXT: Final = 4
+"""The most LR states a refined entry knows."""
+
+MAX_MEMOIZED: Final = 20_000
+"""Partial-stack results kept for building more entries; past it they are dropped."""
+
 LARGE_GROUP: Final = 64
 """Groups with more tokens keep their token set; smaller ones are set bit by bit."""
 
 
 class MaskEntry:
-    """What the tokens do from one (lexer state, LR state)."""
+    """What the tokens do from one lexer state and a known top of the stack.
+
+    ``context`` is the known LR states, bottom first; ``deeper`` holds entries for
+    the same lexer state with one more state known under ``context``, keyed by
+    that state, built when too many groups depend on what lies there.
+    """
 
     always: Final[int]
     row: Final[bytes]
     dependent: Final[list[TokenGroup]]
+    context: Final[list[int]]
+    deeper: Final[dict[int, MaskEntry]]
 
-    def __init__(self, always: int, row: bytes, dependent: list[TokenGroup]) -> None:
+    def __init__(self, always: int, row: bytes, dependent: list[TokenGroup], context: list[int]) -> None:
         self.always = always
         self.row = row  # ``always`` as a bitmask row
         self.dependent = dependent
+        self.context = context
+        self.deeper = {}
 
 
 class _Partial:
     """The partial stacks after a terminal sequence, and whether some branch
     needed a state under the known part (or hit the work limit)."""
 
-    stacks: Final[list[list[int]]]
+    stacks: Final[list[tuple[int, ...]]]
     below: Final[bool]
 
-    def __init__(self, stacks: list[list[int]], below: bool) -> None:
+    def __init__(self, stacks: list[tuple[int, ...]], below: bool) -> None:
         self.stacks = stacks
         self.below = below
 
 
+class _Context:
+    """Simulation results from one known stack top, memoized by sequence."""
+
+    def __init__(self, states: list[int]) -> None:
+        self.states = states
+        self.after: dict[int, _Partial] = {}  # sequence -> partial stacks after it
+        self.takes: dict[int, int] = {}  # sequence * symbols + terminal -> verdict
+
+
 class MaskTables:
-    """Token groups per lexer state and mask entries per (lexer state, LR state)."""
+    """Token groups per lexer state and mask entries per lexer state and stack top."""
 
     def __init__(self, lexer: Lexer, table: LRTable, ignored: list[bool], trie: TokenTrie, vocab_size: int) -> None:
         self.lexer = lexer
@@ -70,12 +103,13 @@ class MaskTables:
         self.ignored = ignored
         self.trie = trie
         self.vocab_size = vocab_size
+        self.words = word_count(vocab_size)
         self.sequences = SequenceTable()
         self.lr_state_count = table.state_count
         self._groups: list[list[TokenGroup] | None] = [None] * lexer.dfa.state_count
         self._entries: list[MaskEntry | None] = [None] * (lexer.dfa.state_count * table.state_count)
-        self._partials: dict[tuple[int, int], _Partial] = {}
-        self.words = word_count(vocab_size)
+        self._contexts: dict[tuple[int, ...], _Context] = {}
+        self._memoized = 0  # partial results held by _contexts
         self._shared: dict[int, MaskEntry] = {}  # one set and row per distinct always-accepted set
 
     def groups(self, lexer_state: int) -> list[TokenGroup]:
@@ -83,29 +117,46 @@ class MaskTables:
         found = self._groups[lexer_state]
         if found is None:
             found = token_groups(self.lexer, self.trie, lexer_state, self.sequences)
-            for group in found:
-                if len(group.token_ids) > LARGE_GROUP:
-                    group.tokens(self.vocab_size)
             self._groups[lexer_state] = found
         return found
 
     def entry(self, lexer_state: int, lr_state: int) -> MaskEntry:
+        """The entry for ``lexer_state`` with only the top LR state known."""
         index = lexer_state * self.lr_state_count + lr_state
         found = self._entries[index]
         if found is None:
-            found = self._build(lexer_state, lr_state)
+            found = self._build(lexer_state, [lr_state], self.groups(lexer_state), 0)
             self._entries[index] = found
+        return found
+
+    def refine(self, entry: MaskEntry, lexer_state: int, below: int) -> MaskEntry:
+        """``entry`` with LR state ``below`` known under its context: only its
+        dependent groups need classifying again (more context never undoes a verdict)."""
+        found = entry.deeper.get(below)
+        if found is None:
+            found = self._build(lexer_state, [below] + entry.context, entry.dependent, entry.always)
+            entry.deeper[below] = found
         return found
 
     def built_entries(self) -> int:
         return sum(1 for entry in self._entries if entry is not None)
 
-    def _build(self, lexer_state: int, lr_state: int) -> MaskEntry:
+    def _build(self, lexer_state: int, states: list[int], groups: list[TokenGroup], always: int) -> MaskEntry:
+        context = self._context(states)
         small = bytearray((self.vocab_size + 7) >> 3)
-        always = 0
+        any_small = False
         dependent: list[TokenGroup] = []
-        for group in self.groups(lexer_state):
-            verdict = self.classify(lr_state, group.sequence, group.end_state)
+        # groups with the same lexemes and the same possible next terminals share a verdict
+        reach_class = self.lexer.reach_class
+        classes = self.lexer.reach_class_count + 1
+        verdicts: dict[int, int] = {}
+        for group in groups:
+            end_state = group.end_state
+            key = group.sequence * classes + (0 if end_state == START else reach_class[end_state] + 1)
+            verdict = verdicts.get(key, -1)
+            if verdict < 0:
+                verdict = self._classify(context, group.sequence, end_state)
+                verdicts[key] = verdict
             if verdict == DEPENDS:
                 dependent.append(group)
             elif verdict == ALWAYS:
@@ -113,65 +164,86 @@ class MaskTables:
                     always |= group.tokens(self.vocab_size)
                 else:
                     add_to_row(small, group.token_ids)
-        always |= int.from_bytes(small, "little")
+                    any_small = True
+        if any_small:
+            always |= int.from_bytes(small, "little")
         # many entries share one set (often the empty one): store it and its row once
         shared = self._shared.get(always)
         if shared is None:
-            shared = MaskEntry(always, to_row(always, self.words), [])
+            shared = MaskEntry(always, to_row(always, self.words), [], [])
             self._shared[always] = shared
-        return MaskEntry(shared.always, shared.row, dependent)
+        return MaskEntry(shared.always, shared.row, dependent, states)
 
-    def classify(self, lr_state: int, sequence: int, end_state: int) -> int:
+    def _context(self, states: list[int]) -> _Context:
+        key = tuple(states)
+        found = self._contexts.get(key)
+        if found is None:
+            if self._memoized > MAX_MEMOIZED:
+                # a memo, not a table: forgetting it costs time, never results
+                self._contexts.clear()
+                self._memoized = 0
+            found = _Context(states)
+            self._contexts[key] = found
+        return found
+
+    def _classify(self, context: _Context, sequence: int, end_state: int) -> int:
         """ALWAYS, NEVER or DEPENDS for the lexemes of ``sequence`` followed by a
         lexeme in progress in lexer state ``end_state``, from a stack topped by
-        ``lr_state``."""
-        partial = self._after(lr_state, sequence)
-        stacks = partial.stacks
-        if not stacks:
+        ``context``."""
+        partial = self._after(context, sequence)
+        if not partial.stacks:
             return DEPENDS if partial.below else NEVER
         if end_state == START:
             return ALWAYS
-        below = partial.below
-        flag = [False]
+        verdict = DEPENDS if partial.below else NEVER
+        symbols = self.table.end + 1
         for terminal in self.lexer.reachable_terminals[end_state]:
             if self.ignored[terminal]:
                 return ALWAYS
-            if self._feed(stacks, terminal, flag):
+            key = sequence * symbols + terminal
+            takes = context.takes.get(key, -1)
+            if takes < 0:
+                flag = [False]
+                takes = ALWAYS if self._feed(partial.stacks, terminal, flag) else DEPENDS if flag[0] else NEVER
+                context.takes[key] = takes
+            if takes == ALWAYS:
                 return ALWAYS
-        return DEPENDS if below or flag[0] else NEVER
+            if takes == DEPENDS:
+                verdict = DEPENDS
+        return verdict
 
-    def _after(self, lr_state: int, sequence: int) -> _Partial:
-        """The partial stacks after ``sequence`` from ``[lr_state]`` (memoized by prefix)."""
-        key = (lr_state, sequence)
-        found = self._partials.get(key)
+    def _after(self, context: _Context, sequence: int) -> _Partial:
+        """The partial stacks after ``sequence`` from ``context`` (memoized by prefix)."""
+        found = context.after.get(sequence)
         if found is not None:
             return found
         if sequence == EMPTY_SEQUENCE:
-            found = _Partial([[lr_state]], False)
+            found = _Partial([tuple(context.states)], False)
         else:
-            before = self._after(lr_state, self.sequences.parent[sequence])
+            before = self._after(context, self.sequences.parent[sequence])
             flag = [before.below]
-            stacks: list[list[int]] = []
+            stacks: list[tuple[int, ...]] = []
             if before.stacks:
                 seen: set[tuple[int, ...]] = set()
                 for terminal in self.lexer.accepts[self.sequences.last[sequence]]:
                     following = before.stacks if self.ignored[terminal] else self._feed(before.stacks, terminal, flag)
                     for stack in following:
-                        key_stack = tuple(stack)
-                        if key_stack not in seen:
-                            seen.add(key_stack)
+                        if stack not in seen:
+                            seen.add(stack)
                             stacks.append(stack)
             found = _Partial(stacks, flag[0])
-        self._partials[key] = found
+        context.after[sequence] = found
+        self._memoized += 1
         return found
 
-    def _feed(self, stacks: list[list[int]], terminal: int, below: list[bool]) -> list[list[int]]:
-        """Shift ``terminal`` on partial stacks after the reductions it needs; a
-        reduction that would pop the known bottom sets ``below[0]``."""
+    def _feed(self, stacks: list[tuple[int, ...]], terminal: int, below: list[bool]) -> list[tuple[int, ...]]:
+        """Shift ``terminal`` on partial stacks (tuples of LR states, bottom first)
+        after the reductions it needs; a reduction that would pop the known bottom
+        sets ``below[0]``."""
         table = self.table
-        work = [stack for stack in stacks]
-        seen: set[tuple[int, ...]] = {tuple(stack) for stack in stacks}
-        shifted: list[list[int]] = []
+        work = list(stacks)
+        seen: set[tuple[int, ...]] = set(stacks)
+        shifted: list[tuple[int, ...]] = []
         shifted_seen: set[tuple[int, ...]] = set()
         done = 0
         while work:
@@ -183,10 +255,9 @@ class MaskTables:
                 if action == ACCEPT:
                     continue
                 if action & 1 == 0:
-                    pushed = stack + [action >> 1]
-                    key = tuple(pushed)
-                    if key not in shifted_seen:
-                        shifted_seen.add(key)
+                    pushed = stack + (action >> 1,)
+                    if pushed not in shifted_seen:
+                        shifted_seen.add(pushed)
                         shifted.append(pushed)
                     continue
                 rule = action >> 1
@@ -195,11 +266,10 @@ class MaskTables:
                     below[0] = True
                     continue
                 base = stack[:keep]
-                base.append(table.gotos[base[-1]][table.rule_lhs[rule]])
-                key = tuple(base)
-                if key not in seen:
-                    seen.add(key)
-                    work.append(base)
+                reduced = base + (table.gotos[base[-1]][table.rule_lhs[rule]],)
+                if reduced not in seen:
+                    seen.add(reduced)
+                    work.append(reduced)
                     done += 1
                     if done > MAX_PARTIAL_WORK:
                         below[0] = True

@@ -5,13 +5,18 @@ the set) a union is one ``|`` running at memory speed in C. The output is a
 bitmask row, bytes in XGrammar's layout (bit ``i % 32`` of little-endian int32
 word ``i // 32``), which is exactly ``int.to_bytes(size, "little")``; but that
 conversion costs twenty times a union, so rows are made once per stored set and
-small changes to a row are made bit by bit.
+small changes to a row are made bit by bit. Lists of token ids are packed
+``vec[i32]`` (``librt``): a quarter of a list's memory, and nothing for the
+garbage collector to scan.
 """
 
 from __future__ import annotations
 
+from librt.vecs import vec
+from mypy_extensions import i32
 
-def token_set(token_ids: list[int], vocab_size: int) -> int:
+
+def token_set(token_ids: vec[i32], vocab_size: int) -> int:
     """The set of ``token_ids`` (each below ``vocab_size``)."""
     buffer = bytearray((vocab_size + 7) >> 3)
     add_to_row(buffer, token_ids)
@@ -28,7 +33,7 @@ def to_row(tokens: int, words: int) -> bytes:
     return tokens.to_bytes(words * 4, "little")
 
 
-def add_to_row(row: bytearray, token_ids: list[int]) -> None:
+def add_to_row(row: bytearray, token_ids: vec[i32]) -> None:
     for token_id in token_ids:
         row[token_id >> 3] |= 1 << (token_id & 7)
 
