@@ -14,7 +14,7 @@ from typing import Any
 from structgen.engine.dfa import DEAD, build_dfa
 from structgen.engine.lexer import Lexer, LexerError
 from structgen.engine.lr import LRTable, build_lalr
-from structgen.engine.regex import Node, RegexError, literal, parse
+from structgen.engine.regex import Node, RegexError, has_lazy_repeat, literal, parse
 from structgen.engine.stack import GLRParser
 from structgen.lark_rules import GrammarError, LarkRules, Terminal, read_lark
 
@@ -25,8 +25,10 @@ class Grammar:
     def __init__(self, rules: LarkRules) -> None:
         self.rules = rules
         nodes = [_terminal_node(t) for t in rules.terminals]
+        # a lazy repeat makes a terminal end at its first match, as re.match (lark) ends it
+        shortest = [t.kind == "re" and has_lazy_repeat(t.value, t.flags) for t in rules.terminals]
         try:
-            self.lexer = Lexer(build_dfa(nodes))
+            self.lexer = Lexer(build_dfa(nodes, shortest=shortest))
         except LexerError as exc:
             names = [rules.terminals[i].name for i in _empty_terminals(nodes)]
             raise GrammarError(f"terminals {names} match the empty string") from exc

@@ -107,3 +107,44 @@ def test_step_and_finish() -> None:
 def test_terminal_matching_the_empty_string_is_an_error() -> None:
     with pytest.raises(LexerError, match="match the empty string"):
         Lexer(build_dfa([parse("[0-9]*"), literal(",")]))
+
+
+@pytest.mark.parametrize(
+    ("pattern", "opener", "closer"),
+    [
+        (r'".*?"', '"', '"'),
+        (r"/\*(.|\n)*?\*/", "/*", "*/"),
+        (r"`[^`]*?`", "`", "`"),
+        (r"<[a-z]+?>", "<", ">"),
+        (r"'(\\.|[^\\'])*?'", "'", "'"),
+        (r"x+?y", "x", "y"),
+    ],
+)
+def test_lazy_terminals_end_at_their_first_match_as_re_match_does(pattern: str, opener: str, closer: str) -> None:
+    """A terminal with a lazy repeat ends where ``re.match`` (lark's lexer) ends it,
+    not at its longest match; the other terminals still munch maximally."""
+    import re
+
+    from structgen.engine.regex import has_lazy_repeat
+
+    assert has_lazy_repeat(pattern)
+    lexer = Lexer(build_dfa([parse(pattern), parse("[ab]+")], shortest=[True, False]))
+    rng = random.Random(5)
+    alphabet = "\"/*`'<>xy\\ab\n"
+
+    def middle() -> str:
+        return "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 5)))
+
+    checked = 0
+    for _ in range(2000):
+        text = opener + middle() + closer + middle() + rng.choice([closer, ""]) + rng.choice(["", "ab"])
+        found = re.match(pattern, text)
+        if found is None or not (set(text[found.end() :]) <= set("ab")):
+            continue
+        # the text is one lazy lexeme followed by one [ab]+ lexeme (or nothing)
+        lexemes = lexer.lex(text.encode())
+        expected = [[0]] + ([[1]] if found.end() < len(text) else [])
+        assert lexemes == expected, (pattern, text)
+        checked += 1
+    assert checked >= 10
+    assert not has_lazy_repeat(r'".*"') and not has_lazy_repeat("a{2,3}")

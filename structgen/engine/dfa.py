@@ -67,6 +67,8 @@ class _Nfa:
         self.epsilon: list[list[int]] = []
         self.edges: list[list[tuple[int, int, int]]] = []
         self.accept_of: list[int] = []  # pattern index accepted in the state, or -1
+        self.owner: list[int] = []  # pattern index the state was built for (-1: the shared start)
+        self.building = -1  # the pattern new states belong to
 
     def new_state(self) -> int:
         if len(self.epsilon) >= MAX_NFA_STATES:
@@ -76,6 +78,7 @@ class _Nfa:
         self.epsilon.append([])
         self.edges.append([])
         self.accept_of.append(-1)
+        self.owner.append(self.building)
         return len(self.epsilon) - 1
 
 
@@ -93,9 +96,16 @@ def _build_nfa(nodes: list[Node]) -> _Nfa:
     start = nfa.new_state()
     tasks: list[_Task] = []
     for index, node in enumerate(nodes):
+        nfa.building = index
         end = nfa.new_state()
         nfa.accept_of[end] = index
         tasks.append(_Task(node, start, end))
+        _build_pattern(nfa, tasks)
+    return nfa
+
+
+def _build_pattern(nfa: _Nfa, tasks: list[_Task]) -> None:
+    """Run the work list of one pattern to the end."""
     while tasks:
         task = tasks.pop()
         node, start, end = task.node, task.start, task.end
@@ -117,7 +127,6 @@ def _build_nfa(nodes: list[Node]) -> _Nfa:
             _add_repeat(nfa, tasks, node, start, end)
         else:
             raise RegexError(f"unknown regex node kind {kind}")
-    return nfa
 
 
 def _add_chars(nfa: _Nfa, ranges: list[int], start: int, end: int) -> None:
@@ -166,12 +175,25 @@ def _closure(nfa: _Nfa, states: list[int]) -> tuple[int, ...]:
     return tuple(sorted(seen))
 
 
-def build_dfa(nodes: list[Node], max_states: int = MAX_DFA_STATES) -> ByteDFA:
+def _stop_matched(nfa: _Nfa, subset: tuple[int, ...], shortest: list[bool]) -> tuple[int, ...]:
+    """``subset`` without the states of shortest-match patterns that have matched
+    (their accepting state is kept, so they still end here)."""
+    matched = {nfa.accept_of[s] for s in subset if nfa.accept_of[s] >= 0 and shortest[nfa.accept_of[s]]}
+    if not matched:
+        return subset
+    return tuple(s for s in subset if nfa.owner[s] not in matched or nfa.accept_of[s] >= 0)
+
+
+def build_dfa(nodes: list[Node], max_states: int = MAX_DFA_STATES, shortest: list[bool] | None = None) -> ByteDFA:
     """The minimal byte automaton recognising every pattern of ``nodes`` at once.
 
+    A pattern marked in ``shortest`` stops at its first match: once it has
+    matched, it cannot be extended (``".*?"`` ends at the first closing quote, as
+    Python's ``re.match`` ends it, instead of at the last one on the line).
     More than ``max_states`` subset states is an ``AutomatonLimitError``.
     """
     nfa = _build_nfa(nodes)
+    stops = shortest if shortest is not None and any(shortest) else None
     start = _closure(nfa, [0])
     index_of: dict[tuple[int, ...], int] = {start: 0}
     subsets: list[tuple[int, ...]] = [start]
@@ -194,6 +216,8 @@ def build_dfa(nodes: list[Node], max_states: int = MAX_DFA_STATES) -> ByteDFA:
             known = seen_targets.get(key, DEAD)
             if known == DEAD:
                 following = _closure(nfa, targets[byte])
+                if stops is not None:
+                    following = _stop_matched(nfa, following, stops)
                 known = index_of.get(following, DEAD)
                 if known == DEAD:
                     if len(subsets) >= max_states:

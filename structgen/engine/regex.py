@@ -92,6 +92,24 @@ def parse(pattern: str, flags: str = "") -> Node:
     return _convert(list(parsed.data), int(parsed.state.flags))
 
 
+def has_lazy_repeat(pattern: str, flags: str = "") -> bool:
+    """Whether ``pattern`` (already accepted by ``parse``) has a lazy repeat
+    (``*?``, ``+?``, ``??``, ``{m,n}?``): such a terminal ends at its first match."""
+    flag_bits = 0
+    for flag in flags:
+        flag_bits |= _FLAG_BITS.get(flag, 0)
+    pending: list[Any] = list(_sre.parse(pattern, flag_bits).data)
+    while pending:
+        item = pending.pop()
+        if isinstance(item, (list, tuple)):
+            if item and str(item[0]) == "MIN_REPEAT":
+                return True
+            pending.extend(item)
+        elif isinstance(item, _sre.SubPattern):
+            pending.extend(item.data)
+    return False
+
+
 _FLAG_BITS: Final = {
     "i": re.IGNORECASE,
     "m": re.MULTILINE,
