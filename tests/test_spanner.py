@@ -10,7 +10,7 @@ import pytest
 from structgen import Grammar, TokenizerInfo
 from structgen.engine.dfa import DEAD
 from structgen.engine.lexer import START, Lexer
-from structgen.engine.spanner import EMPTY_SEQUENCE, SequenceTable, token_spans
+from structgen.engine.spanner import EMPTY_SEQUENCE, SequenceTable, token_groups
 from structgen.engine.vocab import build_trie
 
 JSON_LARK = (Path(__file__).resolve().parent.parent / "grammars" / "json.lark").read_text()
@@ -36,9 +36,10 @@ def brute_force(lexer: Lexer, vocab: list[bytes], excluded: set[int], start: int
 
 
 def spans_as_dict(lexer: Lexer, trie: TokenTrie, start: int, table: SequenceTable) -> dict[int, tuple[list[int], int]]:
-    spans = token_spans(lexer, trie, start, table)
     return {
-        t: (table.states(s), e) for t, s, e in zip(spans.token_ids, spans.sequences, spans.end_states)
+        t: (table.states(group.sequence), group.end_state)
+        for group in token_groups(lexer, trie, start, table)
+        for t in group.token_ids
     }
 
 
