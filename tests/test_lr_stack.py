@@ -32,6 +32,8 @@ CONFLICT_GRAMMARS = {
     "needs_two_lookahead": 'start: a "x" "y" | b "x" "z"\na: "p"\nb: "p"',
     "lr1_not_lalr": 'start: "a" a_ "d" | "b" b_ "d" | "a" b_ "e" | "b" a_ "e"\na_: "c"\nb_: "c"',
     "nullable_prefix": 'start: x "q"\nx: y "w" x | "w"\ny: |"v"',
+    "cyclic": 'start: x "q"\nx: y x | "w"\ny: |"v"',  # x derives x: infinitely many parses
+    "hidden_left_recursion": 'start: x\nx: y x "q" | "w"\ny: |"v"',
 }
 ALL_GRAMMARS = {**LALR_GRAMMARS, **CONFLICT_GRAMMARS}
 
@@ -188,7 +190,7 @@ def test_equal_stacks_are_one_node() -> None:
     again = recognizer.feed(recognizer.feed(parser.initial(), "(x)"), "+x")
     assert [id(n) for n in first] == [id(n) for n in again]
     nodes = list(parser._nodes.values())
-    keys = {(n.state, n.parent.uid if n.parent else -1) for n in nodes}
+    keys = {(n.state, *sorted(p.uid for p in n.parents)) for n in nodes}
     assert len(keys) == len(nodes) == len({n.uid for n in nodes})
 
 
@@ -197,22 +199,6 @@ def test_ambiguity_limit_is_explicit() -> None:
     recognizer.parser.max_step_work = 50
     with pytest.raises(AmbiguityLimitError, match="more than 50 reductions"):
         recognizer.feed(recognizer.parser.initial(), "a" * 30)
-
-
-@pytest.mark.parametrize(
-    "grammar",
-    [
-        'start: x "q"\nx: y x | "w"\ny: |"v"',  # cyclic: x derives x
-        'start: x\nx: y x "q" | "w"\ny: |"v"',  # hidden left recursion
-    ],
-)
-def test_cyclic_grammars_stop_at_the_limit(grammar: str) -> None:
-    """Each empty reduction pushes a new node, so these grammars would grow a stack
-    forever on one terminal; the work limit turns that into a clear error."""
-    recognizer = Recognizer(grammar)
-    recognizer.parser.max_step_work = 1000
-    with pytest.raises(AmbiguityLimitError):
-        recognizer.feed(recognizer.parser.initial(), "w")
 
 
 def test_bad_grammar_is_a_clear_error() -> None:

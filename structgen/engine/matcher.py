@@ -322,13 +322,13 @@ class Matcher:
 
     def _entry(self, lexer_state: int, top: StackNode) -> MaskEntry:
         """The table entry for ``top``, refined with the states under it while many
-        groups still depend on them."""
+        groups still depend on them (as long as the stack under it is one path)."""
         tables = self.compiled.tables
         entry = tables.entry(lexer_state, top.state)
-        below = top.parent
+        below = top.only_parent()
         while len(entry.dependent) > REFINE_AT and below is not None and len(entry.context) < MAX_CONTEXT:
             entry = tables.refine(entry, lexer_state, below.state)
-            below = below.parent
+            below = below.only_parent()
         return entry
 
     def _tops_after(

@@ -1,147 +1,272 @@
 """The persistent parse stack: GLR over LALR tables, with O(1) fork and rollback.
 
-A stack is a chain of immutable nodes, each holding an LR state and its parent;
-pushing makes a new node that shares the whole tail, so keeping an old top is a
-snapshot (rollback) and handing the same top to two parsers is a fork. After a
-shift, the reductions that do not depend on the next terminal are made at once. Where the
-table has a conflict, each action is followed and the parser holds a list of
-tops. Nodes are hash-consed (one node per (state, parent)), so stacks that become
-equal are one object and the list never holds duplicates.
+The stacks of all parses form one graph-structured stack (Tomita): each node holds
+an LR state and its parents, the nodes under it. After each terminal the parses
+whose tops are in the same state share one top node with several parents, so
+the number of tops is at most the number of LR states and nested ambiguity
+costs a few more parents, not twice the stacks at every level.
+
+Nodes never change once a terminal has been fed: pushing makes new nodes on top
+of old ones, so keeping an old list of tops is a snapshot (rollback) and handing
+it to two parsers is a fork. Nodes are hash-consed (one node per state and
+parents), so a stack that recurs is the same object, which is what lets masks be
+remembered per configuration. After a shift, the reductions that do not depend
+on the next terminal are made at once where the stack under them is a single path.
 """
 
 from __future__ import annotations
 
 from typing import Final
 
-from mypy_extensions import mypyc_attr
-
 from structgen.engine.lr import ACCEPT, LRTable
 
 MAX_STEP_WORK: Final = 200_000
-"""Default for the most reductions one terminal may take across all forks; past it
-the grammar is too ambiguous to follow (``AmbiguityLimitError``)."""
+"""Default for the most reduction paths one terminal may take across all parses;
+past it the grammar is too ambiguous to follow (``AmbiguityLimitError``)."""
 
 
 class AmbiguityLimitError(ValueError):
-    """Following every parse of an ambiguous grammar needed more reductions than allowed."""
+    """Following every parse of an ambiguous grammar needed more work than allowed."""
 
 
-@mypyc_attr(acyclic=True)  # parents only point down: no cycles, no GC header
 class StackNode:
-    """One stack entry: an LR state on top of ``parent`` (None at the bottom)."""
+    """One node: an LR state on top of ``parents`` (none at the bottom).
+
+    ``uid`` numbers the node within its parser (-1 while the node is being built).
+    """
 
     state: Final[int]
-    parent: Final[StackNode | None]
-    uid: Final[int]
+    parents: list[StackNode]
+    uid: int
 
-    def __init__(self, state: int, parent: StackNode | None, uid: int) -> None:
+    def __init__(self, state: int, parents: list[StackNode], uid: int) -> None:
         self.state = state
-        self.parent = parent
+        self.parents = parents
         self.uid = uid
+
+    def only_parent(self) -> StackNode | None:
+        """The node under this one when there is exactly one, else None."""
+        return self.parents[0] if len(self.parents) == 1 else None
+
+
+class _Level:
+    """The nodes of one position while a terminal's reductions run: at most one per
+    LR state. Nodes made here are new and still change (they gain parents); the
+    tops it starts from are old and never change (a node replaces them instead)."""
+
+    def __init__(self, tops: list[StackNode]) -> None:
+        self.by_state: dict[int, StackNode] = {}
+        self.fresh: set[int] = set()  # id() of nodes made during this level
+        self.order: list[StackNode] = []
+        for node in tops:
+            self.by_state[node.state] = node
+            self.order.append(node)
 
 
 class GLRParser:
-    """Feeds terminals to sets of persistent stacks, following every conflict."""
+    """Feeds terminals to graph-structured stacks, following every conflict."""
 
     def __init__(self, table: LRTable, max_step_work: int = MAX_STEP_WORK) -> None:
         self.table = table
         self.max_step_work = max_step_work
-        self._nodes: dict[tuple[int, int], StackNode] = {}
-        self._work = 0  # reductions for the current terminal
-        self._start = self._settle(self._node(0, None))
-
-    def _node(self, state: int, parent: StackNode | None) -> StackNode:
-        key = (state, parent.uid if parent is not None else -1)
-        node = self._nodes.get(key)
-        if node is None:
-            node = StackNode(state, parent, len(self._nodes))
-            self._nodes[key] = node
-        return node
-
-    def _settle(self, node: StackNode) -> StackNode:
-        """``node`` after the reductions its state makes whatever comes next
-        (``LRTable.default_reduce``); bounded, since an optimization needs no fixpoint."""
-        default_reduce = self.table.default_reduce
-        for _ in range(self.table.state_count):
-            rule = default_reduce[node.state]
-            if rule < 0:
-                break
-            node = self._reduce(node, rule)
-        return node
-
-    def _reduce(self, node: StackNode, rule: int) -> StackNode:
-        """The stack after reducing by ``rule`` on top of ``node``; counts against
-        ``max_step_work`` (``_work`` is reset per terminal)."""
-        table = self.table
-        base: StackNode | None = node
-        for _ in range(table.rule_length[rule]):
-            assert base is not None
-            base = base.parent
-        assert base is not None
-        self._work += 1
-        if self._work > self.max_step_work:
-            raise AmbiguityLimitError(
-                f"one terminal needed more than {self.max_step_work} reductions: the grammar "
-                "is too ambiguous to follow every parse"
-            )
-        return self._node(table.gotos[base.state][table.rule_lhs[rule]], base)
+        self._nodes: dict[tuple[int, ...], StackNode] = {}
+        self._next_uid = 0
+        self._work = 0  # reduction paths for the current terminal
+        self._start = self._settle(self._intern(StackNode(0, [], -1)))
 
     def initial(self) -> list[StackNode]:
         return [self._start]
 
     def feed(self, tops: list[StackNode], terminal: int) -> list[StackNode]:
-        """The stacks after ``terminal`` is shifted (after all reductions it needs);
-        empty when no stack can take it. ``tops`` is left untouched."""
-        shifted: list[StackNode] = []
-        self._reduce_then(tops, terminal, shifted)
-        return shifted
+        """The tops after ``terminal`` is shifted (after all reductions it needs);
+        empty when no parse can take it. ``tops`` is left untouched."""
+        level = self._reduce_all(tops, terminal)
+        actions = self.table.actions
+        shifted: dict[int, list[StackNode]] = {}
+        for node in level.order:
+            for action in actions[node.state].get(terminal, _NO_ACTIONS):
+                if action != ACCEPT and action & 1 == 0:
+                    under = shifted.setdefault(action >> 1, [])
+                    if node not in under:
+                        under.append(node)
+        if not shifted:
+            return []
+        final = self._finalize(level)
+        out: list[StackNode] = []
+        for state, under in shifted.items():
+            node = self._intern(StackNode(state, [final.get(id(p), p) for p in under], -1))
+            node = self._settle(node)
+            if node not in out:
+                out.append(node)
+        return out
 
     def feed_lexeme(self, tops: list[StackNode], alternatives: list[int], ignored: list[bool]) -> list[StackNode]:
-        """The stacks after one lexeme: each of its equal-extent alternatives fed (an
+        """The tops after one lexeme: each of its equal-extent alternatives fed (an
         ``ignored`` terminal never reaches the parser: it leaves the stacks as they
-        are), the results merged without duplicates."""
+        are), tops in the same state merged."""
         if len(alternatives) == 1:
             terminal = alternatives[0]
             return tops if ignored[terminal] else self.feed(tops, terminal)
-        merged: list[StackNode] = []
-        seen: set[int] = set()
+        by_state: dict[int, list[StackNode]] = {}
         for terminal in alternatives:
             following = tops if ignored[terminal] else self.feed(tops, terminal)
             for node in following:
-                if node.uid not in seen:
-                    seen.add(node.uid)
-                    merged.append(node)
+                by_state.setdefault(node.state, []).append(node)
+        merged: list[StackNode] = []
+        for state, nodes in by_state.items():
+            if len(nodes) == 1:
+                merged.append(nodes[0])
+                continue
+            parents: list[StackNode] = []
+            for node in nodes:
+                for parent in node.parents:
+                    if parent not in parents:
+                        parents.append(parent)
+            merged.append(self._intern(StackNode(state, parents, -1)))
         return merged
 
     def accepts_end(self, tops: list[StackNode]) -> bool:
         """Whether the input so far is a complete sentence."""
-        return self._reduce_then(tops, self.table.end, [])
+        level = self._reduce_all(tops, self.table.end)
+        actions = self.table.actions
+        end = self.table.end
+        return any(ACCEPT in actions[node.state].get(end, _NO_ACTIONS) for node in level.order)
 
-    def _reduce_then(self, tops: list[StackNode], terminal: int, shifted: list[StackNode]) -> bool:
-        """Apply every reduction on ``terminal`` to a fixpoint; collect the shifts
-        into ``shifted`` and return whether some stack accepts."""
+    def _reduce_all(self, tops: list[StackNode], terminal: int) -> _Level:
+        """Every reduction on ``terminal``, to a fixpoint, into one level.
+
+        A node is (re)processed whenever it or a node under it in this level gains
+        a parent, so reductions through every new edge are made; edges are only
+        ever added, so this ends.
+        """
         table = self.table
-        work = list(tops)
-        seen = {node.uid for node in tops}
-        shifted_seen: set[int] = set()
-        accepted = False
+        level = _Level(tops)
         self._work = 0
-        while work:
-            node = work.pop()
-            actions = table.actions[node.state].get(terminal)
-            if actions is None:
-                continue
-            for action in actions:
-                if action == ACCEPT:
-                    accepted = True
-                elif action & 1 == 0:
-                    new = self._settle(self._node(action >> 1, node))
-                    if new.uid not in shifted_seen:
-                        shifted_seen.add(new.uid)
-                        shifted.append(new)
-                else:
-                    new = self._reduce(node, action >> 1)
-                    if new.uid not in seen:
-                        seen.add(new.uid)
-                        work.append(new)
-        return accepted
+        pending = list(level.order)
+        while pending:
+            node = pending.pop()
+            if level.by_state.get(node.state) is not node:
+                continue  # replaced by a node with more parents, processed in its place
+            for action in table.actions[node.state].get(terminal, _NO_ACTIONS):
+                if action == ACCEPT or action & 1 == 0:
+                    continue
+                rule = action >> 1
+                lhs = table.rule_lhs[rule]
+                for base in self._path_ends(node, table.rule_length[rule]):
+                    self._add_edge(level, table.gotos[base.state][lhs], base, pending)
+        return level
+
+    def _path_ends(self, node: StackNode, length: int) -> list[StackNode]:
+        """The nodes ``length`` parent steps under ``node``, along every path."""
+        ends = [node]
+        for _ in range(length):
+            following: list[StackNode] = []
+            for current in ends:
+                for parent in current.parents:
+                    if parent not in following:
+                        following.append(parent)
+            ends = following
+        self._work += max(1, len(ends))
+        if self._work > self.max_step_work:
+            raise AmbiguityLimitError(
+                f"one terminal needed more than {self.max_step_work} reductions: the grammar "
+                "is too ambiguous to follow every parse"
+            )
+        return ends
+
+    def _add_edge(self, level: _Level, state: int, base: StackNode, pending: list[StackNode]) -> None:
+        """Put a node in ``state`` on ``base`` in this level: a new node, or one more
+        parent for the level's node in that state."""
+        existing = level.by_state.get(state)
+        if existing is None:
+            node = StackNode(state, [base], -1)
+            level.by_state[state] = node
+            level.fresh.add(id(node))
+            level.order.append(node)
+            pending.append(node)
+            return
+        if base in existing.parents:
+            return
+        if id(existing) in level.fresh:
+            existing.parents.append(base)
+            changed = existing
+        else:
+            # an old top never changes: a new node takes its place in this level
+            changed = StackNode(state, existing.parents + [base], -1)
+            level.by_state[state] = changed
+            level.fresh.add(id(changed))
+            level.order = [changed if node is existing else node for node in level.order]
+            for node in level.order:
+                if id(node) in level.fresh and existing in node.parents:
+                    node.parents = [changed if p is existing else p for p in node.parents]
+        self._requeue_above(level, changed, pending)
+
+    def _requeue_above(self, level: _Level, changed: StackNode, pending: list[StackNode]) -> None:
+        """Queue ``changed`` and every node of the level standing on it, directly or not."""
+        marked = {id(changed)}
+        pending.append(changed)
+        grew = True
+        while grew:
+            grew = False
+            for node in level.order:
+                if id(node) not in marked and any(id(p) in marked for p in node.parents):
+                    marked.add(id(node))
+                    pending.append(node)
+                    grew = True
+
+    def _finalize(self, level: _Level) -> dict[int, StackNode]:
+        """Intern the level's new nodes, parents first: id() of each -> its node.
+        Nodes on a cycle (a grammar whose empty rules loop) keep fresh ids."""
+        final: dict[int, StackNode] = {}
+        waiting = [node for node in level.order if id(node) in level.fresh]
+        progress = True
+        while waiting and progress:
+            progress = False
+            still: list[StackNode] = []
+            for node in waiting:
+                if any(id(p) in level.fresh and id(p) not in final for p in node.parents):
+                    still.append(node)
+                    continue
+                node.parents = [final.get(id(p), p) for p in node.parents]
+                final[id(node)] = self._intern(node)
+                progress = True
+            waiting = still
+        for node in waiting:  # on a cycle: no canonical form, so not shared
+            node.uid = self._next_uid
+            self._next_uid += 1
+            final[id(node)] = node
+        return final
+
+    def _intern(self, node: StackNode) -> StackNode:
+        """The canonical node with ``node``'s state and parents (``node`` itself if new)."""
+        uids = sorted(parent.uid for parent in node.parents)
+        key = (node.state, *uids)
+        found = self._nodes.get(key)
+        if found is None:
+            node.uid = self._next_uid
+            self._next_uid += 1
+            self._nodes[key] = node
+            found = node
+        return found
+
+    def _settle(self, node: StackNode) -> StackNode:
+        """``node`` after the reductions its state makes whatever comes next
+        (``LRTable.default_reduce``), while the stack under it is a single path;
+        bounded, since an optimization needs no fixpoint."""
+        table = self.table
+        for _ in range(table.state_count):
+            rule = table.default_reduce[node.state]
+            if rule < 0:
+                return node
+            base: StackNode | None = node
+            for _ in range(table.rule_length[rule]):
+                assert base is not None
+                base = base.only_parent()
+                if base is None:
+                    return node
+            assert base is not None
+            node = self._intern(StackNode(table.gotos[base.state][table.rule_lhs[rule]], [base], -1))
+        return node
+
+
+_NO_ACTIONS: Final[list[int]] = []
