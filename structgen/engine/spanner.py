@@ -19,7 +19,7 @@ from __future__ import annotations
 from typing import Final
 
 from librt.vecs import append, vec
-from mypy_extensions import i32, mypyc_attr
+from mypy_extensions import i32
 
 from structgen.engine.dfa import DEAD
 from structgen.engine.lexer import START, Lexer
@@ -62,7 +62,6 @@ class SequenceTable:
         return len(self.parent)
 
 
-@mypyc_attr(acyclic=True)
 class TokenGroup:
     """Tokens that, from one lexer state, end the same lexemes and stop in the same
     state: a row of the inverse token spanner table. Every token in a group is

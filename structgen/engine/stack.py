@@ -56,11 +56,25 @@ class _Level:
 
     def __init__(self, tops: list[StackNode]) -> None:
         self.by_state: dict[int, StackNode] = {}
-        self.fresh: set[int] = set()  # id() of nodes made during this level
+        self.parent_ids: dict[int, set[int]] = {}  # id() of each node made here -> id()s of its parents
         self.order: list[StackNode] = []
         for node in tops:
             self.by_state[node.state] = node
             self.order.append(node)
+
+    def add_fresh(self, node: StackNode) -> None:
+        self.by_state[node.state] = node
+        self.parent_ids[id(node)] = {id(p) for p in node.parents}
+        self.order.append(node)
+
+
+class _Task:
+    """Reductions to make from ``node``: along every path, or (``via``) only the
+    paths whose first step goes down to ``via``."""
+
+    def __init__(self, node: StackNode, via: StackNode | None) -> None:
+        self.node = node
+        self.via = via
 
 
 class GLRParser:
@@ -80,6 +94,10 @@ class GLRParser:
     def feed(self, tops: list[StackNode], terminal: int) -> list[StackNode]:
         """The tops after ``terminal`` is shifted (after all reductions it needs);
         empty when no parse can take it. ``tops`` is left untouched."""
+        if len(tops) == 1:
+            single = self._feed_deterministic(tops[0], terminal)
+            if single is not None:
+                return single
         level = self._reduce_all(tops, terminal)
         actions = self.table.actions
         shifted: dict[int, list[StackNode]] = {}
@@ -99,6 +117,30 @@ class GLRParser:
             if node not in out:
                 out.append(node)
         return out
+
+    def _feed_deterministic(self, node: StackNode, terminal: int) -> list[StackNode] | None:
+        """``feed`` for one top while every step has one action and one path under
+        it (plain LR parsing, the common case); None as soon as it does not."""
+        table = self.table
+        for _ in range(self.max_step_work):
+            actions = table.actions[node.state].get(terminal)
+            if actions is None:
+                return []
+            if len(actions) != 1 or actions[0] == ACCEPT:
+                return None
+            action = actions[0]
+            if action & 1 == 0:
+                return [self._settle(self._intern(StackNode(action >> 1, [node], -1)))]
+            rule = action >> 1
+            base: StackNode | None = node
+            for _ in range(table.rule_length[rule]):
+                assert base is not None
+                base = base.only_parent()
+                if base is None:
+                    return None
+            assert base is not None
+            node = self._intern(StackNode(table.gotos[base.state][table.rule_lhs[rule]], [base], -1))
+        return None
 
     def feed_lexeme(self, tops: list[StackNode], alternatives: list[int], ignored: list[bool]) -> list[StackNode]:
         """The tops after one lexeme: each of its equal-extent alternatives fed (an
@@ -135,24 +177,34 @@ class GLRParser:
     def _reduce_all(self, tops: list[StackNode], terminal: int) -> _Level:
         """Every reduction on ``terminal``, to a fixpoint, into one level.
 
-        A node is (re)processed whenever it or a node under it in this level gains
-        a parent, so reductions through every new edge are made; edges are only
-        ever added, so this ends.
+        A new node's reductions follow every path under it; when a node gains a
+        parent, only the paths through that edge are new (and every path of the
+        nodes of this level standing on it, which only empty rules make). Edges are
+        only ever added, so this ends.
         """
         table = self.table
         level = _Level(tops)
         self._work = 0
-        pending = list(level.order)
+        pending = [_Task(node, None) for node in level.order]
         while pending:
-            node = pending.pop()
+            task = pending.pop()
+            node = task.node
+            via = task.via
             if level.by_state.get(node.state) is not node:
                 continue  # replaced by a node with more parents, processed in its place
             for action in table.actions[node.state].get(terminal, _NO_ACTIONS):
                 if action == ACCEPT or action & 1 == 0:
                     continue
                 rule = action >> 1
+                length = table.rule_length[rule]
+                if via is None:
+                    ends = self._path_ends(node, length)
+                elif length == 0:
+                    continue  # an empty reduction does not go through any edge
+                else:
+                    ends = self._path_ends(via, length - 1)
                 lhs = table.rule_lhs[rule]
-                for base in self._path_ends(node, table.rule_length[rule]):
+                for base in ends:
                     self._add_edge(level, table.gotos[base.state][lhs], base, pending)
         return level
 
@@ -161,9 +213,11 @@ class GLRParser:
         ends = [node]
         for _ in range(length):
             following: list[StackNode] = []
+            seen: set[int] = set()
             for current in ends:
                 for parent in current.parents:
-                    if parent not in following:
+                    if id(parent) not in seen:
+                        seen.add(id(parent))
                         following.append(parent)
             ends = following
         self._work += max(1, len(ends))
@@ -174,57 +228,62 @@ class GLRParser:
             )
         return ends
 
-    def _add_edge(self, level: _Level, state: int, base: StackNode, pending: list[StackNode]) -> None:
+    def _add_edge(self, level: _Level, state: int, base: StackNode, pending: list[_Task]) -> None:
         """Put a node in ``state`` on ``base`` in this level: a new node, or one more
         parent for the level's node in that state."""
         existing = level.by_state.get(state)
         if existing is None:
             node = StackNode(state, [base], -1)
-            level.by_state[state] = node
-            level.fresh.add(id(node))
-            level.order.append(node)
-            pending.append(node)
+            level.add_fresh(node)
+            pending.append(_Task(node, None))
             return
-        if base in existing.parents:
-            return
-        if id(existing) in level.fresh:
+        known = level.parent_ids.get(id(existing))
+        if known is not None:
+            if id(base) in known:
+                return
+            known.add(id(base))
             existing.parents.append(base)
+            pending.append(_Task(existing, base))
             changed = existing
         else:
+            if any(parent is base for parent in existing.parents):
+                return
             # an old top never changes: a new node takes its place in this level
             changed = StackNode(state, existing.parents + [base], -1)
-            level.by_state[state] = changed
-            level.fresh.add(id(changed))
-            level.order = [changed if node is existing else node for node in level.order]
+            level.add_fresh(changed)
+            level.order = [node for node in level.order if node is not existing]
             for node in level.order:
-                if id(node) in level.fresh and existing in node.parents:
+                if id(node) in level.parent_ids and any(p is existing for p in node.parents):
                     node.parents = [changed if p is existing else p for p in node.parents]
+                    level.parent_ids[id(node)] = {id(p) for p in node.parents}
+            pending.append(_Task(changed, None))
         self._requeue_above(level, changed, pending)
 
-    def _requeue_above(self, level: _Level, changed: StackNode, pending: list[StackNode]) -> None:
-        """Queue ``changed`` and every node of the level standing on it, directly or not."""
+    def _requeue_above(self, level: _Level, changed: StackNode, pending: list[_Task]) -> None:
+        """Queue every node of the level standing on ``changed``, directly or not:
+        their paths through it have a new branch (only empty rules put a node of a
+        level on another)."""
         marked = {id(changed)}
-        pending.append(changed)
         grew = True
         while grew:
             grew = False
             for node in level.order:
                 if id(node) not in marked and any(id(p) in marked for p in node.parents):
                     marked.add(id(node))
-                    pending.append(node)
+                    pending.append(_Task(node, None))
                     grew = True
 
     def _finalize(self, level: _Level) -> dict[int, StackNode]:
         """Intern the level's new nodes, parents first: id() of each -> its node.
         Nodes on a cycle (a grammar whose empty rules loop) keep fresh ids."""
         final: dict[int, StackNode] = {}
-        waiting = [node for node in level.order if id(node) in level.fresh]
+        waiting = [node for node in level.order if id(node) in level.parent_ids]
         progress = True
         while waiting and progress:
             progress = False
             still: list[StackNode] = []
             for node in waiting:
-                if any(id(p) in level.fresh and id(p) not in final for p in node.parents):
+                if any(id(p) in level.parent_ids and id(p) not in final for p in node.parents):
                     still.append(node)
                     continue
                 node.parents = [final.get(id(p), p) for p in node.parents]
