@@ -24,7 +24,7 @@ from __future__ import annotations
 from typing import Final
 
 from librt.vecs import vec
-from mypy_extensions import i32
+from mypy_extensions import i32, u8
 
 from structgen.engine.dfa import DEAD
 from structgen.engine.lexer import START, Lexer
@@ -313,12 +313,12 @@ class Matcher:
             return base
         # rows are made from a set only when a big set changed (the conversion is the
         # slow part); otherwise the stored row is copied and a few bits set
-        row = bytearray(to_row(always | base_set, compiled.words) if always else base)
+        row = vec[u8](to_row(always | base_set, compiled.words) if always else base)
         for group in small:
             add_to_row(row, group.token_ids)
         if terminal:
             add_to_row(row, compiled.stop_ids)
-        return bytes(row)
+        return bytes(memoryview(row))
 
     def _entry(self, lexer_state: int, top: StackNode) -> MaskEntry:
         """The table entry for ``top``, refined with the states under it while many

@@ -27,7 +27,7 @@ from typing import Final
 from structgen.engine.lexer import START, Lexer
 from structgen.engine.lr import ACCEPT, LRTable
 from structgen.engine.spanner import EMPTY_SEQUENCE, SequenceTable, TokenGroup, token_groups
-from structgen.engine.tokenset import add_to_row, to_row, word_count
+from structgen.engine.tokenset import add_to_row, empty_buffer, to_row, word_count
 from structgen.engine.vocab import TokenTrie
 
 ALWAYS: Final = 0
@@ -44,7 +44,7 @@ REFINE_AT: Final = 8
 MAX_CONTEXT: Final = 4
 """The most LR states a refined entry knows."""
 
-MAX_MEMOIZED: Final = 20_000
+MAX_MEMOIZED: Final = 200_000
 """Partial-stack results kept for building more entries; past it they are dropped."""
 
 LARGE_GROUP: Final = 64
@@ -143,7 +143,7 @@ class MaskTables:
 
     def _build(self, lexer_state: int, states: list[int], groups: list[TokenGroup], always: int) -> MaskEntry:
         context = self._context(states)
-        small = bytearray((self.vocab_size + 7) >> 3)
+        small = empty_buffer(self.vocab_size)
         any_small = False
         dependent: list[TokenGroup] = []
         # groups with the same lexemes and the same possible next terminals share a verdict
@@ -166,7 +166,7 @@ class MaskTables:
                     add_to_row(small, group.token_ids)
                     any_small = True
         if any_small:
-            always |= int.from_bytes(small, "little")
+            always |= int.from_bytes(memoryview(small), "little")
         # many entries share one set (often the empty one): store it and its row once
         shared = self._shared.get(always)
         if shared is None:
@@ -221,16 +221,17 @@ class MaskTables:
             found = _Partial([tuple(context.states)], False)
         else:
             before = self._after(context, self.sequences.parent[sequence])
+            if not before.stacks:
+                return before  # nothing goes on after a dead prefix: share its result, keep no entry
             flag = [before.below]
             stacks: list[tuple[int, ...]] = []
-            if before.stacks:
-                seen: set[tuple[int, ...]] = set()
-                for terminal in self.lexer.accepts[self.sequences.last[sequence]]:
-                    following = before.stacks if self.ignored[terminal] else self._feed(before.stacks, terminal, flag)
-                    for stack in following:
-                        if stack not in seen:
-                            seen.add(stack)
-                            stacks.append(stack)
+            seen: set[tuple[int, ...]] = set()
+            for terminal in self.lexer.accepts[self.sequences.last[sequence]]:
+                following = before.stacks if self.ignored[terminal] else self._feed(before.stacks, terminal, flag)
+                for stack in following:
+                    if stack not in seen:
+                        seen.add(stack)
+                        stacks.append(stack)
             found = _Partial(stacks, flag[0])
         context.after[sequence] = found
         self._memoized += 1

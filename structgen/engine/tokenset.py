@@ -13,14 +13,20 @@ garbage collector to scan.
 from __future__ import annotations
 
 from librt.vecs import vec
-from mypy_extensions import i32
+from mypy_extensions import i32, i64, u8
 
 
 def token_set(token_ids: vec[i32], vocab_size: int) -> int:
-    """The set of ``token_ids`` (each below ``vocab_size``)."""
-    buffer = bytearray((vocab_size + 7) >> 3)
+    """The set of ``token_ids`` (each below ``vocab_size``); the bits are set in a
+    packed ``vec[u8]``, whose indexing is native (a bytearray's is not)."""
+    buffer = empty_buffer(vocab_size)
     add_to_row(buffer, token_ids)
-    return int.from_bytes(buffer, "little")
+    return int.from_bytes(memoryview(buffer), "little")
+
+
+def empty_buffer(vocab_size: int) -> vec[u8]:
+    """A zeroed bit buffer for ``vocab_size`` tokens."""
+    return vec[u8]([u8(0)] * ((vocab_size + 7) >> 3))
 
 
 def word_count(vocab_size: int) -> int:
@@ -33,9 +39,11 @@ def to_row(tokens: int, words: int) -> bytes:
     return tokens.to_bytes(words * 4, "little")
 
 
-def add_to_row(row: bytearray, token_ids: vec[i32]) -> None:
+def add_to_row(row: vec[u8], token_ids: vec[i32]) -> None:
+    """Set the bits of ``token_ids`` in ``row`` (a row, or a bit buffer)."""
     for token_id in token_ids:
-        row[token_id >> 3] |= 1 << (token_id & 7)
+        index = i64(token_id) >> 3
+        row[index] = row[index] | u8(1 << (token_id & 7))
 
 
 def row_token_ids(row: bytes) -> list[int]:
