@@ -28,7 +28,7 @@ test: $(INSTALLED) typecheck
 	$(VENV)/bin/pytest
 
 typecheck: $(INSTALLED)
-	$(PY) -m mypy --strict structgen/engine
+	$(PY) -m mypy --strict structgen/engine schema2grammar
 
 # structgen, XGrammar and llguidance on the same inputs: benchmarks/results.json and
 # benchmarks/RESULTS.md (docs/benchmarks.md)

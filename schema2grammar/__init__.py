@@ -1,1 +1,12 @@
-"""JSON Schema and Pydantic models to lark grammars, with a report of every keyword (not built yet)."""
+"""JSON Schema and Pydantic models to lark grammars, with a report of every keyword.
+
+``translate(schema, options)`` returns the grammar text and a ``Report``;
+``structgen.Grammar.from_json_schema`` / ``from_pydantic`` wrap it. This package
+knows nothing of tokens or models (DESIGN §2).
+"""
+
+from schema2grammar.options import Options
+from schema2grammar.report import APPROXIMATED, ENFORCED, REJECTED, Report, ReportEntry
+from schema2grammar.translate import SchemaError, translate
+
+__all__ = ["APPROXIMATED", "ENFORCED", "REJECTED", "Options", "Report", "ReportEntry", "SchemaError", "translate"]

@@ -38,12 +38,30 @@ class Grammar:
         self.ignored = [False] * len(rules.terminals)  # per terminal: %ignore'd
         for terminal in rules.ignore:
             self.ignored[terminal] = True
+        self.report: Any = None  # schema2grammar.Report for grammars from a schema
         # structgen.compile's cache: id(TokenizerInfo) -> (that TokenizerInfo, CompiledGrammar)
         self.compiled_for: dict[int, tuple[Any, Any]] = {}
 
     @classmethod
     def from_lark(cls, text: str, start: str = "start") -> Grammar:
         return cls(read_lark(text, start))
+
+    @classmethod
+    def from_json_schema(cls, schema: Any, **options: Any) -> Grammar:
+        """The grammar of a JSON Schema (a dict, a bool or JSON text); ``options`` are
+        ``schema2grammar.Options``'s. What the translation enforced, approximated or
+        rejected is ``grammar.report``."""
+        from schema2grammar import Options, translate
+
+        text, report = translate(schema, Options(**options))
+        grammar = cls.from_lark(text)
+        grammar.report = report
+        return grammar
+
+    @classmethod
+    def from_pydantic(cls, model: Any, **options: Any) -> Grammar:
+        """The grammar of a Pydantic v2 model's JSON Schema (``model_json_schema()``)."""
+        return cls.from_json_schema(model.model_json_schema(), **options)
 
     @classmethod
     def from_regex(cls, pattern: str, flags: str = "") -> Grammar:

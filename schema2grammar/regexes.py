@@ -1,0 +1,127 @@
+"""Regexes for JSON scalars: whole quoted strings, whole numbers, integer ranges.
+
+Every string-like terminal is a whole quoted string and every number terminal a
+whole number (DESIGN §6), so maximal munch never splits a value wrongly.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+CHAR = r'(?:[^"\\\x00-\x1f]|\\["\\/bfnrt]|\\u[0-9a-fA-F]{4})'
+"""One character of a JSON string as written (an escape is one character)."""
+
+STRING = f'"{CHAR}*"'
+NUMBER = r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?"
+INTEGER = r"-?(?:0|[1-9][0-9]*)"
+
+MAX_LENGTH_BOUND = 10_000
+"""The engine's repetition limit: longer length bounds cannot be exact."""
+
+FORMATS = {
+    # RFC 3339 full-date / full-time / date-time, and RFC 4122 UUIDs, as JSON Schema
+    # defines them; all ASCII without quotes or backslashes, so the text is the value
+    "date": r"[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])",
+    "time": r"(?:[01][0-9]|2[0-3]):[0-5][0-9]:(?:[0-5][0-9]|60)(?:\.[0-9]+)?(?:[zZ]|[+-](?:[01][0-9]|2[0-3]):[0-5][0-9])",
+    "uuid": r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}",
+    "ipv4": r"(?:(?:25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])\.){3}(?:25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])",
+}
+FORMATS["date-time"] = FORMATS["date"] + "[tT ]" + FORMATS["time"]
+FORMAT_NOTES = {
+    "date": "days 01-31 in every month (Feb 30 passes)",
+    "date-time": "days 01-31 in every month (Feb 30 passes)",
+}
+
+
+def string_of_length(low: int, high: int | None) -> str:
+    """A quoted string of ``low`` to ``high`` characters (None: no upper bound)."""
+    if low == 0 and high is None:
+        return STRING
+    upper = "" if high is None else str(high)
+    return f'"{CHAR}{{{low},{upper}}}"'
+
+
+def string_except(words: list[str]) -> str | None:
+    """A quoted string whose text is none of ``words`` as ``json.dumps`` spells them
+    (None when a word needs an escape: that case is not built). A trie of the words,
+    and at each node: end here if no word ends here, or go on with a character that
+    leaves the trie."""
+    spelled = [json.dumps(word, ensure_ascii=False)[1:-1] for word in dict.fromkeys(words)]
+    if any("\\" in word for word in spelled):
+        return None
+    if not spelled:
+        return STRING
+    trie: dict[str, Any] = {}
+    for word in spelled:
+        node = trie
+        for char in word:
+            node = node.setdefault(char, {})
+        node[""] = {}  # a word ends here
+    return '"' + _not_in_trie(trie) + '"'
+
+
+def _not_in_trie(node: dict[str, Any]) -> str:
+    """Texts (in CHAR units) that the trie below ``node`` does not spell whole."""
+    options = [] if "" in node else [""]
+    children = sorted(char for char in node if char)
+    excluded = "".join(re.escape(char) for char in children)
+    leave = r'(?:[^"\\\x00-\x1f' + excluded + r']|\\["\\/bfnrt]|\\u[0-9a-fA-F]{4})'
+    options.append(leave + CHAR + "*")
+    for char in children:
+        options.append(re.escape(char) + _not_in_trie(node[char]))
+    return "(?:" + "|".join(options) + ")"
+
+
+def integer_range(low: int | None, high: int | None) -> str:
+    """Integers in ``[low, high]`` (None: unbounded) as JSON writes them, with
+    ``-0`` for zero too."""
+    parts: list[str] = []
+    if high is None or high >= 0:
+        parts.extend(_natural_range(max(low or 0, 0), high))
+    if low is None or low < 0:
+        magnitude_low = 1 if high is None or high >= 0 else -high
+        magnitude_high = None if low is None else -low
+        parts.extend("-" + part for part in _natural_range(magnitude_low, magnitude_high))
+    if (low is None or low <= 0) and (high is None or high >= 0):
+        parts.append("-0")
+    return "(?:" + "|".join(parts) + ")" if parts else ""
+
+
+def _natural_range(low: int, high: int | None) -> list[str]:
+    """Naturals in ``[low, high]`` without leading zeros, as alternatives."""
+    if high is not None and low > high:
+        return []
+    parts: list[str] = []
+    length = len(str(low))
+    top = high if high is not None else 10**length - 1
+    while True:
+        first = max(low, 10 ** (length - 1) if length > 1 else 0)
+        last = min(top, 10**length - 1)
+        if first <= last:
+            parts.extend(_same_length(str(first), str(last)))
+        if high is None:
+            parts.append(f"[1-9][0-9]{{{length},}}")
+            return parts
+        if last >= high:
+            return parts
+        length += 1
+
+
+def _same_length(low: str, high: str) -> list[str]:
+    """Digit strings of one length between ``low`` and ``high``."""
+    if low == high:
+        return [low]
+    if len(low) == 1:
+        return [f"[{low}-{high}]"]
+    rest = len(low) - 1
+    if low[1:] == "0" * rest and high[1:] == "9" * rest:
+        return [f"[{low[0]}-{high[0]}][0-9]{{{rest}}}"]
+    if low[0] == high[0]:
+        return [low[0] + "(?:" + "|".join(_same_length(low[1:], high[1:])) + ")"]
+    parts = [low[0] + "(?:" + "|".join(_same_length(low[1:], "9" * rest)) + ")"]
+    if int(high[0]) - int(low[0]) > 1:
+        parts.append(f"[{int(low[0]) + 1}-{int(high[0]) - 1}][0-9]{{{rest}}}")
+    parts.append(high[0] + "(?:" + "|".join(_same_length("0" * rest, high[1:])) + ")")
+    return parts

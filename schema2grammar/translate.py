@@ -1,0 +1,529 @@
+"""JSON Schema to a lark grammar, one rule per schema place.
+
+Each schema object becomes a nonterminal (``$ref`` targets once, so recursion of
+any depth is a cycle of rules). Punctuation terminals carry the whitespace around
+them, bounded per gap (``Options.max_whitespace``), so the grammar stays LALR(1)
+where the schema allows and no gap can grow without end. Every keyword lands in
+the report: enforced by the grammar, approximated (the grammar is wider, or in a
+few named cases narrower), or rejected.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from schema2grammar import regexes
+from schema2grammar.options import Options
+from schema2grammar.report import APPROXIMATED, ENFORCED, REJECTED, Report
+
+MAX_SCHEMA_NODES = 20_000
+"""Schema places one translation may visit (a bound on grammar size and time)."""
+
+MAX_ITEMS_CHAIN = 256
+"""``minItems``/``maxItems`` above this are enforced only up to it (reported)."""
+
+ANNOTATIONS = frozenset(
+    "$schema $id $comment $anchor $dynamicAnchor $vocabulary title description default examples "
+    "deprecated readOnly writeOnly contentEncoding contentMediaType contentSchema discriminator "
+    "x-guidance".split()
+)
+JSON_TYPES = ("object", "array", "string", "number", "integer", "boolean", "null")
+
+
+class SchemaError(ValueError):
+    """A schema that cannot be translated (or, in strict mode, not exactly), naming
+    the keyword and its JSON pointer."""
+
+
+def translate(schema: Any, options: Options | None = None) -> tuple[str, Report]:
+    """The lark grammar of ``schema`` (a dict, a bool, or JSON text) and the report."""
+    if isinstance(schema, (str, bytes)):
+        try:
+            schema = json.loads(schema)
+        except json.JSONDecodeError as exc:
+            raise SchemaError(f"the schema is not valid JSON: {exc}") from None
+    return _Translator(schema, options or Options()).run()
+
+
+def _pointer_token(key: str | int) -> str:
+    return str(key).replace("~", "~0").replace("/", "~1")
+
+
+class _Translator:
+    def __init__(self, root: Any, options: Options) -> None:
+        self.root = root
+        self.options = options
+        self.report = Report()
+        self.rules: dict[str, str] = {}  # nonterminal -> its alternatives
+        self.terminals: dict[str, str] = {}  # regex -> terminal name
+        self.by_pointer: dict[str, str] = {}  # $ref target -> nonterminal
+        self.visited = 0
+        gap = options.gap
+        self.ws = f"[ \\t\\n\\r]{{0,{gap}}}" if gap else ""
+
+    def run(self) -> tuple[str, Report]:
+        start = self.node(self.root, "")
+        lines = [f"start: {start}"]
+        lines += [f"{name}: {body}" for name, body in self.rules.items()]
+        lines += [f"{name}: /{_lark_regex(pattern)}/" for pattern, name in self.terminals.items()]
+        return "\n".join(lines) + "\n", self.report
+
+    # -- terminals and rules
+
+    def terminal(self, pattern: str) -> str:
+        name = self.terminals.get(pattern)
+        if name is None:
+            name = f"T{len(self.terminals)}"
+            self.terminals[pattern] = name
+        return name
+
+    def punct(self, char: str) -> str:
+        """A punctuation mark with the whitespace around it (none before an opening
+        bracket, none after a closing one: values start and end tight)."""
+        escaped = re.escape(char)
+        if char in "[{":
+            return self.terminal(escaped + self.ws)
+        if char in "]}":
+            return self.terminal(self.ws + escaped)
+        return self.terminal(self.ws + escaped + self.ws)
+
+    def literal(self, value: Any) -> str:
+        """A terminal for one JSON scalar, spelled as ``json.dumps`` spells it."""
+        return self.terminal(re.escape(json.dumps(value, ensure_ascii=False)))
+
+    def rule(self, hint: str, body: str) -> str:
+        name = f"{hint}{len(self.rules)}"
+        self.rules[name] = body
+        return name
+
+    # -- schema places
+
+    def node(self, schema: Any, pointer: str) -> str:
+        """The nonterminal (or terminal) for the values ``schema`` accepts."""
+        self.visited += 1
+        if self.visited > MAX_SCHEMA_NODES:
+            raise SchemaError(f"the schema has more than {MAX_SCHEMA_NODES} places to translate")
+        if schema is True or schema == {}:
+            return self.any_value()
+        if schema is False:
+            raise SchemaError(f"{pointer or '#'}: the schema false accepts no value")
+        if not isinstance(schema, dict):
+            raise SchemaError(f"{pointer or '#'}: a schema must be an object or a boolean, not {type(schema).__name__}")
+        if "$ref" in schema:
+            return self.reference(schema, pointer)
+        name = f"n{len(self.rules)}"
+        self.rules[name] = "<building>"  # reserve the name: the rule may refer to itself
+        self.rules[name] = self.body(schema, pointer)
+        return name
+
+    def reference(self, schema: dict[str, Any], pointer: str) -> str:
+        target = schema["$ref"]
+        others = [key for key in schema if key != "$ref" and key not in ANNOTATIONS and key not in ("$defs", "definitions")]
+        if not isinstance(target, str) or not target.startswith("#"):
+            return self.unsupported(pointer, "$ref", f"only references inside the document are followed, not {target!r}")
+        self.report.add(pointer, "$ref", ENFORCED)
+        for key in schema:
+            if key in ANNOTATIONS or key in ("$defs", "definitions"):
+                self.report.add(pointer, key, ENFORCED, "annotation" if key in ANNOTATIONS else "")
+        if others:
+            merged = self.resolve(target, pointer)
+            sibling = {key: schema[key] for key in others}
+            return self.node({"allOf": [merged, sibling]}, pointer) if isinstance(merged, dict) else self.node(sibling, pointer)
+        found = self.by_pointer.get(target)
+        if found is None:
+            resolved = self.resolve(target, pointer)
+            name = f"r{len(self.rules)}"
+            self.by_pointer[target] = name
+            self.rules[name] = "<building>"
+            self.rules[name] = self.node(resolved, target[1:])
+            found = name
+        return found
+
+    def resolve(self, target: str, pointer: str) -> Any:
+        current: Any = self.root
+        for raw in target[1:].split("/")[1:] if target != "#" else []:
+            token = raw.replace("~1", "/").replace("~0", "~")
+            if isinstance(current, dict) and token in current:
+                current = current[token]
+            elif isinstance(current, list) and token.isdigit() and int(token) < len(current):
+                current = current[int(token)]
+            else:
+                raise SchemaError(f"{pointer or '#'}: $ref {target!r} points to nothing")
+        return current
+
+    def body(self, schema: dict[str, Any], pointer: str) -> str:
+        """The alternatives of one schema object: its type branches, combined with
+        enum/const and the combinators."""
+        report = self.report
+        for key in schema:
+            if key in ANNOTATIONS:
+                report.add(pointer, key, ENFORCED, "annotation")
+        if "const" in schema or "enum" in schema:
+            return self.constants(schema, pointer)
+        branches: list[str] = []
+        if "anyOf" in schema or "oneOf" in schema:
+            return self.alternatives(schema, pointer)
+        if "allOf" in schema:
+            return self.all_of(schema, pointer)
+        types = self.types(schema, pointer)
+        for json_type in types:
+            branches.append(getattr(self, "type_" + json_type)(schema, pointer))
+        self.unknown_keywords(schema, pointer)
+        return " | ".join(branches)
+
+    def types(self, schema: dict[str, Any], pointer: str) -> list[str]:
+        declared = schema.get("type")
+        if declared is None:
+            implied = [t for t, keys in _TYPE_KEYWORDS.items() if any(k in schema for k in keys)]
+            types = implied or list(JSON_TYPES[:-2]) + ["boolean", "null"]
+            if "integer" in types and "number" in types:
+                types.remove("integer")
+            return types
+        listed = declared if isinstance(declared, list) else [declared]
+        for json_type in listed:
+            if json_type not in JSON_TYPES:
+                raise SchemaError(f"{pointer or '#'}: unknown type {json_type!r}")
+        self.report.add(pointer, "type", ENFORCED)
+        types = [t for t in JSON_TYPES if t in listed]
+        if "integer" in types and "number" in types:
+            types.remove("integer")
+        if schema.get("nullable") is True and "null" not in types:
+            types.append("null")
+        if "nullable" in schema:
+            self.report.add(pointer, "nullable", ENFORCED)
+        return types
+
+    # -- keywords by type
+
+    def type_null(self, schema: dict[str, Any], pointer: str) -> str:
+        return self.literal(None)
+
+    def type_boolean(self, schema: dict[str, Any], pointer: str) -> str:
+        return f"{self.literal(True)} | {self.literal(False)}"
+
+    def type_string(self, schema: dict[str, Any], pointer: str) -> str:
+        report = self.report
+        low = schema.get("minLength", 0)
+        high = schema.get("maxLength")
+        for key in ("minLength", "maxLength"):
+            if key in schema:
+                report.add(pointer, key, ENFORCED)
+        if high is not None and high > regexes.MAX_LENGTH_BOUND or low > regexes.MAX_LENGTH_BOUND:
+            self.approximate(pointer, "maxLength", f"length bounds above {regexes.MAX_LENGTH_BOUND} are not enforced")
+            low, high = min(low, regexes.MAX_LENGTH_BOUND), None
+        if high is not None and high < low:
+            raise SchemaError(f"{pointer or '#'}: maxLength {high} is below minLength {low}")
+        fmt = schema.get("format")
+        if "pattern" in schema:
+            self.approximate(pointer, "pattern", "patterns are not enforced yet: any string")
+        if fmt is not None:
+            if fmt in regexes.FORMATS and "pattern" not in schema and low == 0 and high is None:
+                report.add(pointer, "format", ENFORCED, regexes.FORMAT_NOTES.get(fmt, ""))
+                return self.terminal('"' + regexes.FORMATS[fmt] + '"')
+            self.approximate(pointer, "format", f"format {fmt!r} is not enforced: any string")
+        return self.terminal(regexes.string_of_length(low, high))
+
+    def type_integer(self, schema: dict[str, Any], pointer: str) -> str:
+        low, high = self.bounds(schema, pointer, integer=True)
+        if "multipleOf" in schema:
+            self.approximate(pointer, "multipleOf", "not enforced")
+        if low is None and high is None:
+            return self.terminal(regexes.INTEGER)
+        if low is not None and high is not None and low > high:
+            raise SchemaError(f"{pointer or '#'}: no integer lies within the bounds")
+        return self.terminal(regexes.integer_range(low, high))
+
+    def type_number(self, schema: dict[str, Any], pointer: str) -> str:
+        for key in ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf"):
+            if key in schema:
+                self.approximate(pointer, key, "bounds on non-integer numbers are not enforced yet")
+        return self.terminal(regexes.NUMBER)
+
+    def bounds(self, schema: dict[str, Any], pointer: str, integer: bool) -> tuple[int | None, int | None]:
+        """Integer bounds from minimum/maximum/exclusive* (drafts 4 and 6+)."""
+        low: int | None = None
+        high: int | None = None
+        for key in ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"):
+            if key not in schema:
+                continue
+            value = schema[key]
+            self.report.add(pointer, key, ENFORCED)
+            if isinstance(value, bool):  # draft 4: exclusive* qualify minimum/maximum
+                continue
+            if not isinstance(value, (int, float)):
+                raise SchemaError(f"{pointer or '#'}: {key} must be a number")
+            exclusive = key.startswith("exclusive") or schema.get("exclusive" + key[0].upper() + key[1:]) is True
+            if key in ("minimum", "exclusiveMinimum"):
+                bound = int(value) + 1 if exclusive and value == int(value) else -(-value // 1)
+                low = int(bound) if low is None else max(low, int(bound))
+            else:
+                bound = int(value) - 1 if exclusive and value == int(value) else value // 1
+                high = int(bound) if high is None else min(high, int(bound))
+        return low, high
+
+    def type_array(self, schema: dict[str, Any], pointer: str) -> str:
+        report = self.report
+        prefix = schema.get("prefixItems")
+        items = schema.get("items", True)
+        if isinstance(items, list):  # draft 4-2019: items as a tuple
+            prefix, items = items, schema.get("additionalItems", True)
+            if "additionalItems" in schema:
+                report.add(pointer, "additionalItems", ENFORCED)
+        if "prefixItems" in schema or isinstance(schema.get("items"), list):
+            report.add(pointer, "prefixItems" if "prefixItems" in schema else "items", ENFORCED)
+        if "items" in schema and not isinstance(schema.get("items"), list):
+            report.add(pointer, "items", ENFORCED)
+        low = schema.get("minItems", 0)
+        high = schema.get("maxItems")
+        for key in ("minItems", "maxItems"):
+            if key in schema:
+                report.add(pointer, key, ENFORCED)
+        for key in ("uniqueItems", "contains", "minContains", "maxContains", "unevaluatedItems"):
+            if key in schema and not (key == "uniqueItems" and schema[key] is False):
+                self.approximate(pointer, key, "not enforced yet")
+        fixed = [self.node(s, f"{pointer}/prefixItems/{i}") for i, s in enumerate(prefix or [])]
+        rest = None if items is False else self.node(items, f"{pointer}/items")
+        if high is not None and high < low:
+            raise SchemaError(f"{pointer or '#'}: maxItems {high} is below minItems {low}")
+        return self.sequence(fixed, rest, low, high, pointer)
+
+    def sequence(self, fixed: list[str], rest: str | None, low: int, high: int | None, pointer: str) -> str:
+        """``[`` fixed items, then ``rest`` items, ``low..high`` items in all ``]``."""
+        open_, close, comma = self.punct("["), self.punct("]"), self.punct(",")
+        if low > MAX_ITEMS_CHAIN or (high is not None and high > MAX_ITEMS_CHAIN):
+            self.approximate(pointer, "maxItems", f"item counts above {MAX_ITEMS_CHAIN} are not enforced")
+            low = min(low, MAX_ITEMS_CHAIN)
+            high = None
+        # tail[k]: what may follow once k items are written
+        tail: dict[int, str] = {}
+        if high is None:
+            # from `loop` items on, the same rule repeats: close, or one more rest item
+            loop = max(low, len(fixed), 1)
+            name = f"items{len(self.rules)}"
+            self.rules[name] = f"{close} | {comma} {rest} {name}" if rest is not None else close
+            tail[loop] = name
+            top = loop - 1
+        else:
+            tail[high] = close
+            top = high - 1
+        for k in range(top, -1, -1):
+            options = [close] if k >= low else []
+            item = fixed[k] if k < len(fixed) else rest
+            if item is not None:
+                options.append(f"{comma if k else ''} {item} {tail[k + 1]}".strip())
+            if not options:
+                raise SchemaError(f"{pointer or '#'}: no array satisfies the item constraints")
+            tail[k] = self.rule("items", " | ".join(options))
+        return f"{open_} {tail[0]}"
+
+    def type_object(self, schema: dict[str, Any], pointer: str) -> str:
+        report = self.report
+        properties: dict[str, Any] = schema.get("properties", {})
+        required = set(schema.get("required", []))
+        for key in ("properties", "required"):
+            if key in schema:
+                report.add(pointer, key, ENFORCED)
+        additional = schema.get("additionalProperties", True)
+        if "additionalProperties" in schema:
+            report.add(
+                pointer, "additionalProperties", ENFORCED,
+                "extra properties come after the declared ones; a declared name spelled with \\u escapes counts as extra",
+            )
+        for key in ("patternProperties", "propertyNames", "minProperties", "maxProperties", "dependentRequired",
+                    "dependentSchemas", "dependencies", "unevaluatedProperties"):
+            if key in schema:
+                self.approximate(pointer, key, "not enforced yet")
+        missing = required - set(properties)
+        if missing and additional is False:
+            raise SchemaError(f"{pointer or '#'}: required properties {sorted(missing)} are not allowed")
+        colon, comma = self.punct(":"), self.punct(",")
+        members: list[tuple[str, bool]] = []
+        for key, sub in properties.items():
+            value = self.node(sub, f"{pointer}/properties/{_pointer_token(key)}")
+            members.append((f"{self.literal(key)} {colon} {value}", key in required))
+        for key in sorted(missing):  # required but undeclared: any value
+            members.append((f"{self.literal(key)} {colon} {self.any_value()}", True))
+        extra = None
+        if additional is not False:
+            value = self.node(additional, f"{pointer}/additionalProperties")
+            names = regexes.string_except(list(properties) + sorted(missing))
+            if names is None:
+                self.approximate(pointer, "additionalProperties", "a declared name with an escaped character may repeat as an extra property")
+                names = regexes.STRING
+            extra = f"{self.terminal(names)} {colon} {value}"
+        # started: what may follow once a member was written; fresh: before any
+        started = fresh = ""  # "" stands for nothing more
+        if extra is not None:
+            started = f"more{len(self.rules)}"
+            self.rules[started] = f"{comma} {extra} {started} |"
+            fresh = self.rule("first", f"{extra} {started} |")
+        for member, needed in reversed(members):
+            new_started = [f"{comma} {member} {started}".strip()]
+            new_fresh = [f"{member} {started}".strip()]
+            if not needed:
+                new_started.append(started)
+                new_fresh.append(fresh)
+            started = self.rule("more", " | ".join(new_started))
+            fresh = self.rule("first", " | ".join(new_fresh))
+        return f"{self.punct('{')} {fresh} {self.punct('}')}"
+
+    # -- combinators, constants, any value
+
+    def alternatives(self, schema: dict[str, Any], pointer: str) -> str:
+        keyword = "anyOf" if "anyOf" in schema else "oneOf"
+        options = schema[keyword]
+        if not isinstance(options, list) or not options:
+            raise SchemaError(f"{pointer or '#'}: {keyword} must be a non-empty list")
+        rest = {k: v for k, v in schema.items() if k != keyword and k not in ANNOTATIONS}
+        branches = []
+        for i, option in enumerate(options):
+            if option is False:
+                continue
+            merged = {"allOf": [option, rest]} if rest else option
+            branches.append(self.node(merged, f"{pointer}/{keyword}/{i}"))
+        if not branches:
+            raise SchemaError(f"{pointer or '#'}: no branch of {keyword} accepts a value")
+        if keyword == "oneOf" and not _disjoint_types(options):
+            self.approximate(pointer, "oneOf", "treated as anyOf: a value matching several branches is not refused")
+        else:
+            self.report.add(pointer, keyword, ENFORCED)
+        return " | ".join(branches)
+
+    def all_of(self, schema: dict[str, Any], pointer: str) -> str:
+        parts = schema["allOf"]
+        if not isinstance(parts, list):
+            raise SchemaError(f"{pointer or '#'}: allOf must be a list")
+        merged: dict[str, Any] = {k: v for k, v in schema.items() if k != "allOf"}
+        exact = True
+        for part in parts:
+            if part is True:
+                continue
+            if isinstance(part, dict) and "$ref" in part and len(part) == 1:
+                part = self.resolve(part["$ref"], pointer)
+            if not isinstance(part, dict):
+                raise SchemaError(f"{pointer or '#'}: allOf holds {part!r}")
+            for key, value in part.items():
+                if key not in merged:
+                    merged[key] = value
+                elif key == "properties":
+                    merged[key] = {**merged[key], **value}
+                elif key == "required":
+                    merged[key] = list(dict.fromkeys(merged[key] + value))
+                elif merged[key] != value and key not in ANNOTATIONS:
+                    exact = False
+        if exact:
+            self.report.add(pointer, "allOf", ENFORCED, "merged")
+        else:
+            self.approximate(pointer, "allOf", "branches disagree on a keyword: the first one's value is used")
+        return self.body(merged, pointer)
+
+    def constants(self, schema: dict[str, Any], pointer: str) -> str:
+        values = [schema["const"]] if "const" in schema else schema["enum"]
+        key = "const" if "const" in schema else "enum"
+        if not isinstance(values, list) or not values:
+            raise SchemaError(f"{pointer or '#'}: enum must be a non-empty list")
+        self.report.add(pointer, key, ENFORCED)
+        for other in schema:
+            if other not in (key, "type") and other not in ANNOTATIONS:
+                self.report.add(pointer, other, ENFORCED, f"implied by {key}")
+        if "type" in schema:
+            self.report.add(pointer, "type", ENFORCED, f"checked against {key}")
+            allowed = schema["type"] if isinstance(schema["type"], list) else [schema["type"]]
+            values = [v for v in values if _json_type(v) in allowed or (_json_type(v) == "integer" and "number" in allowed)]
+            if not values:
+                raise SchemaError(f"{pointer or '#'}: no value of {key} has the schema's type")
+        return " | ".join(dict.fromkeys(self.constant(value) for value in values))
+
+    def constant(self, value: Any) -> str:
+        if isinstance(value, dict):
+            colon, comma = self.punct(":"), self.punct(",")
+            members = f" {comma} ".join(f"{self.literal(k)} {colon} {self.constant(v)}" for k, v in value.items())
+            return self.rule("const", f"{self.punct('{')} {members} {self.punct('}')}")
+        if isinstance(value, list):
+            comma = self.punct(",")
+            items = f" {comma} ".join(self.constant(v) for v in value)
+            return self.rule("const", f"{self.punct('[')} {items} {self.punct(']')}")
+        return self.literal(value)
+
+    def any_value(self) -> str:
+        """Any JSON value (with this translation's whitespace)."""
+        if "value" not in self.rules:
+            colon, comma = self.punct(":"), self.punct(",")
+            string = self.terminal(regexes.STRING)
+            self.rules["value"] = (
+                f"{self.punct('{')} [{string} {colon} value ({comma} {string} {colon} value)*] {self.punct('}')}"
+                f" | {self.punct('[')} [value ({comma} value)*] {self.punct(']')}"
+                f" | {string} | {self.terminal(regexes.NUMBER)}"
+                f" | {self.literal(True)} | {self.literal(False)} | {self.literal(None)}"
+            )
+        return "value"
+
+    # -- reporting
+
+    def approximate(self, pointer: str, keyword: str, note: str) -> None:
+        if self.options.strict:
+            raise SchemaError(f"{pointer or '#'}: {keyword} cannot be enforced exactly ({note})")
+        self.report.add(pointer, keyword, APPROXIMATED, note)
+
+    def unsupported(self, pointer: str, keyword: str, note: str) -> str:
+        if self.options.strict:
+            raise SchemaError(f"{pointer or '#'}: {keyword}: {note}")
+        self.report.add(pointer, keyword, REJECTED, note + "; any value accepted")
+        return self.any_value()
+
+    def unknown_keywords(self, schema: dict[str, Any], pointer: str) -> None:
+        known = set(ANNOTATIONS) | {k for keys in _TYPE_KEYWORDS.values() for k in keys}
+        known |= {"type", "nullable", "$defs", "definitions", "format"}
+        for key in schema:
+            if key in ("$defs", "definitions"):
+                self.report.add(pointer, key, ENFORCED, "definitions, used through $ref")
+            elif key in ("not", "if", "then", "else"):
+                self.approximate(pointer, key, "not enforced yet")
+            elif key not in known:
+                self.approximate(pointer, key, "unknown keyword, ignored")
+
+
+_TYPE_KEYWORDS = {
+    "object": ("properties", "required", "additionalProperties", "patternProperties", "propertyNames",
+               "minProperties", "maxProperties", "dependentRequired", "dependentSchemas", "dependencies",
+               "unevaluatedProperties"),
+    "array": ("items", "prefixItems", "additionalItems", "minItems", "maxItems", "uniqueItems", "contains",
+              "minContains", "maxContains", "unevaluatedItems"),
+    "string": ("minLength", "maxLength", "pattern"),
+    "number": ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf"),
+}
+
+
+def _json_type(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int):
+        return "integer"
+    if isinstance(value, float):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    return "array" if isinstance(value, list) else "object"
+
+
+def _disjoint_types(options: list[Any]) -> bool:
+    """Whether the branches' declared types exclude each other (then oneOf = anyOf)."""
+    seen: set[str] = set()
+    for option in options:
+        if not isinstance(option, dict) or "type" not in option:
+            return False
+        declared = option["type"] if isinstance(option["type"], list) else [option["type"]]
+        kinds = {"number" if t == "integer" else t for t in declared}
+        if kinds & seen:
+            return False
+        seen |= kinds
+    return True
+
+
+def _lark_regex(pattern: str) -> str:
+    """``pattern`` inside lark's ``/.../``."""
+    return pattern.replace("/", "\\/")

@@ -1,0 +1,280 @@
+"""JSON Schema to grammar: the scalar regexes against brute force, every keyword's
+grammar against hand-written valid and invalid instances (the valid ones checked
+with jsonschema first), the report, strict mode, whitespace, Pydantic models, and
+real MaskBench schemas."""
+
+from __future__ import annotations
+
+import enum
+import json
+import random
+import re
+from pathlib import Path
+from typing import Any, Literal, Optional
+
+import jsonschema
+import pydantic
+import pytest
+
+from schema2grammar import APPROXIMATED, ENFORCED, Options, SchemaError, translate
+from schema2grammar import regexes
+from structgen import Grammar
+
+
+@pytest.mark.parametrize(("low", "high"), [(0, 250), (-37, 12), (15, None), (None, -3), (None, None), (7, 7), (-1000, -999), (99, 101)])
+def test_integer_ranges_equal_brute_force(low: int | None, high: int | None) -> None:
+    pattern = re.compile(regexes.integer_range(low, high) if (low, high) != (None, None) else regexes.INTEGER)
+    for value in range(-1200, 1200):
+        inside = (low is None or value >= low) and (high is None or value <= high)
+        assert bool(pattern.fullmatch(str(value))) == inside, value
+    assert not pattern.fullmatch("007") and not pattern.fullmatch("1.0")
+
+
+def test_names_other_than_the_declared_ones() -> None:
+    words = ["count", "co", "x", "é", "a b"]
+    pattern = re.compile(regexes.string_except(words) or "")
+    rng = random.Random(3)
+    candidates = words + ["", "c", "cou", "counts", "xy", "coa", "é!", "a", "a b ", "\n", 'q"'] + [
+        "".join(rng.choice("coxunté ab") for _ in range(rng.randint(0, 6))) for _ in range(500)
+    ]
+    for text in candidates:
+        assert bool(pattern.fullmatch(json.dumps(text, ensure_ascii=False))) == (text not in words), text
+    assert regexes.string_except(['a"b']) is None  # needs an escape: not built
+
+
+def test_string_lengths_count_characters() -> None:
+    pattern = re.compile(regexes.string_of_length(2, 3))
+    for text, inside in [("ab", True), ("abc", True), ("a", False), ("abcd", False), ("日本", True), ('a"', True), ("\n\n\n", True), ("é", False)]:
+        assert bool(pattern.fullmatch(json.dumps(text, ensure_ascii=False))) == inside, text
+        assert bool(pattern.fullmatch(json.dumps(text))) == inside, text  # \\u escapes count as one
+
+
+CASES: list[tuple[str, dict[str, Any], list[Any], list[Any]]] = [
+    ("types", {"type": ["integer", "null"]}, [1, -20, None], [1.5, "1", True, []]),
+    ("enum", {"enum": ["a", 1, None, {"k": [1, 2]}]}, ["a", 1, None, {"k": [1, 2]}], ["b", 2, {"k": [1]}]),
+    ("const", {"const": {"a": True}}, [{"a": True}], [{"a": False}, {}]),
+    (
+        "object",
+        {"type": "object", "properties": {"a": {"type": "integer"}, "b": {"type": "string"}}, "required": ["b"],
+         "additionalProperties": False},
+        [{"b": "x"}, {"a": 1, "b": "x"}],
+        [{"a": 1}, {}, {"b": "x", "c": 1}, {"a": "1", "b": "x"}],
+    ),
+    (
+        "extra_properties",
+        {"type": "object", "properties": {"count": {"type": "integer"}}, "additionalProperties": {"type": "string"}},
+        [{}, {"count": 1}, {"count": 1, "other": "x"}, {"cou": "x", "counts": "y"}],
+        [{"count": "ten"}, {"count": 1, "other": 2}],
+    ),
+    (
+        "arrays",
+        {"type": "array", "items": {"type": "boolean"}, "minItems": 1, "maxItems": 3},
+        [[True], [True, False, True]],
+        [[], [True] * 4, [1]],
+    ),
+    (
+        "tuple",
+        {"type": "array", "prefixItems": [{"type": "string"}, {"type": "integer"}], "items": False},
+        [[], ["a"], ["a", 1]],
+        [[1], ["a", 1, 2], ["a", "b"]],
+    ),
+    (
+        "long_arrays",
+        {"type": "array", "items": {"type": "null"}, "minItems": 3},
+        [[None] * 3, [None] * 40],
+        [[None] * 2],
+    ),
+    (
+        "any_of",
+        {"anyOf": [{"type": "string", "maxLength": 2}, {"type": "integer", "minimum": 10}]},
+        ["ab", 10, 11000],
+        ["abc", 9, None],
+    ),
+    ("one_of_disjoint", {"oneOf": [{"type": "string"}, {"type": "boolean"}]}, ["x", True], [1, None]),
+    (
+        "all_of",
+        {"allOf": [{"type": "object", "properties": {"a": {"type": "integer"}}, "required": ["a"]},
+                   {"properties": {"b": {"type": "integer"}}, "required": ["b"]}]},
+        [{"a": 1, "b": 2}],
+        [{"a": 1}, {"b": 2}],
+    ),
+    (
+        "recursion",
+        {"$defs": {"node": {"type": "object", "properties": {"value": {"type": "integer"},
+                                                           "children": {"type": "array", "items": {"$ref": "#/$defs/node"}}},
+                            "required": ["value"], "additionalProperties": False}},
+         "$ref": "#/$defs/node"},
+        [{"value": 1}, {"value": 1, "children": [{"value": 2, "children": [{"value": 3}]}]}],
+        [{"value": 1, "children": [{}]}, {"children": []}],
+    ),
+    (
+        "integer_bounds",
+        {"type": "integer", "exclusiveMinimum": -3, "maximum": 120},
+        [-2, 0, 120],
+        [-3, 121, 1.5],
+    ),
+    (
+        "draft4_exclusive",
+        {"$schema": "http://json-schema.org/draft-04/schema#", "type": "integer", "minimum": 5, "exclusiveMinimum": True},
+        [6],
+        [5],
+    ),
+    ("formats", {"type": "string", "format": "date"}, ["2024-02-29", "1999-12-31"], ["2024-13-01", "24-01-01", "x"]),
+    ("uuid", {"type": "string", "format": "uuid"}, ["123e4567-e89b-12d3-a456-426614174000"], ["123e4567"]),
+    ("boolean_schema", {"type": "object", "properties": {"a": True}}, [{"a": [1, {"b": None}]}], [[]]),
+]
+
+
+@pytest.mark.parametrize(("name", "schema", "valid", "invalid"), CASES, ids=[case[0] for case in CASES])
+def test_keywords_accept_exactly_their_instances(name: str, schema: dict[str, Any], valid: list[Any], invalid: list[Any]) -> None:
+    grammar = Grammar.from_json_schema(schema)
+    assert grammar.report.exact, str(grammar.report)
+    validator = jsonschema.validators.validator_for(schema)(schema, format_checker=jsonschema.FormatChecker())
+    for instance in valid:
+        validator.validate(instance)  # the test data itself is right
+        for indent in (None, 2, 4):
+            assert grammar.accepts(json.dumps(instance, ensure_ascii=False, indent=indent)), (name, instance, indent)
+    for instance in invalid:
+        assert not validator.is_valid(instance), instance
+        assert not grammar.accepts(json.dumps(instance, ensure_ascii=False)), (name, instance)
+
+
+def test_openapi_nullable_adds_null() -> None:
+    grammar = Grammar.from_json_schema({"type": "string", "nullable": True})
+    assert grammar.report.exact
+    assert grammar.accepts('"x"') and grammar.accepts("null") and not grammar.accepts("1")
+
+
+def test_duplicate_declared_name_is_refused() -> None:
+    grammar = Grammar.from_json_schema({"type": "object", "properties": {"count": {"type": "integer"}}})
+    assert not grammar.accepts('{"count": 1, "count": 2}')
+    assert grammar.accepts('{"count": 1, "other": 2}')
+
+
+def test_whitespace_is_bounded_and_compact_has_none() -> None:
+    schema = {"type": "object", "properties": {"a": {"type": "array", "items": {"type": "integer"}}}}
+    flexible = Grammar.from_json_schema(schema, max_whitespace=8)
+    assert flexible.accepts('{"a": [1, 2]}') and flexible.accepts('{\n  "a": [\n    1,\n    2\n  ]\n}')
+    assert flexible.accepts('{"a":' + " " * 8 + "[1]}") and not flexible.accepts('{"a":' + " " * 9 + "[1]}")
+    assert not flexible.accepts(' {"a": [1]}') and not flexible.accepts('{"a": [1]} ')
+    compact = Grammar.from_json_schema(schema, whitespace="compact")
+    assert compact.accepts('{"a":[1,2]}') and not compact.accepts('{"a": [1,2]}')
+
+
+def test_report_lists_every_keyword_with_its_pointer() -> None:
+    schema = {
+        "title": "T",
+        "type": "object",
+        "properties": {"name": {"type": "string", "pattern": "^[a-z]+$"}, "n": {"type": "number", "minimum": 0}},
+        "x-custom": 1,
+        "not": {"type": "null"},
+    }
+    report = translate(schema)[1]
+    by_key = {(e.pointer, e.keyword): e.status for e in report.entries}
+    assert by_key[("", "title")] == ENFORCED and by_key[("", "properties")] == ENFORCED
+    assert by_key[("/properties/name", "pattern")] == APPROXIMATED
+    assert by_key[("/properties/n", "minimum")] == APPROXIMATED
+    assert by_key[("", "x-custom")] == APPROXIMATED and by_key[("", "not")] == APPROXIMATED
+    assert not report.exact
+    assert "approximated" in str(report) and "/properties/name pattern" in str(report)
+    assert report.as_dicts()[0].keys() == {"pointer", "keyword", "status", "note"}
+
+
+@pytest.mark.parametrize(
+    ("schema", "message"),
+    [
+        ({"type": "string", "pattern": "a+"}, r"/properties/s: pattern cannot be enforced exactly"),
+        ({"type": "number", "minimum": 0.5}, r"/properties/s: minimum cannot be enforced exactly"),
+    ],
+)
+def test_strict_mode_names_the_keyword_and_place(schema: dict[str, Any], message: str) -> None:
+    wrapped = {"type": "object", "properties": {"s": schema}}
+    with pytest.raises(SchemaError, match=message):
+        translate(wrapped, Options(strict=True))
+    assert not translate(wrapped)[1].exact  # lenient: approximated, and said so
+
+
+@pytest.mark.parametrize(
+    ("schema", "message"),
+    [
+        ("{not json", "not valid JSON"),
+        ({"type": "strnig"}, "unknown type 'strnig'"),
+        ({"$ref": "#/$defs/missing"}, "points to nothing"),
+        ({"type": "array", "minItems": 3, "maxItems": 2}, "maxItems 2 is below minItems 3"),
+        (False, "accepts no value"),
+        ({"type": "integer", "minimum": 5, "maximum": 4}, "no integer lies within the bounds"),
+    ],
+)
+def test_bad_schemas_are_clear_errors(schema: Any, message: str) -> None:
+    with pytest.raises(SchemaError, match=re.escape(message)):
+        translate(schema)
+
+
+def test_options_are_checked() -> None:
+    with pytest.raises(ValueError, match="whitespace must be"):
+        Options(whitespace="pretty")
+    with pytest.raises(ValueError, match="max_whitespace"):
+        Options(max_whitespace=-1)
+
+
+class Color(enum.Enum):
+    RED = "red"
+    BLUE = "blue"
+
+
+class Point(pydantic.BaseModel):
+    x: int
+    y: int = 0
+
+
+class Shape(pydantic.BaseModel):
+    name: str = pydantic.Field(max_length=20)
+    kind: Literal["circle", "square"]
+    color: Color
+    center: Point
+    corners: list[Point] = []
+    label: Optional[str] = None
+    size: int = pydantic.Field(ge=1, le=100)
+    children: list["Shape"] = []
+
+
+def test_pydantic_models_round_trip() -> None:
+    grammar = Grammar.from_pydantic(Shape)
+    assert grammar.report.exact, str(grammar.report)
+    shapes = [
+        Shape(name="a", kind="circle", color=Color.RED, center=Point(x=1), size=5),
+        Shape(name="b" * 20, kind="square", color=Color.BLUE, center=Point(x=-1, y=2), corners=[Point(x=0)], label="L",
+              size=100, children=[Shape(name="c", kind="circle", color=Color.RED, center=Point(x=0), size=1)]),
+    ]
+    for shape in shapes:
+        text = shape.model_dump_json()
+        assert grammar.accepts(text), text
+        assert Shape.model_validate_json(text) == shape
+    bad = json.loads(shapes[0].model_dump_json())
+    for key, value in [("size", 0), ("size", 101), ("kind", "oval"), ("name", "n" * 21), ("color", "green")]:
+        assert not grammar.accepts(json.dumps({**bad, key: value})), key
+
+
+def test_real_function_schemas_translate_or_fail_clearly() -> None:
+    """BFCL's function-calling schemas (the bfcl-eval package): each translates to a
+    grammar that compiles, or fails with a SchemaError naming what is wrong (BFCL
+    writes "dict" and "float" for "object" and "number")."""
+    import importlib.util
+
+    spec = importlib.util.find_spec("bfcl_eval")
+    assert spec is not None and spec.submodule_search_locations
+    data = Path(list(spec.submodule_search_locations)[0]) / "data" / "BFCL_v4_simple_python.json"
+    translated = refused = 0
+    for line in data.read_text().splitlines()[:60]:
+        for function in json.loads(line)["function"]:
+            try:
+                grammar = Grammar.from_json_schema(function["parameters"])
+            except SchemaError as exc:
+                assert "unknown type" in str(exc) or "$ref" in str(exc), exc
+                refused += 1
+                continue
+            assert grammar.table.state_count > 1
+            translated += 1
+    assert refused >= 1  # "dict" is not a JSON Schema type
+    standard = json.loads(json.dumps(function["parameters"]).replace('"dict"', '"object"').replace('"float"', '"number"'))
+    assert Grammar.from_json_schema(standard).accepts("{}") == (not standard.get("required"))
