@@ -131,15 +131,10 @@ class GLRParser:
             action = actions[0]
             if action & 1 == 0:
                 return [self._settle(self._intern(StackNode(action >> 1, [node], -1)))]
-            rule = action >> 1
-            base: StackNode | None = node
-            for _ in range(table.rule_length[rule]):
-                assert base is not None
-                base = base.only_parent()
-                if base is None:
-                    return None
-            assert base is not None
-            node = self._intern(StackNode(table.gotos[base.state][table.rule_lhs[rule]], [base], -1))
+            reduced = self._reduce_single_path(node, action >> 1)
+            if reduced is None:
+                return None
+            node = reduced
         return None
 
     def feed_lexeme(self, tops: list[StackNode], alternatives: list[int], ignored: list[bool]) -> list[StackNode]:
@@ -317,15 +312,23 @@ class GLRParser:
             rule = table.default_reduce[node.state]
             if rule < 0:
                 return node
-            base: StackNode | None = node
-            for _ in range(table.rule_length[rule]):
-                assert base is not None
-                base = base.only_parent()
-                if base is None:
-                    return node
-            assert base is not None
-            node = self._intern(StackNode(table.gotos[base.state][table.rule_lhs[rule]], [base], -1))
+            reduced = self._reduce_single_path(node, rule)
+            if reduced is None:
+                return node
+            node = reduced
         return node
+
+    def _reduce_single_path(self, node: StackNode, rule: int) -> StackNode | None:
+        """The top after reducing by ``rule`` on ``node``, or None when the stack
+        under it branches within the rule's length."""
+        table = self.table
+        base = node
+        for _ in range(table.rule_length[rule]):
+            below = base.only_parent()
+            if below is None:
+                return None
+            base = below
+        return self._intern(StackNode(table.gotos[base.state][table.rule_lhs[rule]], [base], -1))
 
 
 _NO_ACTIONS: Final[list[int]] = []
