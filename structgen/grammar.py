@@ -14,7 +14,7 @@ from typing import Any
 from structgen.engine.dfa import DEAD, build_dfa
 from structgen.engine.lexer import Lexer, LexerError
 from structgen.engine.lr import LRTable, build_lalr
-from structgen.engine.regex import Node, RegexError, has_lazy_repeat, literal, parse
+from structgen.engine.regex import Node, RegexError, ends_at_first_match, literal, parse
 from structgen.engine.stack import GLRParser
 from structgen.lark_rules import GrammarError, LarkRules, Terminal, read_lark
 
@@ -26,7 +26,7 @@ class Grammar:
         self.rules = rules
         nodes = [_terminal_node(t) for t in rules.terminals]
         # a lazy repeat makes a terminal end at its first match, as re.match (lark) ends it
-        shortest = [t.kind == "re" and has_lazy_repeat(t.value, t.flags) for t in rules.terminals]
+        shortest = [t.kind == "re" and ends_at_first_match(t.value, t.flags) for t in rules.terminals]
         try:
             self.lexer = Lexer(build_dfa(nodes, shortest=shortest))
         except LexerError as exc:

@@ -48,7 +48,7 @@ def trie_for(info: TokenizerInfo) -> TokenTrie:
         _digest_of[info] = digest
     trie = _by_digest.get(digest)
     if trie is None:
-        trie = _load(digest)
+        trie = _load(digest, len(info.decoded_vocab))
         if trie is None:
             trie = build_trie(info.decoded_vocab, _excluded(info))
             _store(digest, trie)
@@ -79,19 +79,24 @@ def _store(digest: str, trie: TokenTrie) -> None:
     if path is None:
         return
     parts = [trie.node_byte, trie.node_depth, trie.first_token, trie.token_ids]
+    temporary = ""
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         with tempfile.NamedTemporaryFile(dir=path.parent, delete=False) as out:
+            temporary = out.name
             out.write(FORMAT + digest.encode() + b"\n")
             for part in parts:
                 out.write(struct.pack("<Q", len(part)))
                 out.write(array("i", part).tobytes())
-        os.replace(out.name, path)
+        os.chmod(temporary, 0o644)  # a shared cache folder serves every user
+        os.replace(temporary, path)
     except OSError as exc:  # a read-only home is not an error: the cache is an optimization
+        if temporary:
+            Path(temporary).unlink(missing_ok=True)
         print(f"structgen: cannot write the trie cache {path}: {exc}", file=sys.stderr)
 
 
-def _load(digest: str) -> TokenTrie | None:
+def _load(digest: str, vocab_size: int) -> TokenTrie | None:
     path = _path(digest)
     if path is None or not path.is_file():
         return None
@@ -113,6 +118,13 @@ def _load(digest: str) -> TokenTrie | None:
             offset += 4 * count
         node_byte, node_depth, first_token, token_ids = parts
         if offset != len(data) or not (len(node_byte) == len(node_depth) == len(first_token) - 1):
+            return None
+        # a damaged file of the right length must not reach the engine
+        if token_ids and not (0 <= min(token_ids) and max(token_ids) < vocab_size):
+            return None
+        if not node_byte or node_byte[0] != -1 or not all(0 <= b < 256 for b in node_byte[1:]):
+            return None
+        if first_token[-1] != len(token_ids) or any(a > b for a, b in zip(first_token, first_token[1:])):
             return None
         return TokenTrie(node_byte, node_depth, first_token, token_ids)
     except (OSError, ValueError, struct.error):  # unreadable, truncated, foreign

@@ -58,3 +58,17 @@ def test_off_writes_nothing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> 
     assert trie_cache.cache_dir() is None
     trie_cache.trie_for(vocabulary(b"off"))
     assert not any(tmp_path.rglob("*"))
+
+
+def test_damaged_file_of_the_right_length_is_rebuilt(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A flipped token id keeps the file's length: the ranges are checked too."""
+    monkeypatch.setenv("STRUCTGEN_CACHE_DIR", str(tmp_path))
+    monkeypatch.setattr(trie_cache, "_by_digest", {})
+    info = vocabulary(b"flipped")
+    expected = arrays(trie_cache.trie_for(info))
+    (path,) = tmp_path.glob("trie-*.bin")
+    data = path.read_bytes()
+    path.write_bytes(data[:-4] + (2**31 - 1).to_bytes(4, "little"))  # the last token id
+    monkeypatch.setattr(trie_cache, "_by_digest", {})
+    assert arrays(trie_cache.trie_for(vocabulary(b"flipped"))) == expected
+    assert path.read_bytes() == data

@@ -92,22 +92,19 @@ def parse(pattern: str, flags: str = "") -> Node:
     return _convert(list(parsed.data), int(parsed.state.flags))
 
 
-def has_lazy_repeat(pattern: str, flags: str = "") -> bool:
-    """Whether ``pattern`` (already accepted by ``parse``) has a lazy repeat
-    (``*?``, ``+?``, ``??``, ``{m,n}?``): such a terminal ends at its first match."""
+def ends_at_first_match(pattern: str, flags: str = "") -> bool:
+    """Whether ``pattern`` (already accepted by ``parse``) ends with a lazy repeat
+    followed by a fixed delimiter (``".*?"``, ``/\*(.|\n)*?\*/``): such a terminal
+    ends at its first match, exactly as ``re.match`` ends it. Other lazy repeats
+    (``a*?b+``) denote the same language as their greedy forms and are read so."""
     flag_bits = 0
     for flag in flags:
         flag_bits |= _FLAG_BITS.get(flag, 0)
-    pending: list[Any] = list(_sre.parse(pattern, flag_bits).data)
-    while pending:
-        item = pending.pop()
-        if isinstance(item, (list, tuple)):
-            if item and str(item[0]) == "MIN_REPEAT":
-                return True
-            pending.extend(item)
-        elif isinstance(item, _sre.SubPattern):
-            pending.extend(item.data)
-    return False
+    items = list(_sre.parse(pattern, flag_bits).data)
+    last_lazy = max((i for i, (op, _) in enumerate(items) if str(op) == "MIN_REPEAT"), default=-1)
+    if last_lazy < 0 or last_lazy == len(items) - 1:
+        return False
+    return all(str(op) in ("LITERAL", "IN") for op, _ in items[last_lazy + 1 :])
 
 
 _FLAG_BITS: Final = {

@@ -51,16 +51,25 @@ class StackNode:
 
 class _Level:
     """The nodes of one position while a terminal's reductions run: at most one per
-    LR state. Nodes made here are new and still change (they gain parents); the
-    tops it starts from are old and never change (a node replaces them instead)."""
+    LR state, all of them new and still changing (they gain parents). The tops it
+    starts from are copied in, merged by state: they never change, and they may also
+    stand under one another (hash-consing ignores positions), so a top is never
+    itself a node of the level."""
 
     def __init__(self, tops: list[StackNode]) -> None:
         self.by_state: dict[int, StackNode] = {}
-        self.parent_ids: dict[int, set[int]] = {}  # id() of each node made here -> id()s of its parents
+        self.parent_ids: dict[int, set[int]] = {}  # id() of each node here -> id()s of its parents
         self.order: list[StackNode] = []
-        for node in tops:
-            self.by_state[node.state] = node
-            self.order.append(node)
+        for top in tops:
+            existing = self.by_state.get(top.state)
+            if existing is None:
+                self.add_fresh(StackNode(top.state, list(top.parents), -1))
+                continue
+            known = self.parent_ids[id(existing)]
+            for parent in top.parents:
+                if id(parent) not in known:
+                    known.add(id(parent))
+                    existing.parents.append(parent)
 
     def add_fresh(self, node: StackNode) -> None:
         self.by_state[node.state] = node
@@ -110,13 +119,11 @@ class GLRParser:
         if not shifted:
             return []
         final = self._finalize(level)
-        out: list[StackNode] = []
-        for state, under in shifted.items():
-            node = self._intern(StackNode(state, [final.get(id(p), p) for p in under], -1))
-            node = self._settle(node)
-            if node not in out:
-                out.append(node)
-        return out
+        settled = [
+            self._settle(self._intern(StackNode(state, [final.get(id(p), p) for p in under], -1)))
+            for state, under in shifted.items()
+        ]
+        return self._merge_by_state(settled)
 
     def _feed_deterministic(self, node: StackNode, terminal: int) -> list[StackNode] | None:
         """``feed`` for one top while every step has one action and one path under
@@ -144,20 +151,30 @@ class GLRParser:
         if len(alternatives) == 1:
             terminal = alternatives[0]
             return tops if ignored[terminal] else self.feed(tops, terminal)
-        by_state: dict[int, list[StackNode]] = {}
+        following: list[StackNode] = []
         for terminal in alternatives:
-            following = tops if ignored[terminal] else self.feed(tops, terminal)
-            for node in following:
-                by_state.setdefault(node.state, []).append(node)
+            following.extend(tops if ignored[terminal] else self.feed(tops, terminal))
+        return self._merge_by_state(following)
+
+    def _merge_by_state(self, nodes: list[StackNode]) -> list[StackNode]:
+        """One top per LR state: tops in the same state become one node over all
+        their parents (settling can bring two shifts to one state)."""
+        by_state: dict[int, list[StackNode]] = {}
+        for node in nodes:
+            same = by_state.setdefault(node.state, [])
+            if node not in same:
+                same.append(node)
         merged: list[StackNode] = []
-        for state, nodes in by_state.items():
-            if len(nodes) == 1:
-                merged.append(nodes[0])
+        for state, same in by_state.items():
+            if len(same) == 1:
+                merged.append(same[0])
                 continue
             parents: list[StackNode] = []
-            for node in nodes:
+            seen: set[int] = set()
+            for node in same:
                 for parent in node.parents:
-                    if parent not in parents:
+                    if id(parent) not in seen:
+                        seen.add(id(parent))
                         parents.append(parent)
             merged.append(self._intern(StackNode(state, parents, -1)))
         return merged
@@ -185,8 +202,6 @@ class GLRParser:
             task = pending.pop()
             node = task.node
             via = task.via
-            if level.by_state.get(node.state) is not node:
-                continue  # replaced by a node with more parents, processed in its place
             for action in table.actions[node.state].get(terminal, _NO_ACTIONS):
                 if action == ACCEPT or action & 1 == 0:
                     continue
@@ -232,26 +247,13 @@ class GLRParser:
             level.add_fresh(node)
             pending.append(_Task(node, None))
             return
-        known = level.parent_ids.get(id(existing))
-        if known is not None:
-            if id(base) in known:
-                return
-            known.add(id(base))
-            existing.parents.append(base)
-            pending.append(_Task(existing, base))
-            changed = existing
-        else:
-            if any(parent is base for parent in existing.parents):
-                return
-            # an old top never changes: a new node takes its place in this level
-            changed = StackNode(state, existing.parents + [base], -1)
-            level.add_fresh(changed)
-            level.order = [node for node in level.order if node is not existing]
-            for node in level.order:
-                if id(node) in level.parent_ids and any(p is existing for p in node.parents):
-                    node.parents = [changed if p is existing else p for p in node.parents]
-                    level.parent_ids[id(node)] = {id(p) for p in node.parents}
-            pending.append(_Task(changed, None))
+        known = level.parent_ids[id(existing)]
+        if id(base) in known:
+            return
+        known.add(id(base))
+        existing.parents.append(base)
+        pending.append(_Task(existing, base))
+        changed = existing
         self._requeue_above(level, changed, pending)
 
     def _requeue_above(self, level: _Level, changed: StackNode, pending: list[_Task]) -> None:
@@ -267,6 +269,8 @@ class GLRParser:
                     marked.add(id(node))
                     pending.append(_Task(node, None))
                     grew = True
+        if any(id(p) in marked for p in changed.parents):
+            pending.append(_Task(changed, None))  # it stands on itself: its own paths grew too
 
     def _finalize(self, level: _Level) -> dict[int, StackNode]:
         """Intern the level's new nodes, parents first: id() of each -> its node.
@@ -289,6 +293,8 @@ class GLRParser:
             node.uid = self._next_uid
             self._next_uid += 1
             final[id(node)] = node
+        for node in waiting:
+            node.parents = [final.get(id(p), p) for p in node.parents]
         return final
 
     def _intern(self, node: StackNode) -> StackNode:

@@ -44,6 +44,10 @@ REFINE_AT: Final = 8
 MAX_CONTEXT: Final = 4
 """The most LR states a refined entry knows."""
 
+MAX_PARTIAL_DEPTH: Final = 64
+"""Longest partial stack a classification builds; past it, as past the work limit,
+the group is checked online."""
+
 MAX_MEMOIZED: Final = 200_000
 """Partial-stack results kept for building more entries; past it they are dropped."""
 
@@ -268,6 +272,9 @@ class MaskTables:
                     continue
                 base = stack[:keep]
                 reduced = base + (table.gotos[base[-1]][table.rule_lhs[rule]],)
+                if len(reduced) > MAX_PARTIAL_DEPTH:
+                    below[0] = True  # empty rules piling up (a cyclic grammar): leave it to the real stack
+                    continue
                 if reduced not in seen:
                     seen.add(reduced)
                     work.append(reduced)
