@@ -162,14 +162,11 @@ class _Translator:
                 report.add(pointer, key, ENFORCED, "annotation")
         if "const" in schema or "enum" in schema:
             return self.constants(schema, pointer)
-        branches: list[str] = []
         if "anyOf" in schema or "oneOf" in schema:
             return self.alternatives(schema, pointer)
         if "allOf" in schema:
             return self.all_of(schema, pointer)
-        types = self.types(schema, pointer)
-        for json_type in types:
-            branches.append(getattr(self, "type_" + json_type)(schema, pointer))
+        branches = [getattr(self, "type_" + json_type)(schema, pointer) for json_type in self.types(schema, pointer)]
         self.unknown_keywords(schema, pointer)
         return " | ".join(branches)
 
@@ -177,7 +174,7 @@ class _Translator:
         declared = schema.get("type")
         if declared is None:
             implied = [t for t, keys in _TYPE_KEYWORDS.items() if any(k in schema for k in keys)]
-            types = implied or list(JSON_TYPES[:-2]) + ["boolean", "null"]
+            types = implied or list(JSON_TYPES)
             if "integer" in types and "number" in types:
                 types.remove("integer")
             return types
