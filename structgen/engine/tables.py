@@ -142,9 +142,6 @@ class MaskTables:
             entry.deeper[below] = found
         return found
 
-    def built_entries(self) -> int:
-        return sum(1 for entry in self._entries if entry is not None)
-
     def _build(self, lexer_state: int, states: list[int], groups: list[TokenGroup], always: int) -> MaskEntry:
         context = self._context(states)
         small = empty_buffer(self.vocab_size)
