@@ -77,16 +77,13 @@ class MaskEntry:
         self.deeper = {}
 
 
-class _Partial:
-    """The partial stacks after a terminal sequence, and whether some branch
-    needed a state under the known part (or hit the work limit)."""
+Stacks = tuple[tuple[int, ...], ...]
+"""Partial stacks (LR states, bottom first). Tuples of ints: the collector stops
+tracking them, which matters when hundreds of thousands are memoized."""
 
-    stacks: Final[list[tuple[int, ...]]]
-    below: Final[bool]
-
-    def __init__(self, stacks: list[tuple[int, ...]], below: bool) -> None:
-        self.stacks = stacks
-        self.below = below
+Partial = tuple[Stacks, bool]
+"""The partial stacks after a terminal sequence, and whether some branch needed a
+state under the known part (or hit a limit)."""
 
 
 class _Context:
@@ -94,7 +91,7 @@ class _Context:
 
     def __init__(self, states: list[int]) -> None:
         self.states = states
-        self.after: dict[int, _Partial] = {}  # sequence -> partial stacks after it
+        self.after: dict[int, Partial] = {}  # sequence -> partial stacks after it
         self.takes: dict[int, int] = {}  # sequence * symbols + terminal -> verdict
 
 
@@ -192,11 +189,12 @@ class MaskTables:
         lexeme in progress in lexer state ``end_state``, from a stack topped by
         ``context``."""
         partial = self._after(context, sequence)
-        if not partial.stacks:
-            return DEPENDS if partial.below else NEVER
+        stacks, below = partial
+        if not stacks:
+            return DEPENDS if below else NEVER
         if end_state == START:
             return ALWAYS
-        verdict = DEPENDS if partial.below else NEVER
+        verdict = DEPENDS if below else NEVER
         symbols = self.table.end + 1
         for terminal in self.lexer.reachable_terminals[end_state]:
             if self.ignored[terminal]:
@@ -205,7 +203,7 @@ class MaskTables:
             takes = context.takes.get(key, -1)
             if takes < 0:
                 flag = [False]
-                takes = ALWAYS if self._feed(partial.stacks, terminal, flag) else DEPENDS if flag[0] else NEVER
+                takes = ALWAYS if self._feed(stacks, terminal, flag) else DEPENDS if flag[0] else NEVER
                 context.takes[key] = takes
             if takes == ALWAYS:
                 return ALWAYS
@@ -213,32 +211,33 @@ class MaskTables:
                 verdict = DEPENDS
         return verdict
 
-    def _after(self, context: _Context, sequence: int) -> _Partial:
+    def _after(self, context: _Context, sequence: int) -> Partial:
         """The partial stacks after ``sequence`` from ``context`` (memoized by prefix)."""
         found = context.after.get(sequence)
         if found is not None:
             return found
         if sequence == EMPTY_SEQUENCE:
-            found = _Partial([tuple(context.states)], False)
+            found = ((tuple(context.states),), False)
         else:
             before = self._after(context, self.sequences.parent[sequence])
-            if not before.stacks:
+            before_stacks, before_below = before
+            if not before_stacks:
                 return before  # nothing goes on after a dead prefix: share its result, keep no entry
-            flag = [before.below]
+            flag = [before_below]
             stacks: list[tuple[int, ...]] = []
             seen: set[tuple[int, ...]] = set()
             for terminal in self.lexer.accepts[self.sequences.last[sequence]]:
-                following = before.stacks if self.ignored[terminal] else self._feed(before.stacks, terminal, flag)
+                following = list(before_stacks) if self.ignored[terminal] else self._feed(before_stacks, terminal, flag)
                 for stack in following:
                     if stack not in seen:
                         seen.add(stack)
                         stacks.append(stack)
-            found = _Partial(stacks, flag[0])
+            found = (tuple(stacks), flag[0])
         context.after[sequence] = found
         self._memoized += 1
         return found
 
-    def _feed(self, stacks: list[tuple[int, ...]], terminal: int, below: list[bool]) -> list[tuple[int, ...]]:
+    def _feed(self, stacks: Stacks, terminal: int, below: list[bool]) -> list[tuple[int, ...]]:
         """Shift ``terminal`` on partial stacks (tuples of LR states, bottom first)
         after the reductions it needs; a reduction that would pop the known bottom
         sets ``below[0]``."""
