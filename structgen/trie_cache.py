@@ -44,7 +44,7 @@ def trie_for(info: TokenizerInfo) -> TokenTrie:
     """The trie of ``info``'s text tokens (special and stop ids left out)."""
     digest = _digest_of.get(info)
     if digest is None:
-        digest = vocabulary_digest(info)
+        digest = vocabulary_digest(info.decoded_vocab, _excluded(info))
         _digest_of[info] = digest
     trie = _by_digest.get(digest)
     if trie is None:
@@ -56,16 +56,17 @@ def trie_for(info: TokenizerInfo) -> TokenTrie:
     return trie
 
 
-def vocabulary_digest(info: TokenizerInfo) -> str:
+def vocabulary_digest(vocab: list[bytes], excluded: list[int]) -> str:
     h = hashlib.sha256(FORMAT)
-    for data in info.decoded_vocab:
+    for data in vocab:
         h.update(struct.pack("<I", len(data)))
         h.update(data)
-    h.update(array("i", _excluded(info)).tobytes())
+    h.update(array("i", excluded).tobytes())
     return h.hexdigest()
 
 
 def _excluded(info: TokenizerInfo) -> list[int]:
+    """The ids the trie leaves out (special, stop, spelling nothing)."""
     return special_tokens(info.decoded_vocab, info.special_token_ids, info.stop_token_ids)
 
 

@@ -166,17 +166,7 @@ class GLRParser:
                 same.append(node)
         merged: list[StackNode] = []
         for state, same in by_state.items():
-            if len(same) == 1:
-                merged.append(same[0])
-                continue
-            parents: list[StackNode] = []
-            seen: set[int] = set()
-            for node in same:
-                for parent in node.parents:
-                    if id(parent) not in seen:
-                        seen.add(id(parent))
-                        parents.append(parent)
-            merged.append(self._intern(StackNode(state, parents, -1)))
+            merged.append(same[0] if len(same) == 1 else self._intern(StackNode(state, _parents_of(same), -1)))
         return merged
 
     def accepts_end(self, tops: list[StackNode]) -> bool:
@@ -222,14 +212,7 @@ class GLRParser:
         """The nodes ``length`` parent steps under ``node``, along every path."""
         ends = [node]
         for _ in range(length):
-            following: list[StackNode] = []
-            seen: set[int] = set()
-            for current in ends:
-                for parent in current.parents:
-                    if id(parent) not in seen:
-                        seen.add(id(parent))
-                        following.append(parent)
-            ends = following
+            ends = _parents_of(ends)
         self._work += max(1, len(ends))
         if self._work > self.max_step_work:
             raise AmbiguityLimitError(
@@ -335,6 +318,18 @@ class GLRParser:
                 return None
             base = below
         return self._intern(StackNode(table.gotos[base.state][table.rule_lhs[rule]], [base], -1))
+
+
+def _parents_of(nodes: list[StackNode]) -> list[StackNode]:
+    """Every parent of ``nodes``, once each, in order of first appearance."""
+    parents: list[StackNode] = []
+    seen: set[int] = set()
+    for node in nodes:
+        for parent in node.parents:
+            if id(parent) not in seen:
+                seen.add(id(parent))
+                parents.append(parent)
+    return parents
 
 
 _NO_ACTIONS: Final[list[int]] = []

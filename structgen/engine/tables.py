@@ -111,7 +111,7 @@ class MaskTables:
         self._entries: list[MaskEntry | None] = [None] * (lexer.dfa.state_count * table.state_count)
         self._contexts: dict[tuple[int, ...], _Context] = {}
         self._memoized = 0  # partial results held by _contexts
-        self._shared: dict[int, MaskEntry] = {}  # one set and row per distinct always-accepted set
+        self._shared: dict[int, tuple[int, bytes]] = {}  # one set and row per distinct always-accepted set
 
     def groups(self, lexer_state: int) -> list[TokenGroup]:
         """The vocabulary grouped by what it does from ``lexer_state``."""
@@ -168,9 +168,9 @@ class MaskTables:
         # many entries share one set (often the empty one): store it and its row once
         shared = self._shared.get(always)
         if shared is None:
-            shared = MaskEntry(always, to_row(always, self.words), [], [])
+            shared = (always, to_row(always, self.words))
             self._shared[always] = shared
-        return MaskEntry(shared.always, shared.row, dependent, states)
+        return MaskEntry(shared[0], shared[1], dependent, states)
 
     def _context(self, states: list[int]) -> _Context:
         key = tuple(states)
