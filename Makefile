@@ -18,8 +18,13 @@ INSTALLED := $(VENV)/.structgen-installed
 BENCH_INSTALLED := $(VENV)/.bench-installed
 # pyproject's `bench` extra, read here so the versions live in one place
 BENCH_PACKAGES = $(shell $(PY) -c 'import tomllib; print(" ".join(tomllib.load(open("pyproject.toml", "rb"))["project"]["optional-dependencies"]["bench"]))')
+# the JSON-Schema-Test-Suite for `make conformance`, from this jsonschema sdist
+SUITE_VERSION := 4.26.0
+SUITE_IN_SDIST := jsonschema-$(SUITE_VERSION)/json/tests
+SUITE := .cache/$(SUITE_IN_SDIST)
+CONFORMANCE_ARGS ?=
 
-.PHONY: demo test typecheck bench clean
+.PHONY: demo test typecheck bench conformance clean
 
 demo: $(INSTALLED)
 	$(VENV)/bin/structgen vocab
@@ -34,6 +39,18 @@ typecheck: $(INSTALLED)
 # benchmarks/RESULTS.md (docs/benchmarks.md)
 bench: $(INSTALLED) $(BENCH_INSTALLED)
 	$(PY) benchmarks/bench_masks.py
+
+# MaskBench (structgen, XGrammar and llguidance) and the JSON-Schema-Test-Suite:
+# benchmarks/conformance.json and benchmarks/CONFORMANCE.md (docs/schema2grammar.md).
+# All 8,527 schemas take hours; a sample: make conformance CONFORMANCE_ARGS="--every 20"
+conformance: $(INSTALLED) $(BENCH_INSTALLED) $(SUITE)
+	$(PY) benchmarks/conformance.py --suite $(SUITE) $(CONFORMANCE_ARGS)
+
+# the official test suite, from jsonschema's sdist (DESIGN §9), fetched once
+$(SUITE):
+	$(PIP) download --no-deps --no-binary :all: jsonschema==$(SUITE_VERSION) -d .cache
+	tar -xzf .cache/jsonschema-$(SUITE_VERSION).tar.gz -C .cache $(SUITE_IN_SDIST)
+	touch $@
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)

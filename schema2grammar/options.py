@@ -17,12 +17,16 @@ class Options:
     ``strict``: a keyword that cannot be enforced is an error (``SchemaError``)
     instead of an approximation listed in the report. ``property_order``: only
     ``"declared"`` (the schema's order, as OpenAI's strict mode and every engine
-    enforce it)."""
+    enforce it). ``closed_objects``: an object schema without ``additionalProperties``
+    (or ``patternProperties``) gets no undeclared properties, as XGrammar's and
+    OpenAI's strict modes do; generation turns it on (a model left free to invent
+    keys wanders), conformance leaves it off."""
 
     whitespace: str = "flexible"
     max_whitespace: int = MAX_WHITESPACE
     strict: bool = False
     property_order: str = "declared"
+    closed_objects: bool = False
 
     def __post_init__(self) -> None:
         if self.whitespace not in ("flexible", "compact"):

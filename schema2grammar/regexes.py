@@ -16,6 +16,8 @@ CHAR = r'(?:[^"\\\x00-\x1f]|\\["\\/bfnrt]|\\u[0-9a-fA-F]{4})'
 STRING = f'"{CHAR}*"'
 NUMBER = r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?"
 INTEGER = r"-?(?:0|[1-9][0-9]*)"
+ZERO_FRACTION = r"(?:\.0+)?"
+"""After an integer: ``1.0`` is the integer 1 (draft 6 on), and ``json.dumps`` writes it so."""
 
 MAX_LENGTH_BOUND = 10_000
 """The engine's repetition limit: longer length bounds cannot be exact."""
@@ -33,6 +35,19 @@ FORMAT_NOTES = {
     "date": "days 01-31 in every month (Feb 30 passes)",
     "date-time": "days 01-31 in every month (Feb 30 passes)",
 }
+
+
+def number_equal_to(value: int | float) -> str:
+    """Every spelling of a number equal to ``value`` that ``json.dumps`` gives an int
+    or a float: ``2``, ``2.0``, ``2.00``...; ``1e+20``; ``-0`` for zero too."""
+    spelled = json.dumps(value)
+    if isinstance(value, float) and not value.is_integer():
+        return re.escape(spelled)
+    whole = "-?0" if value == 0 else re.escape(str(int(value)))
+    options = [whole + ZERO_FRACTION]
+    if isinstance(value, float) and "e" in spelled:
+        options.append(re.escape(spelled))
+    return "(?:" + "|".join(options) + ")"
 
 
 def string_of_length(low: int, high: int | None) -> str:

@@ -13,13 +13,18 @@ from __future__ import annotations
 import json
 import re
 from typing import Any
+from urllib.parse import unquote
 
-from schema2grammar import regexes
+from schema2grammar import ecma, regexes
 from schema2grammar.options import Options
 from schema2grammar.report import APPROXIMATED, ENFORCED, REJECTED, Report
 
 MAX_SCHEMA_NODES = 20_000
 """Schema places one translation may visit (a bound on grammar size and time)."""
+
+MAX_DEPTH = 100
+"""Schema places nested in one another (through ``allOf`` merges too): deeper is an
+error, not a Python stack overflow."""
 
 MAX_ITEMS_CHAIN = 256
 """``minItems``/``maxItems`` above this are enforced only up to it (reported)."""
@@ -35,6 +40,11 @@ JSON_TYPES = ("object", "array", "string", "number", "integer", "boolean", "null
 class SchemaError(ValueError):
     """A schema that cannot be translated (or, in strict mode, not exactly), naming
     the keyword and its JSON pointer."""
+
+
+class NoValue(SchemaError):
+    """A schema place that no value satisfies: an optional property, an ``anyOf``
+    branch or a type of a list drops out; elsewhere the whole schema fails."""
 
 
 def translate(schema: Any, options: Options | None = None) -> tuple[str, Report]:
@@ -60,15 +70,33 @@ class _Translator:
         self.terminals: dict[str, str] = {}  # regex -> terminal name
         self.by_pointer: dict[str, str] = {}  # $ref target -> nonterminal
         self.visited = 0
+        self.depth = 0
+        self.empty: set[str] = set()  # $ref targets found to accept no value
+        declared = root.get("$schema") if isinstance(root, dict) else None
+        # drafts 3-7 ignore $ref's siblings; drafts 3-4 count 1.0 as no integer
+        self.ref_alone = isinstance(declared, str) and re.search(r"draft-0[3-7]/", declared) is not None
+        self.float_integers = not (isinstance(declared, str) and re.search(r"draft-0[34]/", declared) is not None)
         gap = options.gap
         self.ws = f"[ \\t\\n\\r]{{0,{gap}}}" if gap else ""
 
     def run(self) -> tuple[str, Report]:
         start = self.node(self.root, "")
         lines = [f"start: {start}"]
-        lines += [f"{name}: {body}" for name, body in self.rules.items()]
+        lines += [f"{name}: {self.rules[name]}" for name in self.reachable(start)]
         lines += [f"{name}: /{_lark_regex(pattern)}/" for pattern, name in self.terminals.items()]
         return "\n".join(lines) + "\n", self.report
+
+    def reachable(self, start: str) -> list[str]:
+        """The rules ``start`` uses, in definition order (a dropped place leaves
+        rules behind that nothing refers to)."""
+        seen = {start} if start in self.rules else set()
+        todo = list(seen)
+        while todo:
+            for word in _RULE_NAME.findall(self.rules[todo.pop()]):
+                if word in self.rules and word not in seen:
+                    seen.add(word)
+                    todo.append(word)
+        return [name for name in self.rules if name in seen]
 
     # -- terminals and rules
 
@@ -105,17 +133,30 @@ class _Translator:
         self.visited += 1
         if self.visited > MAX_SCHEMA_NODES:
             raise SchemaError(f"the schema has more than {MAX_SCHEMA_NODES} places to translate")
+        self.depth += 1
+        try:
+            return self.place(schema, pointer)
+        finally:
+            self.depth -= 1
+
+    def place(self, schema: Any, pointer: str) -> str:
+        if self.depth > MAX_DEPTH:
+            raise SchemaError(f"{pointer or '#'}: the schema nests more than {MAX_DEPTH} places deep")
         if schema is True or schema == {}:
             return self.any_value()
         if schema is False:
-            raise SchemaError(f"{pointer or '#'}: the schema false accepts no value")
+            raise NoValue(f"{pointer or '#'}: the schema false accepts no value")
         if not isinstance(schema, dict):
             raise SchemaError(f"{pointer or '#'}: a schema must be an object or a boolean, not {type(schema).__name__}")
         if "$ref" in schema:
             return self.reference(schema, pointer)
         name = f"n{len(self.rules)}"
-        self.rules[name] = "<building>"  # reserve the name: the rule may refer to itself
-        self.rules[name] = self.body(schema, pointer)
+        self.rules[name] = "<building>"  # reserve the name
+        try:
+            self.rules[name] = self.body(schema, pointer)
+        except NoValue:
+            del self.rules[name]
+            raise
         return name
 
     def reference(self, schema: dict[str, Any], pointer: str) -> str:
@@ -127,24 +168,44 @@ class _Translator:
         for key in schema:
             if key in ANNOTATIONS or key in ("$defs", "definitions"):
                 self.report.add(pointer, key, ENFORCED, "annotation" if key in ANNOTATIONS else "")
-        if others:
-            merged = self.resolve(target, pointer)
+        if others and self.ref_alone:
+            for key in others:
+                self.report.add(pointer, key, ENFORCED, "ignored beside $ref (drafts 3 to 7)")
+        elif others:
+            # memoized like a plain reference: a recursive target with siblings is a cycle too
             sibling = {key: schema[key] for key in others}
-            return self.node({"allOf": [merged, sibling]}, pointer) if isinstance(merged, dict) else self.node(sibling, pointer)
-        found = self.by_pointer.get(target)
-        if found is None:
-            resolved = self.resolve(target, pointer)
-            name = f"r{len(self.rules)}"
-            self.by_pointer[target] = name
-            self.rules[name] = "<building>"
-            self.rules[name] = self.node(resolved, target[1:])
-            found = name
-        return found
+            return self.cached(target + " " + json.dumps(sibling, sort_keys=True), pointer,
+                               lambda: {"allOf": [{"$ref": target}, sibling]}, pointer)
+        return self.cached(target, target[1:], lambda: self.resolve(target, pointer), pointer)
+
+    def cached(self, key: str, place: str, schema: Any, pointer: str) -> str:
+        """One rule per reference ``key``, built once (``schema()`` gives what it
+        stands for): recursion of any depth is a cycle of rules."""
+        if key in self.empty:
+            raise NoValue(f"{pointer or '#'}: $ref {key.split(' ')[0]!r} accepts no value")
+        found = self.by_pointer.get(key)
+        if found is not None:
+            return found
+        name = f"r{len(self.rules)}"
+        known = set(self.by_pointer)
+        self.by_pointer[key] = name
+        self.rules[name] = "<building>"
+        try:
+            self.rules[name] = self.node(schema(), place)
+        except NoValue:
+            # forget what was cached meanwhile: those rules may stand on this one
+            self.empty.add(key)
+            for later in set(self.by_pointer) - known:
+                del self.by_pointer[later]
+            raise
+        return name
 
     def resolve(self, target: str, pointer: str) -> Any:
+        if not target.startswith("#/") and target != "#":
+            return self.anchor(target, pointer)
         current: Any = self.root
         for raw in target[1:].split("/")[1:] if target != "#" else []:
-            token = raw.replace("~1", "/").replace("~0", "~")
+            token = unquote(raw).replace("~1", "/").replace("~0", "~")
             if isinstance(current, dict) and token in current:
                 current = current[token]
             elif isinstance(current, list) and token.isdigit() and int(token) < len(current):
@@ -152,6 +213,20 @@ class _Translator:
             else:
                 raise SchemaError(f"{pointer or '#'}: $ref {target!r} points to nothing")
         return current
+
+    def anchor(self, target: str, pointer: str) -> Any:
+        """The subschema named ``#name`` by ``$anchor`` (2019+) or ``$id`` (drafts 6-7)."""
+        name = target[1:]
+        todo = [self.root]
+        while todo:
+            current = todo.pop()
+            if isinstance(current, dict):
+                if current.get("$anchor") == name or current.get("$id") == target:
+                    return current
+                todo.extend(current.values())
+            elif isinstance(current, list):
+                todo.extend(current)
+        raise SchemaError(f"{pointer or '#'}: $ref {target!r} points to nothing")
 
     def body(self, schema: dict[str, Any], pointer: str) -> str:
         """The alternatives of one schema object: its type branches, combined with
@@ -166,18 +241,22 @@ class _Translator:
             return self.alternatives(schema, pointer)
         if "allOf" in schema:
             return self.all_of(schema, pointer)
-        branches = [getattr(self, "type_" + json_type)(schema, pointer) for json_type in self.types(schema, pointer)]
+        branches = []
+        empty: NoValue | None = None
+        for json_type in self.types(schema, pointer):
+            try:
+                branches.append(getattr(self, "type_" + json_type)(schema, pointer))
+            except NoValue as exc:  # that type has no value here; the others may
+                empty = exc
         self.unknown_keywords(schema, pointer)
+        if empty is not None and not branches:
+            raise empty
         return " | ".join(branches)
 
     def types(self, schema: dict[str, Any], pointer: str) -> list[str]:
         declared = schema.get("type")
-        if declared is None:
-            implied = [t for t, keys in _TYPE_KEYWORDS.items() if any(k in schema for k in keys)]
-            types = implied or list(JSON_TYPES)
-            if "integer" in types and "number" in types:
-                types.remove("integer")
-            return types
+        if declared is None:  # every type: each keyword constrains its own type only
+            return [t for t in JSON_TYPES if t != "integer"]
         listed = declared if isinstance(declared, list) else [declared]
         for json_type in listed:
             if json_type not in JSON_TYPES:
@@ -201,36 +280,55 @@ class _Translator:
         return f"{self.literal(True)} | {self.literal(False)}"
 
     def type_string(self, schema: dict[str, Any], pointer: str) -> str:
+        """One terminal: the pattern, else the format, else the length range (one
+        terminal cannot intersect them: what is left out is approximated)."""
         report = self.report
-        low = schema.get("minLength", 0)
-        high = schema.get("maxLength")
-        for key in ("minLength", "maxLength"):
-            if key in schema:
-                report.add(pointer, key, ENFORCED)
+        pattern = self.pattern(schema, pointer)
+        if pattern is not None:
+            for key in ("minLength", "maxLength", "format"):
+                if key in schema:
+                    self.approximate(pointer, key, "not enforced beside pattern")
+            return self.terminal('"' + pattern + '"')
+        low = self.count(schema, "minLength", pointer) or 0
+        high = self.count(schema, "maxLength", pointer)
         if high is not None and high > regexes.MAX_LENGTH_BOUND or low > regexes.MAX_LENGTH_BOUND:
             self.approximate(pointer, "maxLength", f"length bounds above {regexes.MAX_LENGTH_BOUND} are not enforced")
             low, high = min(low, regexes.MAX_LENGTH_BOUND), None
         if high is not None and high < low:
-            raise SchemaError(f"{pointer or '#'}: maxLength {high} is below minLength {low}")
+            raise NoValue(f"{pointer or '#'}: maxLength {high} is below minLength {low}")
         fmt = schema.get("format")
-        if "pattern" in schema:
-            self.approximate(pointer, "pattern", "patterns are not enforced yet: any string")
         if fmt is not None:
-            if fmt in regexes.FORMATS and "pattern" not in schema and low == 0 and high is None:
+            if fmt in regexes.FORMATS and low == 0 and high is None:
                 report.add(pointer, "format", ENFORCED, regexes.FORMAT_NOTES.get(fmt, ""))
                 return self.terminal('"' + regexes.FORMATS[fmt] + '"')
             self.approximate(pointer, "format", f"format {fmt!r} is not enforced: any string")
         return self.terminal(regexes.string_of_length(low, high))
 
+    def pattern(self, schema: dict[str, Any], pointer: str) -> str | None:
+        """The regex for ``pattern`` (None when there is none, or it cannot be exact)."""
+        if "pattern" not in schema:
+            return None
+        source = schema["pattern"]
+        if not isinstance(source, str):
+            raise SchemaError(f"{pointer or '#'}: pattern must be a string")
+        try:
+            regex = ecma.json_string_regex(source)
+        except ecma.Unsupported as exc:
+            self.approximate(pointer, "pattern", f"{exc}: any string")
+            return None
+        self.report.add(pointer, "pattern", ENFORCED, "characters it names are spelled as json.dumps spells them")
+        return regex
+
     def type_integer(self, schema: dict[str, Any], pointer: str) -> str:
         low, high = self.bounds(schema, pointer, integer=True)
         if "multipleOf" in schema:
             self.approximate(pointer, "multipleOf", "not enforced")
+        fraction = regexes.ZERO_FRACTION if self.float_integers else ""
         if low is None and high is None:
-            return self.terminal(regexes.INTEGER)
+            return self.terminal(regexes.INTEGER + fraction)
         if low is not None and high is not None and low > high:
-            raise SchemaError(f"{pointer or '#'}: no integer lies within the bounds")
-        return self.terminal(regexes.integer_range(low, high))
+            raise NoValue(f"{pointer or '#'}: no integer lies within the bounds")
+        return self.terminal(regexes.integer_range(low, high) + fraction)
 
     def type_number(self, schema: dict[str, Any], pointer: str) -> str:
         for key in ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf"):
@@ -272,18 +370,23 @@ class _Translator:
             report.add(pointer, "prefixItems" if "prefixItems" in schema else "items", ENFORCED)
         if "items" in schema and not isinstance(schema.get("items"), list):
             report.add(pointer, "items", ENFORCED)
-        low = schema.get("minItems", 0)
-        high = schema.get("maxItems")
-        for key in ("minItems", "maxItems"):
-            if key in schema:
-                report.add(pointer, key, ENFORCED)
+        low = self.count(schema, "minItems", pointer) or 0
+        high = self.count(schema, "maxItems", pointer)
         for key in ("uniqueItems", "contains", "minContains", "maxContains", "unevaluatedItems"):
             if key in schema and not (key == "uniqueItems" and schema[key] is False):
                 self.approximate(pointer, key, "not enforced yet")
-        fixed = [self.node(s, f"{pointer}/prefixItems/{i}") for i, s in enumerate(prefix or [])]
-        rest = None if items is False else self.node(items, f"{pointer}/items")
         if high is not None and high < low:
-            raise SchemaError(f"{pointer or '#'}: maxItems {high} is below minItems {low}")
+            raise NoValue(f"{pointer or '#'}: maxItems {high} is below minItems {low}")
+        fixed: list[str] = []
+        rest: str | None = None
+        try:
+            for i, sub in enumerate(prefix or []):
+                fixed.append(self.node(sub, f"{pointer}/prefixItems/{i}"))
+            rest = self.node(items, f"{pointer}/items")
+        except NoValue:  # no value for item k: arrays end before it
+            high = len(fixed) if high is None else min(high, len(fixed))
+            if high < low:
+                raise
         return self.sequence(fixed, rest, low, high, pointer)
 
     def sequence(self, fixed: list[str], rest: str | None, low: int, high: int | None, pointer: str) -> str:
@@ -311,45 +414,61 @@ class _Translator:
             if item is not None:
                 options.append(f"{comma if k else ''} {item} {tail[k + 1]}".strip())
             if not options:
-                raise SchemaError(f"{pointer or '#'}: no array satisfies the item constraints")
+                raise NoValue(f"{pointer or '#'}: no array satisfies the item constraints")
             tail[k] = self.rule("items", " | ".join(options))
         return f"{open_} {tail[0]}"
 
     def type_object(self, schema: dict[str, Any], pointer: str) -> str:
         report = self.report
         properties: dict[str, Any] = schema.get("properties", {})
-        required = set(schema.get("required", []))
+        listed = schema.get("required", [])
+        required = set(listed)
         for key in ("properties", "required"):
             if key in schema:
                 report.add(pointer, key, ENFORCED)
         additional = schema.get("additionalProperties", True)
-        if "additionalProperties" in schema:
-            report.add(
-                pointer, "additionalProperties", ENFORCED,
-                "extra properties come after the declared ones; a declared name spelled with \\u escapes counts as extra",
-            )
+        if self.options.closed_objects and "additionalProperties" not in schema and "patternProperties" not in schema:
+            additional = False  # narrower than the schema: valid outputs stay valid
+            report.add(pointer, "additionalProperties", APPROXIMATED, "absent: no extra properties (closed_objects)")
         for key in ("patternProperties", "propertyNames", "minProperties", "maxProperties", "dependentRequired",
                     "dependentSchemas", "dependencies", "unevaluatedProperties"):
             if key in schema:
                 self.approximate(pointer, key, "not enforced yet")
-        missing = required - set(properties)
-        if missing and additional is False:
-            raise SchemaError(f"{pointer or '#'}: required properties {sorted(missing)} are not allowed")
+        if "patternProperties" in schema and additional is not True:
+            # names matching a pattern escape additionalProperties: widened to any value
+            self.approximate(pointer, "additionalProperties", "beside patternProperties: any extra property")
+            additional = True
+        elif "additionalProperties" in schema:
+            report.add(
+                pointer, "additionalProperties", ENFORCED,
+                "extra properties come after the declared ones; a declared name spelled with \\u escapes counts as extra",
+            )
+        missing = [key for key in dict.fromkeys(listed) if key not in properties]
+        if missing and schema.get("additionalProperties", True) is False:
+            raise NoValue(f"{pointer or '#'}: required properties {missing} are not allowed")
         colon, comma = self.punct(":"), self.punct(",")
         members: list[tuple[str, bool]] = []
         for key, sub in properties.items():
-            value = self.node(sub, f"{pointer}/properties/{_pointer_token(key)}")
+            try:
+                value = self.node(sub, f"{pointer}/properties/{_pointer_token(key)}")
+            except NoValue:
+                if key in required:
+                    raise
+                continue  # a property no value satisfies must be absent
             members.append((f"{self.literal(key)} {colon} {value}", key in required))
-        for key in sorted(missing):  # required but undeclared: any value
+        for key in missing:  # required but undeclared: any value, in the order `required` lists them
             members.append((f"{self.literal(key)} {colon} {self.any_value()}", True))
         extra = None
-        if additional is not False:
-            value = self.node(additional, f"{pointer}/additionalProperties")
-            names = regexes.string_except(list(properties) + sorted(missing))
+        try:
+            extra_value = None if additional is False else self.node(additional, f"{pointer}/additionalProperties")
+        except NoValue:  # additionalProperties no value satisfies: none allowed
+            extra_value = None
+        if extra_value is not None:
+            names = regexes.string_except(list(properties) + missing)
             if names is None:
                 self.approximate(pointer, "additionalProperties", "a declared name with an escaped character may repeat as an extra property")
                 names = regexes.STRING
-            extra = f"{self.terminal(names)} {colon} {value}"
+            extra = f"{self.terminal(names)} {colon} {extra_value}"
         # started: what may follow once a member was written; fresh: before any
         started = fresh = ""  # "" stands for nothing more
         if extra is not None:
@@ -376,12 +495,13 @@ class _Translator:
         rest = {k: v for k, v in schema.items() if k != keyword and k not in ANNOTATIONS}
         branches = []
         for i, option in enumerate(options):
-            if option is False:
-                continue
-            merged = {"allOf": [option, rest]} if rest else option
-            branches.append(self.node(merged, f"{pointer}/{keyword}/{i}"))
+            merged = {"allOf": [rest, option]} if rest else option  # the schema's own properties first
+            try:
+                branches.append(self.node(merged, f"{pointer}/{keyword}/{i}"))
+            except NoValue:
+                continue  # a branch no value satisfies
         if not branches:
-            raise SchemaError(f"{pointer or '#'}: no branch of {keyword} accepts a value")
+            raise NoValue(f"{pointer or '#'}: no branch of {keyword} accepts a value")
         if keyword == "oneOf" and not _disjoint_types(options):
             self.approximate(pointer, "oneOf", "treated as anyOf: a value matching several branches is not refused")
         else:
@@ -392,15 +512,32 @@ class _Translator:
         parts = schema["allOf"]
         if not isinstance(parts, list):
             raise SchemaError(f"{pointer or '#'}: allOf must be a list")
+        self.depth += 1  # merged parts may hold allOf again: nesting, as through node()
+        try:
+            return self.merge(schema, parts, pointer)
+        finally:
+            self.depth -= 1
+
+    def merge(self, schema: dict[str, Any], parts: list[Any], pointer: str) -> str:
+        if self.depth > MAX_DEPTH:
+            raise SchemaError(f"{pointer or '#'}: allOf nests more than {MAX_DEPTH} deep")
         merged: dict[str, Any] = {k: v for k, v in schema.items() if k != "allOf"}
+        if "additionalItems" in merged and not isinstance(merged.get("items"), list):
+            del merged["additionalItems"]  # a no-op without its own tuple items (the parts' do not count)
+        sources = [merged.copy()]
         exact = True
         for part in parts:
-            if part is True:
-                continue
-            if isinstance(part, dict) and "$ref" in part and len(part) == 1:
+            while isinstance(part, dict) and set(part) == {"$ref"} and str(part["$ref"]).startswith("#"):
                 part = self.resolve(part["$ref"], pointer)
+            if part is True or part == {}:
+                continue
+            if part is False:
+                raise NoValue(f"{pointer or '#'}: allOf holds false")
             if not isinstance(part, dict):
                 raise SchemaError(f"{pointer or '#'}: allOf holds {part!r}")
+            if "additionalItems" in part and not isinstance(part.get("items"), list):
+                part = {k: v for k, v in part.items() if k != "additionalItems"}  # a no-op without tuple items
+            sources.append(part)
             for key, value in part.items():
                 if key not in merged:
                     merged[key] = value
@@ -410,10 +547,14 @@ class _Translator:
                     merged[key] = list(dict.fromkeys(merged[key] + value))
                 elif merged[key] != value and key not in ANNOTATIONS:
                     exact = False
+        names = _names(merged)
+        if any(key in source for source in sources for key in _SIBLING_BOUND if names - _names(source)):
+            exact = False  # additionalProperties would judge the other parts' names too: left to them
         if exact:
             self.report.add(pointer, "allOf", ENFORCED, "merged")
         else:
-            self.approximate(pointer, "allOf", "branches disagree on a keyword: the first one's value is used")
+            self.approximate(pointer, "allOf", "branches disagree on a keyword, or one limits the others' "
+                             "properties: the first one's value is used")
         return self.body(merged, pointer)
 
     def constants(self, schema: dict[str, Any], pointer: str) -> str:
@@ -430,7 +571,7 @@ class _Translator:
             allowed = schema["type"] if isinstance(schema["type"], list) else [schema["type"]]
             values = [v for v in values if _json_type(v) in allowed or (_json_type(v) == "integer" and "number" in allowed)]
             if not values:
-                raise SchemaError(f"{pointer or '#'}: no value of {key} has the schema's type")
+                raise NoValue(f"{pointer or '#'}: no value of {key} has the schema's type")
         return " | ".join(dict.fromkeys(self.constant(value) for value in values))
 
     def constant(self, value: Any) -> str:
@@ -442,6 +583,8 @@ class _Translator:
             comma = self.punct(",")
             items = f" {comma} ".join(self.constant(v) for v in value)
             return self.rule("const", f"{self.punct('[')} {items} {self.punct(']')}")
+        if isinstance(value, (int, float)) and not isinstance(value, bool) and self.float_integers:
+            return self.terminal(regexes.number_equal_to(value))
         return self.literal(value)
 
     def any_value(self) -> str:
@@ -456,6 +599,16 @@ class _Translator:
                 f" | {self.literal(True)} | {self.literal(False)} | {self.literal(None)}"
             )
         return "value"
+
+    def count(self, schema: dict[str, Any], key: str, pointer: str) -> int | None:
+        """A length or item count keyword's value (``2.0`` is 2), reported enforced."""
+        if key not in schema:
+            return None
+        value = schema[key]
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0 or not float(value).is_integer():
+            raise SchemaError(f"{pointer or '#'}: {key} must be a non-negative integer, not {value!r}")
+        self.report.add(pointer, key, ENFORCED)
+        return int(value)
 
     # -- reporting
 
@@ -493,6 +646,16 @@ _TYPE_KEYWORDS = {
 }
 
 
+_RULE_NAME = re.compile(r"\b[a-z]\w*")
+_SIBLING_BOUND = frozenset({"additionalProperties", "unevaluatedProperties"})
+"""Keywords whose meaning depends on their own schema's ``properties``."""
+
+
+def _names(schema: dict[str, Any]) -> set[str]:
+    """The property names (and patterns) a schema object declares."""
+    return set(schema.get("properties", {})) | set(schema.get("patternProperties", {}))
+
+
 def _json_type(value: Any) -> str:
     if value is None:
         return "null"
@@ -522,5 +685,7 @@ def _disjoint_types(options: list[Any]) -> bool:
 
 
 def _lark_regex(pattern: str) -> str:
-    """``pattern`` inside lark's ``/.../``."""
-    return pattern.replace("/", "\\/")
+    """``pattern`` inside lark's ``/.../``. Lark reads ``\\\\"`` there as ``\\"`` (a
+    bare quote), so every quote is written ``\\x22``; our regexes never escape a
+    quote themselves (``re.escape`` leaves it bare)."""
+    return pattern.replace("/", "\\/").replace('"', "\\x22")

@@ -165,7 +165,7 @@ def test_report_lists_every_keyword_with_its_pointer() -> None:
     schema = {
         "title": "T",
         "type": "object",
-        "properties": {"name": {"type": "string", "pattern": "^[a-z]+$"}, "n": {"type": "number", "minimum": 0}},
+        "properties": {"name": {"type": "string", "pattern": "^(?=a)"}, "n": {"type": "number", "minimum": 0}},
         "x-custom": 1,
         "not": {"type": "null"},
     }
@@ -183,7 +183,7 @@ def test_report_lists_every_keyword_with_its_pointer() -> None:
 @pytest.mark.parametrize(
     ("schema", "message"),
     [
-        ({"type": "string", "pattern": "a+"}, r"/properties/s: pattern cannot be enforced exactly"),
+        ({"type": "string", "pattern": "(a)\\1"}, r"/properties/s: pattern cannot be enforced exactly"),
         ({"type": "number", "minimum": 0.5}, r"/properties/s: minimum cannot be enforced exactly"),
     ],
 )
@@ -278,3 +278,142 @@ def test_real_function_schemas_translate_or_fail_clearly() -> None:
     assert refused >= 1  # "dict" is not a JSON Schema type
     standard = json.loads(json.dumps(function["parameters"]).replace('"dict"', '"object"').replace('"float"', '"number"'))
     assert Grammar.from_json_schema(standard).accepts("{}") == (not standard.get("required"))
+
+
+# -- regressions found by `make conformance` (MaskBench and the JSON-Schema-Test-Suite)
+
+
+def _accepts(schema: Any, instance: Any) -> bool:
+    return Grammar.from_json_schema(schema).accepts(json.dumps(instance, ensure_ascii=False))
+
+
+def test_keywords_without_type_constrain_their_own_type_only() -> None:
+    schema = {"maxLength": 2, "minimum": 3, "properties": {"a": {"type": "integer"}}, "items": {"type": "null"}}
+    for instance in ["ab", 12, 1.5, True, None, [None], {"a": 1}, {"b": "x"}]:
+        assert _accepts(schema, instance), instance
+    for instance in ["abc", [1], {"a": "x"}]:
+        assert not _accepts(schema, instance), instance
+
+
+def test_ref_siblings_are_ignored_up_to_draft_7_and_merged_after() -> None:
+    defs = {"n": {"type": "integer"}}
+    draft7 = {"$schema": "http://json-schema.org/draft-07/schema#", "definitions": defs,
+              "properties": {"a": {"$ref": "#/definitions/n", "maximum": 5}}}
+    assert _accepts(draft7, {"a": 9})
+    modern = {"$defs": defs, "properties": {"a": {"$ref": "#/$defs/n", "maximum": 5}}}
+    assert _accepts(modern, {"a": 5}) and not _accepts(modern, {"a": 9})
+
+
+def test_recursive_ref_with_siblings_is_a_cycle_not_a_stack_overflow() -> None:
+    """Github_hard---o61026: a recursive $ref beside other keywords recursed forever."""
+    schema = {"definitions": {"params": {"type": "array", "items": {"type": "object", "properties": {
+        "callback_params": {"$ref": "#/definitions/params", "type": "array", "minItems": 0}}}}},
+        "$ref": "#/definitions/params"}
+    assert _accepts(schema, [{"callback_params": [{"callback_params": []}]}])
+    assert not _accepts(schema, [{"callback_params": {}}])
+
+
+def test_places_no_value_satisfies_drop_out() -> None:
+    """An optional property, an anyOf branch or a list type that nothing satisfies is
+    left out (Github_easy---o20478: an enum of strings under type array)."""
+    schema = {"type": "object", "properties": {"scope": {"type": "array", "enum": ["openid"]}, "f": False,
+                                               "n": {"anyOf": [False, {"type": "null"}]}}}
+    grammar = Grammar.from_json_schema(schema)
+    assert grammar.accepts("{}") and grammar.accepts('{"n": null}')
+    assert not grammar.accepts('{"scope": ["openid"]}') and not grammar.accepts('{"f": 1}')
+    assert _accepts({"type": ["integer", "string"], "minimum": 5, "maximum": 4}, "x")
+    assert _accepts({"type": "array", "prefixItems": [{"type": "null"}, False]}, [None])
+    assert not _accepts({"type": "array", "prefixItems": [{"type": "null"}, False]}, [None, 1])
+    with pytest.raises(SchemaError, match="false accepts no value"):
+        translate({"type": "object", "properties": {"f": False}, "required": ["f"]})
+
+
+def test_integers_and_numbers_equal_to_them_in_every_json_dumps_spelling() -> None:
+    assert _accepts({"type": "integer", "minimum": 1}, 1.0) and _accepts({"type": "integer"}, -0.0)
+    assert not _accepts({"type": "integer"}, 1.5)
+    assert not _accepts({"$schema": "http://json-schema.org/draft-04/schema#", "type": "integer"}, 1.0)
+    assert _accepts({"enum": [1, "a"]}, 1.0) and _accepts({"const": -2.0}, -2) and _accepts({"const": 0}, -0.0)
+    assert _accepts({"const": 1e20}, 1e20) and _accepts({"const": 1e20}, 10**20)
+    assert not _accepts({"enum": [1]}, True) and not _accepts({"const": 0}, False)
+
+
+def test_counts_written_as_floats() -> None:
+    assert _accepts({"type": "array", "maxItems": 2.0}, [1, 2]) and not _accepts({"maxItems": 2.0}, [1, 2, 3])
+    with pytest.raises(SchemaError, match="maxLength must be a non-negative integer"):
+        translate({"type": "string", "maxLength": 1.5})
+
+
+def test_pattern_properties_widen_additional_properties() -> None:
+    schema = {"properties": {"a": {}}, "patternProperties": {"^v": {}}, "additionalProperties": False}
+    grammar = Grammar.from_json_schema(schema)
+    assert grammar.accepts('{"a": 1, "vroom": 2}')
+    statuses = {(e.keyword, e.status) for e in grammar.report.entries}
+    assert ("additionalProperties", APPROXIMATED) in statuses and ("patternProperties", APPROXIMATED) in statuses
+
+
+def test_required_undeclared_names_in_the_order_required_lists_them() -> None:
+    assert _accepts({"required": ["foo", "bar"]}, {"foo": 1, "bar": 2})
+    assert _accepts({"required": ["foo\nbar", 'q"uote']}, {"foo\nbar": 1, 'q"uote': 2})
+
+
+def test_references_by_escaped_pointer_and_by_anchor() -> None:
+    schema = {"$defs": {"a%b": {"type": "integer"}, 'q"t': {"type": "null"}, "x": {"$anchor": "thing", "type": "string"}},
+              "properties": {"p": {"$ref": "#/$defs/a%25b"}, "q": {"$ref": "#/$defs/q%22t"}, "s": {"$ref": "#thing"}}}
+    assert _accepts(schema, {"p": 1, "q": None, "s": "x"}) and not _accepts(schema, {"p": "1"})
+    draft7 = {"definitions": {"x": {"$id": "#foo", "type": "integer"}}, "$ref": "#foo"}
+    assert _accepts(draft7, 3) and not _accepts(draft7, "3")
+
+
+def test_quotes_in_literals_survive_lark() -> None:
+    """Lark reads a regex's ``\\\\"`` as ``\\"``: enum strings and keys with quotes
+    and backslashes must still be spelled as json.dumps spells them."""
+    schema = {"type": "object", "properties": {'k"\\': {"enum": ['a"b', "c\\"]}}, "additionalProperties": False}
+    assert _accepts(schema, {'k"\\': 'a"b'}) and _accepts(schema, {'k"\\': "c\\"})
+    assert not _accepts(schema, {'k"\\': "ab"})
+
+
+@pytest.mark.parametrize(
+    ("pattern", "matching", "other"),
+    [
+        ("^[a-z]+$", ["abc"], ["", "aBc", "ab1"]),
+        ("a+", ["xax", "a"], ["b", ""]),
+        (r"^\d{3}-\d{4}$", ["123-4567"], ["12-4567", "\u0661\u0662\u0663-4567"]),  # ECMA's \d is ASCII
+        ('^"\\\\', ['"\\x'], ["x"]),
+        ("^.$", ["é", "x"], ["\n", "ab"]),
+        ("^[^a]*$", ["bcd", '"\n'], ["bad"]),
+        (r"^v\d+(\.\d+){0,2}$", ["v1.2.3"], ["v1.2.3.4"]),
+        ("^[\\]\\-]$", ["]", "-"], ["x"]),
+        ("x{2}y{", ["xxy{"], ["xy{"]),
+    ],
+)
+def test_patterns_are_ecma_searches_over_the_decoded_string(pattern: str, matching: list[str], other: list[str]) -> None:
+    grammar = Grammar.from_json_schema({"type": "string", "pattern": pattern})
+    assert grammar.report.exact, str(grammar.report)
+    for text in matching:
+        assert grammar.accepts(json.dumps(text, ensure_ascii=False)), text
+    for text in other:
+        assert not grammar.accepts(json.dumps(text, ensure_ascii=False)), text
+
+
+@pytest.mark.parametrize("pattern", ["(?=a)", "\\bword", "(a)\\1", "\\p{L}", "a^b"])
+def test_patterns_no_automaton_expresses_are_approximated(pattern: str) -> None:
+    grammar = Grammar.from_json_schema({"type": "string", "pattern": pattern})
+    assert [e.keyword for e in grammar.report.with_status(APPROXIMATED)] == ["pattern"]
+    assert grammar.accepts('"anything"')
+
+
+def test_all_of_additional_properties_beside_other_parts_names_is_approximated() -> None:
+    schema = {"allOf": [{"properties": {"a": {}}}, {"properties": {"b": {}}, "additionalProperties": False}]}
+    grammar = Grammar.from_json_schema(schema)
+    assert ("allOf", APPROXIMATED) in {(e.keyword, e.status) for e in grammar.report.entries}
+    draft7 = {"$schema": "http://json-schema.org/draft-07/schema#",
+              "allOf": [{"items": [{"type": "integer"}]}], "additionalItems": {"type": "boolean"}}
+    assert _accepts(draft7, [1, None])  # additionalItems beside no tuple of its own does nothing
+
+
+def test_deep_nesting_is_a_clear_error() -> None:
+    schema: dict[str, Any] = {"type": "integer"}
+    for _ in range(300):
+        schema = {"type": "array", "items": schema}
+    with pytest.raises(SchemaError, match="nests more than"):
+        translate(schema)

@@ -1,0 +1,299 @@
+"""ECMA-262 patterns (JSON Schema's ``pattern``) to regexes over a JSON string's text.
+
+A pattern constrains the decoded string, the grammar reads its JSON spelling: each
+character the pattern names is matched as ``json.dumps(..., ensure_ascii=False)``
+spells it (itself, or ``\\"``, ``\\\\``, ``\\n``, ``\\u001f``), while the free
+stretches an unanchored search allows on either side take any spelling. ``\\d \\w
+\\s .`` are ECMA's (ASCII digits and word characters; ECMA's white space and line
+terminators). What no finite automaton expresses (lookarounds, backreferences,
+word boundaries, anchors inside the pattern) is ``Unsupported``.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+
+MAX_CODE = 0x10FFFF
+SURROGATES = (0xD800, 0xDFFF)
+MAX_REPEAT = 10_000  # the engine's repetition bound
+ANY_SPELLING = r'(?:[^"\\\x00-\x1f]|\\["\\/bfnrt]|\\u[0-9a-fA-F]{4})'
+
+Ranges = list[tuple[int, int]]
+
+
+@dataclass
+class Node:
+    """``set``: one character of ``ranges``; ``cat`` / ``alt``: ``children`` in
+    sequence / as alternatives; ``rep``: ``children[0]`` ``low`` to ``high`` times
+    (-1: unbounded); ``^`` / ``$``: an anchor."""
+
+    kind: str
+    ranges: Ranges = field(default_factory=list)
+    children: list[Node] = field(default_factory=list)
+    low: int = 0
+    high: int = 0
+
+DIGITS: Ranges = [(0x30, 0x39)]
+WORD: Ranges = [(0x30, 0x39), (0x41, 0x5A), (0x5F, 0x5F), (0x61, 0x7A)]
+SPACE: Ranges = [(0x09, 0x0D), (0x20, 0x20), (0xA0, 0xA0), (0x1680, 0x1680), (0x2000, 0x200A), (0x2028, 0x2029),
+                 (0x202F, 0x202F), (0x205F, 0x205F), (0x3000, 0x3000), (0xFEFF, 0xFEFF)]
+LINE_TERMINATORS: Ranges = [(0x0A, 0x0A), (0x0D, 0x0D), (0x2028, 0x2029)]
+CONTROL_ESCAPES = {"n": 0x0A, "r": 0x0D, "t": 0x09, "f": 0x0C, "v": 0x0B}
+
+
+class Unsupported(ValueError):
+    """A pattern that no regex over the JSON text expresses exactly (or that is not
+    valid ECMA-262), with the reason."""
+
+
+def json_string_regex(pattern: str) -> str:
+    """A regex for the text between the quotes of every JSON string (as
+    ``json.dumps`` spells its characters) whose value the pattern matches somewhere."""
+    tree = _Parser(pattern).parse()
+    branches = tree.children if tree.kind == "alt" else [tree]
+    out = []
+    for branch in branches:
+        items = branch.children if branch.kind == "cat" else [branch]
+        anchored_start = bool(items) and items[0].kind == "^"
+        anchored_end = bool(items) and items[-1].kind == "$"
+        middle = items[1 if anchored_start else 0:len(items) - 1 if anchored_end else len(items)]
+        body = "".join(_emit(item) for item in middle)
+        out.append(("" if anchored_start else ANY_SPELLING + "*") + body + ("" if anchored_end else ANY_SPELLING + "*"))
+    return "(?:" + "|".join(out) + ")"
+
+
+class _Parser:
+    def __init__(self, pattern: str) -> None:
+        self.text = pattern
+        self.at = 0
+
+    def parse(self) -> Node:
+        node = self.alternation()
+        if self.at < len(self.text):
+            raise Unsupported(f"unbalanced ')' at {self.at}")
+        return node
+
+    def peek(self, ahead: int = 0) -> str:
+        index = self.at + ahead
+        return self.text[index] if index < len(self.text) else ""
+
+    def alternation(self) -> Node:
+        branches = [self.sequence()]
+        while self.peek() == "|":
+            self.at += 1
+            branches.append(self.sequence())
+        return branches[0] if len(branches) == 1 else Node("alt", children=branches)
+
+    def sequence(self) -> Node:
+        items: list[Node] = []
+        while self.peek() not in ("", "|", ")"):
+            atom = self.atom()
+            items.append(self.quantified(atom))
+        return Node("cat", children=items)
+
+    def quantified(self, atom: Node) -> Node:
+        bounds = self.quantifier()
+        if bounds is None:
+            return atom
+        if atom.kind in ("^", "$"):
+            raise Unsupported("a repeated anchor")
+        if self.peek() == "?":
+            self.at += 1  # lazy: the same language
+        low, high = bounds
+        if low > MAX_REPEAT or high > MAX_REPEAT:
+            raise Unsupported(f"a repetition bound above {MAX_REPEAT}")
+        return Node("rep", children=[atom], low=low, high=high)
+
+    def quantifier(self) -> tuple[int, int] | None:
+        char = self.peek()
+        if char in "*+?" and char:
+            self.at += 1
+            return {"*": (0, -1), "+": (1, -1), "?": (0, 1)}[char]
+        if char == "{":
+            found = re.compile(r"\{(\d+)(,(\d*))?\}").match(self.text, self.at)
+            if found:  # otherwise a literal brace (ECMA Annex B)
+                self.at = found.end()
+                low = int(found.group(1))
+                high = low if found.group(2) is None else int(found.group(3)) if found.group(3) else -1
+                if high != -1 and high < low:
+                    raise Unsupported("a repetition {m,n} with n < m")
+                return low, high
+        return None
+
+    def atom(self) -> Node:
+        char = self.peek()
+        self.at += 1
+        if char == "(":
+            return self.group()
+        if char == "[":
+            return Node("set", self.char_class())
+        if char == ".":
+            return Node("set", _negate(LINE_TERMINATORS))
+        if char in "^$":
+            return Node(char)
+        if char == "\\":
+            return Node("set", self.escape(in_class=False))
+        if char in "*+?":
+            raise Unsupported(f"nothing to repeat at {self.at - 1}")
+        return Node("set", [(ord(char), ord(char))])
+
+    def group(self) -> Node:
+        if self.text.startswith("?:", self.at):
+            self.at += 2
+        elif self.text.startswith(("?=", "?!", "?<=", "?<!"), self.at):
+            raise Unsupported("a lookaround")
+        elif self.text.startswith("?<", self.at):
+            end = self.text.find(">", self.at)
+            if end < 0:
+                raise Unsupported("an unterminated group name")
+            self.at = end + 1
+        elif self.peek() == "?":
+            raise Unsupported(f"an unknown group (?{self.peek(1)}")
+        node = self.alternation()
+        if self.peek() != ")":
+            raise Unsupported("an unterminated group")
+        self.at += 1
+        return node
+
+    def char_class(self) -> Ranges:
+        negated = self.peek() == "^"
+        if negated:
+            self.at += 1
+        ranges: Ranges = []
+        while self.peek() != "]":
+            if not self.peek():
+                raise Unsupported("an unterminated character class")
+            low = self.class_atom()
+            if self.peek() == "-" and self.peek(1) not in ("]", ""):
+                self.at += 1
+                high = self.class_atom()
+                if len(low) == 1 and len(high) == 1 and low[0][0] == low[0][1] and high[0][0] == high[0][1]:
+                    if high[0][0] < low[0][0]:
+                        raise Unsupported("a character range out of order")
+                    ranges.append((low[0][0], high[0][0]))
+                    continue
+                ranges += low + [(0x2D, 0x2D)] + high  # a class escape beside '-': all literal (Annex B)
+                continue
+            ranges += low
+        self.at += 1
+        merged = _normalize(ranges)
+        return _negate(merged) if negated else merged
+
+    def class_atom(self) -> Ranges:
+        char = self.peek()
+        self.at += 1
+        if char == "\\":
+            return self.escape(in_class=True)
+        return [(ord(char), ord(char))]
+
+    def escape(self, in_class: bool) -> Ranges:
+        char = self.peek()
+        self.at += 1
+        if not char:
+            raise Unsupported("a pattern ending in a backslash")
+        sets = {"d": DIGITS, "w": WORD, "s": SPACE}
+        if char.lower() in sets:
+            ranges = sets[char.lower()]
+            return _negate(ranges) if char.isupper() else ranges
+        if char == "b":
+            if in_class:
+                return [(0x08, 0x08)]
+            raise Unsupported("a word boundary \\b")
+        if char == "B" and not in_class:
+            raise Unsupported("a word boundary \\B")
+        if char in CONTROL_ESCAPES:
+            return _one(CONTROL_ESCAPES[char])
+        if char == "0" and not self.peek().isdigit():
+            return _one(0)
+        if char.isdigit():
+            raise Unsupported("a backreference" if not in_class else "an octal escape")
+        if char == "c" and self.peek().isascii() and self.peek().isalpha():
+            self.at += 1
+            return _one(ord(self.text[self.at - 1]) % 32)
+        if char == "x" and re.fullmatch(r"[0-9a-fA-F]{2}", self.text[self.at:self.at + 2]):
+            self.at += 2
+            return _one(int(self.text[self.at - 2:self.at], 16))
+        if char == "u" and re.fullmatch(r"[0-9a-fA-F]{4}", self.text[self.at:self.at + 4]):
+            self.at += 4
+            return _one(int(self.text[self.at - 4:self.at], 16))
+        if char in "pP" and self.peek() == "{":
+            raise Unsupported("a Unicode property escape")
+        if char == "k" and self.peek() == "<":
+            raise Unsupported("a named backreference")
+        return _one(ord(char))  # an identity escape
+
+
+def _one(code: int) -> Ranges:
+    return [(code, code)]
+
+
+def _normalize(ranges: Ranges) -> Ranges:
+    out: Ranges = []
+    for low, high in sorted(ranges):
+        if out and low <= out[-1][1] + 1:
+            out[-1] = (out[-1][0], max(out[-1][1], high))
+        else:
+            out.append((low, high))
+    return out
+
+
+def _negate(ranges: Ranges) -> Ranges:
+    out: Ranges = []
+    start = 0
+    for low, high in _normalize(ranges):
+        if low > start:
+            out.append((start, low - 1))
+        start = high + 1
+    if start <= MAX_CODE:
+        out.append((start, MAX_CODE))
+    return out
+
+
+def _emit(node: Node) -> str:
+    if node.kind == "set":
+        return _emit_set(node.ranges)
+    if node.kind == "cat":
+        return "".join(_emit(child) for child in node.children)
+    if node.kind == "alt":
+        return "(?:" + "|".join(_emit(child) for child in node.children) + ")"
+    if node.kind == "rep":
+        upper = "" if node.high == -1 else str(node.high)
+        return f"(?:{_emit(node.children[0])}){{{node.low},{upper}}}"
+    raise Unsupported(f"an anchor {node.kind} inside the pattern")
+
+
+def _emit_set(ranges: Ranges) -> str:
+    """One character of ``ranges``, as JSON spells it."""
+    raw: Ranges = []
+    spelled: list[str] = []
+    for low, high in ranges:
+        for code in range(low, min(high, 0x5C) + 1):
+            if code < 0x20 or code in (0x22, 0x5C):
+                spelled.append(re.escape(json.dumps(chr(code))[1:-1]))
+        raw += _minus((low, high), [(0x00, 0x1F), (0x22, 0x22), (0x5C, 0x5C), SURROGATES])
+    if raw:
+        spelled.insert(0, "[" + "".join(_class_char(a) if a == b else f"{_class_char(a)}-{_class_char(b)}"
+                                         for a, b in raw) + "]")
+    if not spelled:
+        raise Unsupported("a character class that matches nothing")
+    return spelled[0] if len(spelled) == 1 else "(?:" + "|".join(spelled) + ")"
+
+
+def _minus(part: tuple[int, int], holes: Ranges) -> Ranges:
+    pieces = [part]
+    for hole_low, hole_high in holes:
+        pieces = [piece for low, high in pieces for piece in ((low, min(high, hole_low - 1)), (max(low, hole_high + 1), high))
+                  if piece[0] <= piece[1]]
+    return pieces
+
+
+def _class_char(code: int) -> str:
+    """A class member spelled so that lark, which turns ``\\x5d`` into ``]`` before
+    the regex is parsed, leaves it a member."""
+    if chr(code) in "]\\^-[":
+        return "\\" + chr(code)
+    if code < 0x100:
+        return f"\\x{code:02x}"
+    return f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}"
