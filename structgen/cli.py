@@ -19,6 +19,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     vocab = commands.add_parser("vocab", help="show the exact token bytes of a model's vocabulary")
     vocab.add_argument("--model", help="model folder or .gguf file (default: the bundled SmolLM2-135M-Instruct)")
     vocab.add_argument("--text", default=SAMPLE_TEXT, help="a text to split into tokens and their bytes")
+    check = commands.add_parser("validate", help="check tool calls (one JSON per line) against tool definitions")
+    check.add_argument("--tools", required=True, help="a JSON file: a list of tool definitions (OpenAI or Anthropic)")
+    check.add_argument("calls", help="a JSON Lines file of calls (OpenAI tool_call, Anthropic tool_use or {name, arguments})")
+    check.add_argument("--json", action="store_true", help="one JSON result a line instead of a report")
     args = parser.parse_args(argv)
 
     if args.version:
@@ -29,6 +33,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     if args.command == "vocab":
         return _vocab(args.model, args.text)
+    if args.command == "validate":
+        return _validate(args.tools, args.calls, args.json)
     parser.print_help()
     return 2
 
@@ -86,6 +92,44 @@ def _vocab(model: str | None, text: str) -> int:
         joined = joined[1:]
     print(f"their bytes join to the text's UTF-8: {'yes' if joined == expected else 'NO'}")
     return 0 if joined == expected else 1
+
+
+def _validate(tools_path: str, calls_path: str, as_json: bool) -> int:
+    """Check every call of a JSON Lines file: 0 when all are valid, 1 when some
+    are not, 2 when the input cannot be read."""
+    import json
+
+    from structgen import ToolDefinitionError, ToolSet, validate_tool_call
+
+    try:
+        with open(tools_path, encoding="utf-8") as file:
+            tools = ToolSet.read(json.load(file))
+        with open(calls_path, encoding="utf-8") as file:
+            lines = file.read().splitlines()
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError, ToolDefinitionError) as exc:
+        print(f"structgen validate: {exc}", file=sys.stderr)
+        return 2
+    valid = total = 0
+    for number, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        try:
+            call = json.loads(line)
+        except json.JSONDecodeError:
+            call = line  # raw text: the result says where it stops being JSON
+        result = validate_tool_call(tools, call)
+        total += 1
+        valid += bool(result)
+        if as_json:
+            print(json.dumps({"line": number, **result.as_dict()}, ensure_ascii=False, default=str))
+        elif result:
+            print(f"line {number}: valid call to {result.name}")
+        else:
+            details = "\n".join(f"  {e.pointer or '#'} [{e.keyword}] {e.message}" for e in result.errors)
+            print(f"line {number}: invalid call to {result.name or '?'}\n{details}")
+    if not as_json:
+        print(f"{valid} of {total} calls valid")
+    return 0 if valid == total else 1
 
 
 def _is_utf8(data: bytes) -> bool:
