@@ -6,13 +6,16 @@ spells it (itself, or ``\\"``, ``\\\\``, ``\\n``, ``\\u001f``), while the free
 stretches an unanchored search allows on either side take any spelling. ``\\d \\w
 \\s .`` are ECMA's (ASCII digits and word characters; ECMA's white space and line
 terminators). What no finite automaton expresses (lookarounds, backreferences,
-word boundaries, anchors inside the pattern) is ``Unsupported``.
+word boundaries, anchors inside the pattern) is ``Unsupported``. ``python_regex``
+gives the same meaning to Python's ``re`` over the decoded string, so that a
+validator checking values agrees with the grammar.
 """
 
 from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 MAX_CODE = 0x10FFFF
@@ -59,9 +62,15 @@ def json_string_regex(pattern: str) -> str:
         anchored_start = bool(items) and items[0].kind == "^"
         anchored_end = bool(items) and items[-1].kind == "$"
         middle = items[1 if anchored_start else 0:len(items) - 1 if anchored_end else len(items)]
-        body = "".join(_emit(item) for item in middle)
+        body = "".join(_emit(item, _emit_set) for item in middle)
         out.append(("" if anchored_start else ANY_SPELLING + "*") + body + ("" if anchored_end else ANY_SPELLING + "*"))
     return "(?:" + "|".join(out) + ")"
+
+
+def python_regex(pattern: str) -> str:
+    """A Python ``re`` pattern that ``re.search`` matches exactly where ECMA-262 finds
+    ``pattern`` (with the ``u`` flag: code points) in a decoded string."""
+    return _emit(_Parser(pattern).parse(), _python_set, {"^": r"\A", "$": r"\Z"})
 
 
 class _Parser:
@@ -215,6 +224,10 @@ class _Parser:
         if char == "x" and re.fullmatch(r"[0-9a-fA-F]{2}", self.text[self.at:self.at + 2]):
             self.at += 2
             return _one(int(self.text[self.at - 2:self.at], 16))
+        braced = re.compile(r"\{([0-9a-fA-F]{1,6})\}").match(self.text, self.at) if char == "u" else None
+        if braced and int(braced.group(1), 16) <= MAX_CODE:  # \u{...}: a code point (the u flag)
+            self.at = braced.end()
+            return _one(int(braced.group(1), 16))
         if char == "u" and re.fullmatch(r"[0-9a-fA-F]{4}", self.text[self.at:self.at + 4]):
             self.at += 4
             return _one(int(self.text[self.at - 4:self.at], 16))
@@ -251,17 +264,28 @@ def _negate(ranges: Ranges) -> Ranges:
     return out
 
 
-def _emit(node: Node) -> str:
+def _emit(node: Node, spell: Callable[[Ranges], str], anchors: dict[str, str] | None = None) -> str:
+    """``node`` as a regex: ``spell`` writes a set, ``anchors`` the anchors (None:
+    an anchor here cannot be written)."""
     if node.kind == "set":
-        return _emit_set(node.ranges)
+        return spell(node.ranges)
     if node.kind == "cat":
-        return "".join(_emit(child) for child in node.children)
+        return "".join(_emit(child, spell, anchors) for child in node.children)
     if node.kind == "alt":
-        return "(?:" + "|".join(_emit(child) for child in node.children) + ")"
+        return "(?:" + "|".join(_emit(child, spell, anchors) for child in node.children) + ")"
     if node.kind == "rep":
         upper = "" if node.high == -1 else str(node.high)
-        return f"(?:{_emit(node.children[0])}){{{node.low},{upper}}}"
-    raise Unsupported(f"an anchor {node.kind} inside the pattern")
+        return f"(?:{_emit(node.children[0], spell, anchors)}){{{node.low},{upper}}}"
+    if anchors is None:
+        raise Unsupported(f"an anchor {node.kind} inside the pattern")
+    return anchors[node.kind]
+
+
+def _python_set(ranges: Ranges) -> str:
+    """One code point of ``ranges`` (surrogates included: a decoded JSON string may hold one)."""
+    if not ranges:
+        return "(?!)"
+    return "[" + "".join(_class_char(a) if a == b else f"{_class_char(a)}-{_class_char(b)}" for a, b in ranges) + "]"
 
 
 def _emit_set(ranges: Ranges) -> str:

@@ -18,6 +18,10 @@ NUMBER = r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?"
 INTEGER = r"-?(?:0|[1-9][0-9]*)"
 ZERO_FRACTION = r"(?:\.0+)?"
 """After an integer: ``1.0`` is the integer 1 (draft 6 on), and ``json.dumps`` writes it so."""
+BIG_INTEGER = r"[1-9](?:\.[0-9]{1,16})?e\+(?:1[6-9]|[2-9][0-9]|[1-9][0-9]{2,})"
+"""How ``json.dumps`` writes a float of 1e16 or more (``1e+16``, ``1.2345e+30``): at
+most 17 digits and an exponent of 16 or more, so always a whole number."""
+BIG = 10**16
 
 MAX_LENGTH_BOUND = 10_000
 """The engine's repetition limit: longer length bounds cannot be exact."""
@@ -30,10 +34,11 @@ FORMATS = {
     "uuid": r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}",
     "ipv4": r"(?:(?:25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])\.){3}(?:25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])",
 }
-FORMATS["date-time"] = FORMATS["date"] + "[tT ]" + FORMATS["time"]
+FORMATS["date-time"] = FORMATS["date"] + "[tT]" + FORMATS["time"]
 FORMAT_NOTES = {
     "date": "days 01-31 in every month (Feb 30 passes)",
-    "date-time": "days 01-31 in every month (Feb 30 passes)",
+    "time": "second 60 passes at any minute, not only as a leap second",
+    "date-time": "days 01-31 in every month (Feb 30 passes); second 60 at any minute",
 }
 
 
@@ -45,8 +50,26 @@ def number_equal_to(value: int | float) -> str:
         return re.escape(spelled)
     whole = "-?0" if value == 0 else re.escape(str(int(value)))
     options = [whole + ZERO_FRACTION]
-    if isinstance(value, float) and "e" in spelled:
-        options.append(re.escape(spelled))
+    if abs(value) >= BIG and value == _as_float(value):
+        options.append(re.escape(json.dumps(_as_float(value))))  # 10**20 is also written 1e+20
+    return "(?:" + "|".join(options) + ")"
+
+
+def _as_float(value: int | float) -> float | None:
+    try:
+        return float(value)
+    except OverflowError:
+        return None
+
+
+def integer_spellings(low: int | None, high: int | None) -> str:
+    """Integers in ``[low, high]`` as ``json.dumps`` writes ints and floats: ``12``,
+    ``-0``, ``12.0`` and, where the range reaches past 1e16, ``1.2e+17``."""
+    options = [integer_range(low, high) + ZERO_FRACTION]
+    if high is None and (low is None or low <= BIG):
+        options.append(BIG_INTEGER)
+    if low is None and (high is None or high >= -BIG):
+        options.append("-" + BIG_INTEGER)
     return "(?:" + "|".join(options) + ")"
 
 

@@ -11,6 +11,7 @@ few named cases narrower), or rejected.
 from __future__ import annotations
 
 import json
+import math
 import re
 from typing import Any
 from urllib.parse import unquote
@@ -323,12 +324,11 @@ class _Translator:
         low, high = self.bounds(schema, pointer, integer=True)
         if "multipleOf" in schema:
             self.approximate(pointer, "multipleOf", "not enforced")
-        fraction = regexes.ZERO_FRACTION if self.float_integers else ""
-        if low is None and high is None:
-            return self.terminal(regexes.INTEGER + fraction)
         if low is not None and high is not None and low > high:
             raise NoValue(f"{pointer or '#'}: no integer lies within the bounds")
-        return self.terminal(regexes.integer_range(low, high) + fraction)
+        if not self.float_integers:
+            return self.terminal(regexes.INTEGER if low is None and high is None else regexes.integer_range(low, high))
+        return self.terminal(regexes.integer_spellings(low, high))
 
     def type_number(self, schema: dict[str, Any], pointer: str) -> str:
         for key in ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf"):
@@ -347,8 +347,12 @@ class _Translator:
             self.report.add(pointer, key, ENFORCED)
             if isinstance(value, bool):  # draft 4: exclusive* qualify minimum/maximum
                 continue
-            if not isinstance(value, (int, float)):
+            if not isinstance(value, (int, float)) or value != value:
                 raise SchemaError(f"{pointer or '#'}: {key} must be a number")
+            if isinstance(value, float) and math.isinf(value):  # 1e400 read as infinity: a bound beyond every integer
+                if (value < 0) == (key in ("minimum", "exclusiveMinimum")):
+                    continue
+                raise NoValue(f"{pointer or '#'}: no integer lies within the bounds")
             exclusive = key.startswith("exclusive") or schema.get("exclusive" + key[0].upper() + key[1:]) is True
             if key in ("minimum", "exclusiveMinimum"):
                 bound = int(value) + 1 if exclusive and value == int(value) else -(-value // 1)
@@ -444,7 +448,7 @@ class _Translator:
                 "extra properties come after the declared ones; a declared name spelled with \\u escapes counts as extra",
             )
         missing = [key for key in dict.fromkeys(listed) if key not in properties]
-        if missing and schema.get("additionalProperties", True) is False:
+        if missing and schema.get("additionalProperties", True) is False and "patternProperties" not in schema:
             raise NoValue(f"{pointer or '#'}: required properties {missing} are not allowed")
         colon, comma = self.punct(":"), self.punct(",")
         members: list[tuple[str, bool]] = []
@@ -541,8 +545,10 @@ class _Translator:
             for key, value in part.items():
                 if key not in merged:
                     merged[key] = value
-                elif key == "properties":
-                    merged[key] = {**merged[key], **value}
+                elif key == "properties":  # a name both declare: its value must satisfy both
+                    merged[key] = {**merged[key], **{
+                        name: {"allOf": [merged[key][name], sub]} if name in merged[key] and merged[key][name] != sub else sub
+                        for name, sub in value.items()}}
                 elif key == "required":
                     merged[key] = list(dict.fromkeys(merged[key] + value))
                 elif merged[key] != value and key not in ANNOTATIONS:
@@ -558,21 +564,37 @@ class _Translator:
         return self.body(merged, pointer)
 
     def constants(self, schema: dict[str, Any], pointer: str) -> str:
-        values = [schema["const"]] if "const" in schema else schema["enum"]
+        """The listed values that the schema's type (and ``enum`` beside ``const``)
+        allow; other keywords beside them are not checked against them (approximated)."""
         key = "const" if "const" in schema else "enum"
+        values = [schema["const"]] if key == "const" else schema["enum"]
         if not isinstance(values, list) or not values:
             raise SchemaError(f"{pointer or '#'}: enum must be a non-empty list")
         self.report.add(pointer, key, ENFORCED)
-        for other in schema:
-            if other not in (key, "type") and other not in ANNOTATIONS:
-                self.report.add(pointer, other, ENFORCED, f"implied by {key}")
+        if key == "const" and "enum" in schema:
+            if not isinstance(schema["enum"], list):
+                raise SchemaError(f"{pointer or '#'}: enum must be a list")
+            self.report.add(pointer, "enum", ENFORCED, "checked against const")
+            values = [v for v in values if any(_json_equal(v, other) for other in schema["enum"])]
         if "type" in schema:
             self.report.add(pointer, "type", ENFORCED, f"checked against {key}")
             allowed = schema["type"] if isinstance(schema["type"], list) else [schema["type"]]
-            values = [v for v in values if _json_type(v) in allowed or (_json_type(v) == "integer" and "number" in allowed)]
-            if not values:
-                raise NoValue(f"{pointer or '#'}: no value of {key} has the schema's type")
+            values = [v for v in values if self.has_type(v, allowed)]
+        for other in schema:
+            if other in ("$defs", "definitions"):
+                self.report.add(pointer, other, ENFORCED, "definitions, used through $ref")
+            elif other not in ("const", "enum", "type") and other not in ANNOTATIONS:
+                self.approximate(pointer, other, f"not checked against the {key} values")
+        if not values:
+            raise NoValue(f"{pointer or '#'}: no value of {key} satisfies the schema")
         return " | ".join(dict.fromkeys(self.constant(value) for value in values))
+
+    def has_type(self, value: Any, allowed: list[Any]) -> bool:
+        """Whether ``value`` has one of the types (``1.0`` is an integer from draft 6 on)."""
+        kind = _json_type(value)
+        if kind == "number" and self.float_integers and isinstance(value, float) and value.is_integer():
+            kind = "integer"
+        return kind in allowed or (kind == "integer" and "number" in allowed)
 
     def constant(self, value: Any) -> str:
         if isinstance(value, dict):
@@ -605,7 +627,8 @@ class _Translator:
         if key not in schema:
             return None
         value = schema[key]
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0 or not float(value).is_integer():
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not value >= 0 or (
+                isinstance(value, float) and not value.is_integer()):
             raise SchemaError(f"{pointer or '#'}: {key} must be a non-negative integer, not {value!r}")
         self.report.add(pointer, key, ENFORCED)
         return int(value)
@@ -654,6 +677,19 @@ _SIBLING_BOUND = frozenset({"additionalProperties", "unevaluatedProperties"})
 def _names(schema: dict[str, Any]) -> set[str]:
     """The property names (and patterns) a schema object declares."""
     return set(schema.get("properties", {})) | set(schema.get("patternProperties", {}))
+
+
+def _json_equal(a: Any, b: Any) -> bool:
+    """JSON equality: ``1 == 1.0`` but ``true != 1``, containers item by item."""
+    if isinstance(a, bool) or isinstance(b, bool) or a is None or b is None:
+        return a is b
+    if isinstance(a, (int, float)) and isinstance(b, (int, float)):
+        return a == b
+    if isinstance(a, list) and isinstance(b, list):
+        return len(a) == len(b) and all(_json_equal(x, y) for x, y in zip(a, b))
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(_json_equal(a[k], b[k]) for k in a)
+    return type(a) is type(b) and bool(a == b)
 
 
 def _json_type(value: Any) -> str:

@@ -13,8 +13,8 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from structgen.schema_places import Places
-from structgen.validation import ToolCallError
+from structgen.schema_places import Places, spelled
+from structgen.validation import ToolCallError, pointer_token
 
 WHITESPACE = b" \t\n\r"
 
@@ -30,6 +30,13 @@ _NUMBER_STEPS: dict[tuple[int, str], int] = {
 a digit 1-9, "e" e or E); states 2, 3, 5 and 8 end a number."""
 _NUMBER_ENDS = (2, 3, 5, 8)
 _LITERALS = {ord("t"): (b"true", True), ord("f"): (b"false", False), ord("n"): (b"null", None)}
+_UTF8_STARTS = {
+    **{b: (1, 0x80, 0xBF) for b in range(0xC2, 0xE0)},
+    **{b: (2, 0x80, 0xBF) for b in range(0xE1, 0xF0)}, 0xE0: (2, 0xA0, 0xBF), 0xED: (2, 0x80, 0x9F),
+    **{b: (3, 0x80, 0xBF) for b in range(0xF1, 0xF4)}, 0xF0: (3, 0x90, 0xBF), 0xF4: (3, 0x80, 0x8F),
+}
+"""UTF-8 (RFC 3629): a first byte -> the continuation bytes it needs, and the range
+of the next one (no overlong forms, no surrogates, nothing above U+10FFFF)."""
 _KIND_OF_FIRST = {ord('"'): "string", ord("{"): "object", ord("["): "array", ord("t"): "boolean", ord("f"): "boolean", ord("n"): "null"}
 
 
@@ -58,6 +65,7 @@ class JsonScan:
         self.is_key = False
         self.escaped = False  # the string so far has an escape (its spelling may differ)
         self.escape = 0  # bytes left of the escape in progress (5: just after the backslash)
+        self.utf8: tuple[int, int, int] = (0, 0x80, 0xBF)  # bytes left of a character, the next one's range
         self.number_state = 0
         self.literal: tuple[bytes, Any] = (b"", None)
 
@@ -109,7 +117,7 @@ class JsonScan:
             if byte != ord(":"):
                 return self._syntax(byte, "':'")
             frame = self.frames[-1]
-            self._expect_value(self.places.child(frame.schema, frame.key), f"{frame.pointer}/{_escape(frame.key)}", VALUE)
+            self._expect_value(self.places.child(frame.schema, frame.key), f"{frame.pointer}/{pointer_token(frame.key)}", VALUE)
             return None
         if mode == COMMA_OR_CLOSE:
             frame = self.frames[-1]
@@ -164,6 +172,10 @@ class JsonScan:
                 return self._syntax(byte, "a hexadecimal digit")
             self.lexeme.append(byte)
             return None
+        if self.utf8[0] or byte >= 0x80:
+            error = self._utf8_byte(byte)
+            if error is not None:
+                return error
         if byte < 0x20:
             return self._syntax(byte, "a character (control characters must be escaped)")
         if byte == ord("\\"):
@@ -184,15 +196,29 @@ class JsonScan:
             return self.refusal(written.decode(errors="replace"), f"{_at(self.pointer)} cannot begin with {_quoted(written)}")
         return None
 
+    def _utf8_byte(self, byte: int) -> ToolCallError | None:
+        """Follow UTF-8 inside a string: stop at the first byte no UTF-8 text has there."""
+        left, low, high = self.utf8
+        if left:
+            if not low <= byte <= high:
+                return self._syntax(byte, "the next byte of a UTF-8 character")
+            self.utf8 = (left - 1, 0x80, 0xBF)
+            return None
+        start = _UTF8_STARTS.get(byte)
+        if start is None:
+            return self._syntax(byte, "UTF-8 text")
+        self.utf8 = start
+        return None
+
     def _close_string(self) -> ToolCallError | None:
         text = json.loads(b'"' + self.lexeme + b'"')
         if not self.is_key:
             return self._finish_scalar(text)
         frame = self.frames[-1]
         if text in frame.keys:
-            return self._error(f"{frame.pointer}/{_escape(text)}", "json", "each key once", text,
+            return self._error(f"{frame.pointer}/{pointer_token(text)}", "json", "each key once", text,
                                f"the key {json.dumps(text, ensure_ascii=False)} is written twice")
-        if not self.places.key_ok(frame.schema, _spelled(text), True, frame.keys):
+        if not self.places.key_ok(frame.schema, spelled(text), True, frame.keys):
             return self._unknown_key(frame, bytes(self.lexeme))
         frame.keys.add(text)
         frame.key = text
@@ -213,7 +239,7 @@ class JsonScan:
             missing = self.places.missing(frame.schema, frame.keys)
             if missing:
                 names = ", ".join(json.dumps(n, ensure_ascii=False) for n in missing)
-                return self._error(f"{frame.pointer}/{_escape(missing[0])}", "required", missing, None,
+                return self._error(f"{frame.pointer}/{pointer_token(missing[0])}", "required", missing, None,
                                    f"the required argument {names} is missing in {frame.pointer or 'the arguments'}")
         self.frames.pop()
         self.pointer = frame.pointer
@@ -242,7 +268,7 @@ class JsonScan:
         names = [n for n in self.places.names(frame.schema) if n not in frame.keys]
         allowed = f"; still allowed: {', '.join(names)}" if names else "; no more are allowed"
         begins = f"is named {_quoted(written)}..." if written else "can come"
-        return self._error(f"{frame.pointer}/{_escape(written.decode(errors='replace'))}", "additionalProperties",
+        return self._error(f"{frame.pointer}/{pointer_token(written.decode(errors='replace'))}", "additionalProperties",
                            names, written.decode(errors="replace"), f"no argument {begins}{allowed}")
 
     def _syntax(self, byte: int, expected: str) -> ToolCallError:
@@ -288,9 +314,3 @@ def _quoted(written: bytes) -> str:
     return '"' + written.decode(errors="replace")
 
 
-def _spelled(text: str) -> bytes:
-    return json.dumps(text, ensure_ascii=False)[1:-1].encode()
-
-
-def _escape(token: str) -> str:
-    return token.replace("~", "~0").replace("/", "~1")

@@ -97,7 +97,7 @@ class Places:
             return schema is not False
         own = True
         for constants in _constants(schema):
-            own = own and any(isinstance(c, str) and _spelled(c).startswith(written) for c in constants)
+            own = own and any(isinstance(c, str) and spelled(c).startswith(written) for c in constants)
         return self._all(schema, depth, own, lambda s, d: self.string_prefix_ok(s, written, d))
 
     def key_ok(self, schema: Any, written: bytes, complete: bool, taken: set[str], depth: int = 0) -> bool:
@@ -109,7 +109,7 @@ class Places:
         own = True
         if schema.get("additionalProperties") is False and not schema.get("patternProperties"):
             names = [n for n in schema.get("properties", {}) if n not in taken]
-            own = any(_spelled(n) == written if complete else _spelled(n).startswith(written) for n in names)
+            own = any(spelled(n) == written if complete else spelled(n).startswith(written) for n in names)
         return self._all(schema, depth, own, lambda s, d: self.key_ok(s, written, complete, taken, d))
 
     def missing(self, schema: Any, present: set[str], depth: int = 0) -> list[str]:
@@ -185,6 +185,18 @@ class Places:
             branches += schema.get(key, []) if isinstance(schema.get(key), list) else []
         return any(self.spelling_varies(b, depth + 1) for b in branches)
 
+    def has_alternatives(self, schema: Any, depth: int = 0) -> bool:
+        """Whether ``anyOf``/``oneOf`` shape the values here (along references and
+        ``allOf``): the grammar may then be following a branch only because of the
+        order the keys came in."""
+        if not isinstance(schema, dict) or depth > MAX_DEPTH:
+            return False
+        if isinstance(schema.get("anyOf"), list) or isinstance(schema.get("oneOf"), list):
+            return True
+        branches = [self.resolve(schema)] if "$ref" in schema else []
+        branches += schema["allOf"] if isinstance(schema.get("allOf"), list) else []
+        return any(self.has_alternatives(b, depth + 1) for b in branches)
+
     def constraints(self, schema: Any, depth: int = 0) -> dict[str, Any]:
         """The keywords that can explain a refusal here, with their values (the
         first schema along references and ``allOf`` that has any)."""
@@ -233,9 +245,10 @@ def _same(value: Any, constant: Any) -> bool:
     return _kind(value) == _kind(constant) and value == constant
 
 
-def _spelled(text: str) -> bytes:
-    """A string's bytes between the quotes, as ``json.dumps`` writes them."""
-    return json.dumps(text, ensure_ascii=False)[1:-1].encode()
+def spelled(text: str) -> bytes:
+    """A string's bytes between the quotes, as ``json.dumps`` writes them (a lone
+    surrogate, which JSON can escape, as Python's surrogatepass encodes it)."""
+    return json.dumps(text, ensure_ascii=False)[1:-1].encode(errors="surrogatepass")
 
 
 def _search(pattern: str, key: str) -> bool:

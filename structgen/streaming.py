@@ -6,7 +6,8 @@ byte: while the call keeps the schema's declared property order, it stops at
 the first byte no valid text can follow. A refusal there is final unless the
 byte is one the grammar is narrower than JSON Schema about — a key out of
 declared order, whitespace it does not take, an escape, a fraction in an
-integer, a constant spelled another way; then the call goes on in the second
+integer, a constant spelled another way, anything inside an object whose
+``anyOf`` branch the grammar may have picked by key order; then the call goes on in the second
 lane, ``JsonScan``, which checks JSON syntax and the schema's necessary
 conditions in any order. So ``feed`` never stops a call that ``finish`` (and
 ``validate_tool_call``) would accept.
@@ -16,7 +17,7 @@ from __future__ import annotations
 
 from structgen.byte_matcher import ByteMatcher
 from structgen.grammar import Grammar
-from structgen.json_scan import COMMA_OR_CLOSE, END, KEY, KEY_OR_CLOSE, NUMBER, STRING, VALUE, WHITESPACE, JsonScan
+from structgen.json_scan import COMMA_OR_CLOSE, END, KEY, KEY_OR_CLOSE, NUMBER, STRING, WHITESPACE, JsonScan
 from structgen.lark_rules import GrammarError
 from structgen.tool_calls import Call, Tool, ToolSet
 from structgen.validation import ToolCallError, ValidationResult, check_call, unknown_tool
@@ -144,8 +145,12 @@ class ToolCallValidator:
 def _may_differ_in_order_or_spelling(scan: JsonScan, byte: int) -> bool:
     """Whether a refusal of ``byte`` may be the grammar's declared order or
     canonical spelling rather than the schema: whitespace between values, an
-    object key (or the comma before one), a freely spelled value."""
+    object key (or the comma before one), anything inside an object whose
+    ``anyOf`` branch the grammar may have picked by key order, a freely spelled
+    value (a number constant's first byte too: ``5e-1`` is ``0.5``)."""
     mode = scan.mode
+    if any(frame.is_object and scan.places.has_alternatives(frame.schema) for frame in scan.frames):
+        return True
     if byte in WHITESPACE and mode != STRING:
         return True
     if mode in (KEY, KEY_OR_CLOSE) and byte != ord("}"):
@@ -154,4 +159,4 @@ def _may_differ_in_order_or_spelling(scan: JsonScan, byte: int) -> bool:
         return True
     if mode == COMMA_OR_CLOSE and byte == ord(",") and scan.frames and scan.frames[-1].is_object:
         return True
-    return mode not in (END, VALUE) and scan.spelled_freely(byte)
+    return mode != END and scan.spelled_freely(byte)

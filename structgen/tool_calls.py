@@ -95,15 +95,13 @@ class ToolSet:
         return list(self.tools)
 
     def schema_validator(self, name: str) -> Any:
-        """The ``jsonschema`` validator of tool ``name``'s arguments (formats
-        asserted, as the grammar enforces them), built once."""
+        """The ``jsonschema`` validator of tool ``name``'s arguments, with the
+        grammar's meaning (``validation.json_schema_validator``), built once."""
         found = self._validators.get(name)
         if found is None:
-            from jsonschema import validators
+            from structgen.validation import json_schema_validator
 
-            schema = self.tools[name].schema
-            cls = validators.validator_for(schema, default=validators.Draft202012Validator)
-            found = self._validators[name] = cls(schema, format_checker=cls.FORMAT_CHECKER)
+            found = self._validators[name] = json_schema_validator(self.tools[name].schema)
         return found
 
 
@@ -197,8 +195,11 @@ def _type_name(name: Any, pointer: str) -> str | None:
 def _check_schema(name: str, schema: dict[str, Any]) -> None:
     from jsonschema import SchemaError, validators
 
+    from structgen.validation import format_checker
+
+    cls = validators.validator_for(schema, default=validators.Draft202012Validator)
     try:
-        validators.validator_for(schema, default=validators.Draft202012Validator).check_schema(schema)
+        cls.check_schema(schema, format_checker=format_checker(cls))
     except SchemaError as exc:
         where = "/".join(str(p) for p in exc.absolute_path)
         raise ToolDefinitionError(f"{name}: not a valid JSON Schema at #/{where}: {exc.message}") from None

@@ -2,7 +2,8 @@
 
 The verdict is JSON Schema's own, computed by ``jsonschema`` on the parsed
 arguments: any property order, any spelling of a value (``1.0`` for an integer,
-``\\u00e9`` for ``é``), every keyword exactly. That is what the grammar of the
+``\\u00e9`` for ``é``), every keyword exactly, ``pattern`` and the time formats
+with the meaning the grammar gives them (``json_schema_validator``). That is what the grammar of the
 same schema enforces for every keyword its report marks enforced, and what
 generation re-checks with ``jsonschema`` for those it marks approximated; so a
 call structgen generated always validates, and the streaming validator (which
@@ -12,9 +13,12 @@ docs/tool_calls.md.
 
 from __future__ import annotations
 
+import datetime
 import difflib
 import json
+import re
 from dataclasses import dataclass, replace
+from functools import lru_cache
 from typing import Any
 
 from structgen.tool_calls import Call, ToolSet, json_type, read_call
@@ -166,7 +170,7 @@ def _explain(error: Any) -> list[ToolCallError]:
     keyword, expected, got = error.validator, error.validator_value, error.instance
     if keyword == "required" and isinstance(got, dict):
         return [
-            ToolCallError(f"{pointer}/{_escape(name)}", "required", name, None, f"{_where(pointer)}the required argument {_show(name)} is missing.")
+            ToolCallError(f"{pointer}/{pointer_token(name)}", "required", name, None, f"{_where(pointer)}the required argument {_show(name)} is missing.")
             for name in expected if name not in got
         ]
     if keyword == "additionalProperties" and isinstance(got, dict):
@@ -194,7 +198,7 @@ def _unexpected(pointer: str, name: str, declared: list[str]) -> ToolCallError:
     hint = f" Did you mean {_show(close[0])}?" if close else ""
     allowed = f" Allowed: {', '.join(declared)}." if declared else " No arguments are allowed there."
     return ToolCallError(
-        f"{pointer}/{_escape(name)}", "additionalProperties", declared, name,
+        f"{pointer}/{pointer_token(name)}", "additionalProperties", declared, name,
         f"{_where(pointer)}{_show(name)} is not an argument of this tool.{hint}{allowed}",
     )
 
@@ -206,10 +210,10 @@ def _matches_any(patterns: list[str], name: str) -> bool:
 
 
 def _pointer(path: Any) -> str:
-    return "".join(f"/{_escape(str(part))}" for part in path)
+    return "".join(f"/{pointer_token(str(part))}" for part in path)
 
 
-def _escape(token: str) -> str:
+def pointer_token(token: str) -> str:
     return token.replace("~", "~0").replace("/", "~1")
 
 
@@ -229,3 +233,95 @@ def _or_list(shown: list[str]) -> str:
 def _show(value: Any) -> str:
     text = json.dumps(value, ensure_ascii=False)
     return text if len(text) <= SHOWN_CHARS else text[: SHOWN_CHARS - 3] + "..."
+
+
+# -- JSON Schema's meaning where Python's jsonschema gives another
+
+
+def json_schema_validator(schema: Any) -> Any:
+    """A ``jsonschema`` validator for ``schema`` that means what the grammar
+    enforces: ``pattern`` as ECMA-262 (``\\d`` is ASCII, ``$`` the very end, not
+    Python's ``re``), and the formats asserted, ``date-time`` and ``time`` by RFC
+    3339 even where the optional rfc3339-validator is not installed."""
+    from jsonschema import validators
+
+    base = validators.validator_for(schema, default=validators.Draft202012Validator)
+    return validators.extend(base, {"pattern": _pattern})(schema, format_checker=format_checker(base))
+
+
+def format_checker(base: Any) -> Any:
+    """``base``'s format checker with ``date-time``, ``time`` and ``regex`` (an
+    ECMA-262 pattern, such as ``[^]``, that Python's ``re`` may not read) as JSON Schema means them."""
+    from jsonschema import FormatChecker
+
+    checker = FormatChecker(())
+    checker.checkers = {**base.FORMAT_CHECKER.checkers, "date-time": (_is_date_time, ()), "time": (_is_time, ()),
+                        "regex": (_is_pattern, ())}
+    return checker
+
+
+def _pattern(validator: Any, pattern: str, instance: Any, schema: Any) -> Any:
+    from jsonschema.exceptions import ValidationError
+
+    if validator.is_type(instance, "string") and not _ecma(pattern).search(instance):
+        yield ValidationError(f"{instance!r} does not match {pattern!r}")
+
+
+@lru_cache(maxsize=1024)
+def _ecma(pattern: str) -> re.Pattern[str]:
+    """``pattern`` compiled with ECMA-262's meaning; one the translator cannot read
+    (a lookaround, a backreference: the grammar approximates those) as Python reads it."""
+    from schema2grammar import ecma
+
+    try:
+        return re.compile(ecma.python_regex(pattern))
+    except ecma.Unsupported:
+        return re.compile(pattern)
+
+
+def _is_pattern(instance: Any) -> bool:
+    if not isinstance(instance, str):
+        return True
+    try:
+        _ecma(instance)
+    except re.error:
+        return False
+    return True
+
+
+_TIME = r"([01][0-9]|2[0-3]):([0-5][0-9]):([0-5][0-9]|60)(?:\.[0-9]+)?(?:[zZ]|([+-])([01][0-9]|2[0-3]):([0-5][0-9]))"
+_DATE_TIME = re.compile(r"([0-9]{4})-([0-9]{2})-([0-9]{2})[tT]" + _TIME)
+
+
+def _is_time(instance: Any) -> bool:
+    """RFC 3339 ``full-time``; second 60 only where it is 23:59 in UTC (a leap second)."""
+    if not isinstance(instance, str):
+        return True
+    found = re.fullmatch(_TIME, instance)
+    return found is not None and _leap_second_ok(found.groups())
+
+
+def _is_date_time(instance: Any) -> bool:
+    """RFC 3339 ``date-time`` (``T``, not a space, between date and time)."""
+    if not isinstance(instance, str):
+        return True
+    found = _DATE_TIME.fullmatch(instance)
+    if found is None:
+        return False
+    year, month, day = (int(part) for part in found.groups()[:3])
+    try:
+        datetime.date(year, month, day)
+    except ValueError:
+        return False
+    return _leap_second_ok(found.groups()[3:])
+
+
+def _leap_second_ok(groups: tuple[str | None, ...]) -> bool:
+    hour, minute, second, sign, offset_hour, offset_minute = groups
+    if second != "60":
+        return True
+    minutes = int(hour or 0) * 60 + int(minute or 0)
+    if sign is not None:
+        offset = int(offset_hour or 0) * 60 + int(offset_minute or 0)
+        minutes += -offset if sign == "+" else offset
+    return minutes % 1440 == 23 * 60 + 59

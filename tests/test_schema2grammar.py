@@ -417,3 +417,71 @@ def test_deep_nesting_is_a_clear_error() -> None:
         schema = {"type": "array", "items": schema}
     with pytest.raises(SchemaError, match="nests more than"):
         translate(schema)
+
+
+# -- review of the conformance commit: each a reproducer of a bug
+
+
+def _approximated(schema: Any) -> set[str]:
+    return {e.keyword for e in Grammar.from_json_schema(schema).report.with_status(APPROXIMATED)}
+
+
+def test_all_of_parts_declaring_one_property_keep_both_schemas() -> None:
+    schema = {"allOf": [{"properties": {"a": {"type": "string"}}}, {"properties": {"a": {"maxLength": 2}}}]}
+    assert _accepts(schema, {"a": "xy"})
+    assert not _accepts(schema, {"a": 5}) and not _accepts(schema, {"a": "xyz"})
+
+
+@pytest.mark.parametrize(("schema", "invalid"), [
+    ({"enum": ["a", "bbbb"], "maxLength": 2}, "bbbb"),
+    ({"enum": [1, "a"], "anyOf": [{"type": "string"}]}, 1),
+    ({"const": "abc", "pattern": "^x"}, "abc"),
+])
+def test_keywords_beside_enum_or_const_are_not_claimed_enforced(schema: dict[str, Any], invalid: Any) -> None:
+    """The grammar lists the constants; a keyword beside them that it does not check
+    against them is approximated, not "implied"."""
+    assert not jsonschema.Draft202012Validator(schema).is_valid(invalid)
+    assert not _accepts(schema, invalid) or _approximated(schema) & (set(schema) - {"enum", "const"})
+
+
+@pytest.mark.parametrize("schema", [
+    {"type": "string", "maxLength": 10**400}, {"type": "array", "minItems": 10**400},
+    json.loads('{"type": "integer", "minimum": -1e400}'), json.loads('{"type": "integer", "maximum": NaN}'),
+    {"type": "integer", "minimum": 10**400},
+])
+def test_huge_or_non_finite_numbers_in_a_schema_are_clear(schema: dict[str, Any]) -> None:
+    try:
+        Grammar.from_json_schema(schema)
+    except SchemaError as exc:
+        assert "#" in str(exc)
+
+
+def test_unbounded_integer_minimum_from_minus_infinity() -> None:
+    assert _accepts(json.loads('{"type": "integer", "minimum": -1e400}'), -5)
+
+
+def test_required_name_a_pattern_property_allows_is_satisfiable() -> None:
+    schema = {"type": "object", "patternProperties": {"^x": {}}, "additionalProperties": False, "required": ["xa"]}
+    assert _accepts(schema, {"xa": 1})
+
+
+def test_date_time_needs_t_between_date_and_time() -> None:
+    schema = {"type": "string", "format": "date-time"}
+    assert _accepts(schema, "2020-01-01T10:00:00Z") and _accepts(schema, "2020-01-01t10:00:00z")
+    assert not _accepts(schema, "2020-01-01 10:00:00Z")
+
+
+def test_integers_as_json_dumps_writes_large_floats() -> None:
+    """json.dumps(1e16) is ``1e+16``: an integer (draft 6 on) that a schema allowing it must accept."""
+    for schema, instance in [({"type": "integer"}, 1e16), ({"type": "integer"}, -1.2345e30),
+                             ({"type": "integer", "minimum": 0}, 1e20), ({"const": 10**20}, 1e20)]:
+        assert _accepts(schema, instance), (schema, instance)
+    for schema, instance in [({"type": "integer", "maximum": 10}, 1e20), ({"type": "integer", "minimum": 0}, -1e20)]:
+        assert not _accepts(schema, instance), (schema, instance)
+    assert not _accepts({"$schema": "http://json-schema.org/draft-04/schema#", "type": "integer"}, 1e16)
+
+
+def test_code_point_escapes_in_patterns_mean_the_code_point() -> None:
+    """With the ``u`` flag JSON Schema asks for, ``\\u{1F600}`` is one character, not ``u`` repeated."""
+    schema = {"type": "string", "pattern": "^\\u{1F600}\\u{41}$"}
+    assert _accepts(schema, "\U0001f600A") and not _accepts(schema, "u" * 41)

@@ -156,3 +156,50 @@ def test_byte_matcher_follows_the_grammar_exactly() -> None:
     matcher = ByteMatcher(grammar)
     assert matcher.accept(b'{"city": "Oslo", "unit": "celsius", "days": 15') == len(b'{"city": "Oslo", "unit": "celsius", "days": 1')
     assert not matcher.can_terminate()
+
+
+def _tool(schema: dict[str, Any]) -> dict[str, Any]:
+    return {"type": "function", "function": {"name": "f", "parameters": schema}}
+
+
+def test_a_branch_chosen_by_key_order_does_not_decide_a_value() -> None:
+    """Under anyOf, the grammar may follow a branch only because of the order the
+    keys came in; a value that branch refuses may fit another one, in another order."""
+    tool = _tool({"type": "object", "anyOf": [
+        {"properties": {"a": {"type": "string"}}, "required": ["a"]},
+        {"properties": {"b": {"type": "integer"}, "a": {"type": "integer"}}, "required": ["b", "a"]},
+    ]})
+    for text in ('{"a": 5, "b": 1}', '{"a": 5, "b": 1, "c": {"d": 1}}'):
+        result, _ = stream(ToolCallValidator([tool]), "f", text, chunk=1)
+        assert result, (text, result.message)
+    stopped, _ = stream(ToolCallValidator([tool]), "f", '{"a": 5, "b": 1, "a": [1]}', chunk=1)
+    assert not stopped and stopped.errors[0].keyword == "json"  # a key twice: the scan still sees it
+    stopped, _ = stream(ToolCallValidator([tool]), "f", '{"a": [1]}', chunk=1)
+    assert not stopped and stopped.offset == len('{"a": ')
+
+
+def test_a_number_constant_spelled_otherwise_is_not_stopped_at_its_first_byte() -> None:
+    tool = _tool({"type": "object", "properties": {"x": {"const": 0.5}, "n": {"enum": [100, 200]}}})
+    for text in ('{"x": 5e-1}', '{"n": 1e2}', '{"x": 0.50, "n": 2.0e2}'):
+        result, _ = stream(ToolCallValidator([tool]), "f", text, chunk=1)
+        assert result, (text, result.message)
+    stopped, _ = stream(ToolCallValidator([tool]), "f", '{"x": "0.5"}', chunk=1)
+    assert not stopped and stopped.offset == len('{"x": ')
+
+
+def test_bytes_that_are_not_utf8_stop_where_they_become_so() -> None:
+    """In keys too (where the JSON scan decides), and without an exception."""
+    tool = _tool({"type": "object", "properties": {"a": {}}})
+    for data, bad_at in [(b'{"a": 1, "\xff": 2}', len(b'{"a": 1, "')), (b'{"\xe2\x82": 1}', len(b'{"\xe2\x82')),
+                         (b'{"\xed\xa0\x80": 1}', len(b'{"\xed')), (b'{"b": 1, "\xc0\xaf": 2}', len(b'{"b": 1, "'))]:
+        validator = ToolCallValidator([tool], name="f")
+        result = validator.feed(data)
+        assert result is not None and not result and result.offset == bad_at, (data, result)
+        assert result.errors[0].keyword == "json"
+    closed = _tool({"type": "object", "properties": {"a": {}}, "additionalProperties": False})
+    for tool_ in (tool, closed):  # a lone surrogate escaped in a key: a key like any other
+        result, _ = stream(ToolCallValidator([tool_]), "f", '{"\\ud800": 1}', chunk=1)
+        assert bool(result) == (tool_ is tool), result
+    validator = ToolCallValidator([tool], name="f")
+    text = '{"ключ": "日本 \U0001f600"}'.encode()
+    assert all(validator.feed(text[i:i + 1]) is None for i in range(len(text))) and validator.finish()

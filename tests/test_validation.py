@@ -253,3 +253,36 @@ def test_cli_reports_bad_input_without_a_traceback(tmp_path: Path) -> None:
     assert run.returncode == 2 and "unknown type 'strnig'" in run.stderr and "Traceback" not in run.stderr
     missing = subprocess.run([COMMAND, "validate", "--tools", str(tmp_path / "none.json"), str(calls)], capture_output=True, text=True)
     assert missing.returncode == 2 and "none.json" in missing.stderr and "Traceback" not in missing.stderr
+
+
+def _args_valid(schema: dict[str, Any], arguments: Any) -> bool:
+    tool = {"type": "function", "function": {"name": "f", "parameters": {"type": "object", "properties": {"v": schema}}}}
+    return bool(validate_tool_call([tool], {"name": "f", "arguments": {"v": arguments}}))
+
+
+@pytest.mark.parametrize(("pattern", "valid", "invalid"), [
+    ("^\\d+$", ["0123"], ["\u0663", "12\n"]),  # ECMA's \d is ASCII; $ is the end, not before a last newline
+    ("^\\w$", ["_"], ["é"]),
+    ("^\\s$", ["\u00a0", "\ufeff", "\u2028"], ["x"]),
+    ("^.$", ["\U0001f600", "é"], ["\n", "\u2028"]),
+    ("^\\u00e9$", ["é"], ["e"]),
+    ("[^]", ["\n"], [""]),  # ECMA patterns Python's re cannot read are read, not refused
+    ("^(?<year>\\d{2})$", ["12"], ["1"]),
+])
+def test_patterns_have_ecma_meaning_in_the_verdict(pattern: str, valid: list[str], invalid: list[str]) -> None:
+    """The grammar enforces ECMA-262; the verdict must mean the same, not Python's re."""
+    schema = {"type": "string", "pattern": pattern}
+    assert all(_args_valid(schema, v) for v in valid), pattern
+    assert not any(_args_valid(schema, v) for v in invalid), pattern
+
+
+def test_date_time_and_time_formats_are_asserted() -> None:
+    """The grammar enforces them; so must the verdict (jsonschema alone asserts
+    them only when rfc3339-validator happens to be installed)."""
+    stamp, time = {"type": "string", "format": "date-time"}, {"type": "string", "format": "time"}
+    for value in ("1963-06-19T08:30:06.283185Z", "1963-06-19t08:30:06z", "1998-12-31T23:59:60Z", "1998-12-31T15:59:60-08:00"):
+        assert _args_valid(stamp, value), value
+    for value in ("tomorrow", "1963-06-19 08:30:06Z", "2021-02-30T08:30:06Z", "1998-12-31T22:59:60Z", "1963-06-19T08:30:06"):
+        assert not _args_valid(stamp, value), value
+    assert _args_valid(time, "08:30:06+01:00") and not _args_valid(time, "8:30:06Z") and not _args_valid(time, "24:00:00Z")
+    assert _args_valid({"format": "date-time"}, 5)  # a format says nothing of other types
