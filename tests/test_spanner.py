@@ -11,6 +11,7 @@ from structgen import Grammar, TokenizerInfo
 from structgen.engine.dfa import DEAD
 from structgen.engine.lexer import START, Lexer
 from structgen.engine.spanner import EMPTY_SEQUENCE, SequenceTable, token_groups
+from structgen.engine.tables import MaskTables
 from structgen.engine.vocab import build_trie
 
 JSON_LARK = (Path(__file__).resolve().parent.parent / "grammars" / "json.lark").read_text()
@@ -88,3 +89,28 @@ def test_a_text_as_one_token(text: bytes) -> None:
     lexemes = lexer.lex(text)
     assert lexemes is not None
     assert [lexer.accepts[s] for s in ended] + [lexer.accepts[end_state]] == lexemes
+
+
+def test_groups_derived_from_a_similar_state_equal_a_whole_walk() -> None:
+    """``MaskTables.groups`` derives most states inside a string from the generic
+    string body (same first-byte moves, one walk of the differing first bytes);
+    every state's groups must equal a walk of the whole trie."""
+    schema = {
+        "type": "object",
+        "properties": {"alpha": {"type": "string", "maxLength": 3}, "beta": {"type": "integer"}, "alps": {}},
+    }
+    grammar = Grammar.from_json_schema(schema)
+    rng = random.Random(2)
+    pieces = [bytes([b]) for b in range(256)]
+    pieces += [bytes(rng.choice(b'abelpstxyz{}[]:,"\\ 0123456789') for _ in range(rng.randint(2, 6))) for _ in range(3000)]
+    pieces += [b'"alpha"', b'"alp', b'ha":', "日本".encode()]
+    trie = build_trie(pieces, excluded=[])
+    tables = MaskTables(grammar.lexer, grammar.table, grammar.ignored, trie, len(pieces))
+    for state in range(grammar.lexer.dfa.state_count):
+        derived = tables.groups(state)
+        assert all(group.size == len(group.ids()) for group in derived)
+        expected = {
+            (group.sequence, group.end_state): sorted(group.token_ids)
+            for group in token_groups(grammar.lexer, trie, state, tables.sequences)
+        }
+        assert {(group.sequence, group.end_state): sorted(group.ids()) for group in derived} == expected, state

@@ -105,7 +105,16 @@ def _build_nfa(nodes: list[Node]) -> _Nfa:
 
 
 def _build_pattern(nfa: _Nfa, tasks: list[_Task]) -> None:
-    """Run the work list of one pattern to the end."""
+    """Run the work list of one pattern to the end.
+
+    The tail of a concatenation is built once per (tail, state it leads to): a
+    state that reads node ``n`` and then goes on into state ``f`` is shared by every
+    concatenation that ends that way. Patterns such as "any string but these keys"
+    repeat one loop at the end of every branch; without the sharing each branch's
+    copy is a different NFA state, and the subset construction multiplies the
+    automaton by their number before minimization merges them again."""
+    keys = _node_keys(tasks[0].node) if tasks else {}
+    tails: dict[tuple[int, int], int] = {}  # (node key, following state) -> state that reads the node into it
     while tasks:
         task = tasks.pop()
         node, start, end = task.node, task.start, task.end
@@ -115,11 +124,18 @@ def _build_pattern(nfa: _Nfa, tasks: list[_Task]) -> None:
         elif kind == CHARS:
             _add_chars(nfa, node.ranges, start, end)
         elif kind == CONCAT:
-            current = start
-            for i, child in enumerate(node.children):
-                following = end if i == len(node.children) - 1 else nfa.new_state()
-                tasks.append(_Task(child, current, following))
-                current = following
+            children = node.children
+            following = end
+            for i in range(len(children) - 1, 0, -1):
+                child = children[i]
+                tail = (keys[id(child)], following)
+                state = tails.get(tail, -1)
+                if state < 0:
+                    state = nfa.new_state()
+                    tails[tail] = state
+                    tasks.append(_Task(child, state, following))
+                following = state
+            tasks.append(_Task(children[0], start, following))
         elif kind == ALT:
             for child in node.children:
                 tasks.append(_Task(child, start, end))
@@ -129,15 +145,47 @@ def _build_pattern(nfa: _Nfa, tasks: list[_Task]) -> None:
             raise RegexError(f"unknown regex node kind {kind}")
 
 
+def _node_keys(root: Node) -> dict[int, int]:
+    """A number per node of ``root``'s tree (by ``id``), equal for equal subtrees."""
+    keys: dict[int, int] = {}
+    interned: dict[tuple[int, int, int, tuple[int, ...], tuple[int, ...]], int] = {}
+    pending: list[tuple[Node, bool]] = [(root, False)]
+    while pending:
+        node, expanded = pending.pop()
+        if id(node) in keys:
+            continue
+        if not expanded:
+            pending.append((node, True))
+            for child in node.children:
+                if id(child) not in keys:
+                    pending.append((child, False))
+            continue
+        shape = (node.kind, node.low, node.high, tuple(node.ranges), tuple([keys[id(c)] for c in node.children]))
+        keys[id(node)] = interned.setdefault(shape, len(interned))
+    return keys
+
+
 def _add_chars(nfa: _Nfa, ranges: list[int], start: int, end: int) -> None:
-    """Edges spelling each character of ``ranges`` in UTF-8, from ``start`` to ``end``."""
+    """Edges spelling each character of ``ranges`` in UTF-8, from ``start`` to ``end``.
+
+    Sequences share the states of equal tails (``E1-EC 80-BF 80-BF`` and
+    ``EE-EF 80-BF 80-BF`` one ``80-BF 80-BF`` path): the language is the same, and
+    the subset construction no longer tells apart states that differ only by which
+    lead byte was read, which for wide classes under counters multiplied the
+    automaton before minimization."""
+    tails: dict[tuple[int, ...], int] = {}  # remaining byte ranges -> the state that reads them to ``end``
     for i in range(0, len(ranges), 2):
         for sequence in charset.utf8_sequences(ranges[i], ranges[i + 1]):
-            current = start
-            for k in range(0, len(sequence), 2):
-                following = end if k == len(sequence) - 2 else nfa.new_state()
-                nfa.edges[current].append((sequence[k], sequence[k + 1], following))
-                current = following
+            following = end
+            for k in range(len(sequence) - 2, 0, -2):
+                key = tuple(sequence[k:])
+                state = tails.get(key, -1)
+                if state < 0:
+                    state = nfa.new_state()
+                    nfa.edges[state].append((sequence[k], sequence[k + 1], following))
+                    tails[key] = state
+                following = state
+            nfa.edges[start].append((sequence[0], sequence[1], following))
 
 
 def _add_repeat(nfa: _Nfa, tasks: list[_Task], node: Node, start: int, end: int) -> None:

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import Final
 
-from structgen.engine.dfa import DEAD, ByteDFA, can_reach
+from structgen.engine.dfa import DEAD, ByteDFA
 
 START: Final = 0
 _NOTHING: Final[list[int]] = []  # "no lexeme ended", shared: callers never mutate results
@@ -92,14 +92,43 @@ class Lexer:
 
 def _reachable_terminals(dfa: ByteDFA) -> list[list[int]]:
     """For each state, the terminals accepted in a state reachable from it (itself
-    included): what a lexeme in progress can still become. One backward search per
-    terminal, O(terminals x transitions)."""
+    included): what a lexeme in progress can still become. Terminal sets (as int
+    bitmasks) flow backwards along the transitions until nothing changes; each
+    state is requeued only when its set grows, so this is O(transitions x terminals)
+    at worst and about one pass over the transitions in practice."""
     count = dfa.state_count
-    terminal_count = 1 + max([t for labels in dfa.accepts for t in labels], default=-1)
-    reachable: list[list[int]] = [[] for _ in range(count)]
-    for terminal in range(terminal_count):
-        marked = can_reach(dfa.table, count, [terminal in labels for labels in dfa.accepts])
-        for state in range(count):
-            if marked[state]:
-                reachable[state].append(terminal)
-    return reachable
+    table = dfa.table
+    predecessors: list[list[int]] = [[] for _ in range(count)]
+    for state in range(count):
+        targets: set[int] = set()
+        for byte in range(256):
+            target = table[state * 256 + byte]
+            if target != DEAD and target not in targets:
+                targets.add(target)
+                predecessors[target].append(state)
+    reach: list[int] = []
+    for labels in dfa.accepts:
+        bits = 0
+        for terminal in labels:
+            bits |= 1 << terminal
+        reach.append(bits)
+    pending = [state for state in range(count) if reach[state]]
+    while pending:
+        state = pending.pop()
+        bits = reach[state]
+        for previous in predecessors[state]:
+            merged = reach[previous] | bits
+            if merged != reach[previous]:
+                reach[previous] = merged
+                pending.append(previous)
+    out: list[list[int]] = []
+    for bits in reach:
+        terminals: list[int] = []
+        terminal = 0
+        while bits:
+            if bits & 1:
+                terminals.append(terminal)
+            bits >>= 1
+            terminal += 1
+        out.append(terminals)
+    return out

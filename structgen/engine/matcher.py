@@ -29,9 +29,9 @@ from mypy_extensions import i32, u8
 from structgen.engine.dfa import DEAD
 from structgen.engine.lexer import START, Lexer
 from structgen.engine.lr import LRTable
-from structgen.engine.spanner import EMPTY_SEQUENCE, SequenceTable, TokenGroup
+from structgen.engine.spanner import EMPTY_SEQUENCE, LARGE_GROUP, SequenceTable, TokenGroup
 from structgen.engine.stack import GLRParser, StackNode
-from structgen.engine.tables import LARGE_GROUP, MAX_CONTEXT, REFINE_AT, MaskEntry, MaskTables
+from structgen.engine.tables import MAX_CONTEXT, REFINE_AT, MaskEntry, MaskTables
 from structgen.engine.tokenset import add_to_row, row_token_ids, to_row, word_count
 from structgen.engine.vocab import TokenTrie
 
@@ -42,8 +42,16 @@ MAX_JUMP_FORWARD: Final = 4096
 MASK_CACHE_SIZE: Final = 256
 """Masks a matcher (with its forks) remembers; the cache is emptied when full."""
 
-PRECOMPUTE_LIMIT: Final = 50_000
-"""``precompute`` builds every table entry when (lexer states x LR states) is at most this."""
+PRECOMPUTE_LIMIT: Final = 5_000
+"""``precompute`` builds every table entry when (lexer states x LR states) is at
+most this (JSON's 1,419). A schema grammar has tens of thousands of pairs, few of
+which a text visits: building them all took most of its compile (about 1-2 s at
+128k tokens), and one entry on first use costs tens of microseconds."""
+
+GROUPS_LIMIT: Final = 8_000
+"""``precompute`` builds the token groups of every lexer state only when there are
+at most this many lexer states; past it (schemas whose bounded strings multiply
+into ten thousand states and more) a state's groups are built on first use."""
 
 
 def special_tokens(vocab: list[bytes], special_token_ids: list[int], stop_token_ids: list[int]) -> list[int]:
@@ -91,14 +99,16 @@ class CompiledGrammar:
         """The vocabulary grouped by what it does from ``lexer_state``."""
         return self.tables.groups(lexer_state)
 
-    def precompute(self, entry_limit: int = PRECOMPUTE_LIMIT) -> None:
-        """Build the inverse table of every lexer state now, and every one-state
-        table entry too when there are at most ``entry_limit`` of them; what is left
-        is built on first use, which then costs that mask more."""
+    def precompute(self, entry_limit: int = PRECOMPUTE_LIMIT, groups_limit: int = GROUPS_LIMIT) -> None:
+        """Build the inverse table of every lexer state now (up to ``groups_limit``
+        states), and every one-state table entry too when there are at most
+        ``entry_limit`` of them; what is left is built on first use, which then
+        costs that mask more."""
         lexer_states = self.lexer.dfa.state_count
         lr_states = self.table.state_count
-        for lexer_state in range(lexer_states):
-            self.tables.groups(lexer_state)
+        if lexer_states <= groups_limit:
+            for lexer_state in range(lexer_states):
+                self.tables.groups(lexer_state)
         if lexer_states * lr_states <= entry_limit:
             for lexer_state in range(lexer_states):
                 for lr_state in range(lr_states):
@@ -304,7 +314,7 @@ class Matcher:
                         continues[memo_key] = known
                     if not known:
                         continue
-                if len(group.token_ids) > LARGE_GROUP:
+                if group.size > LARGE_GROUP:
                     always |= group.tokens(compiled.vocab_size)
                 else:
                     small.append(group)
@@ -315,7 +325,7 @@ class Matcher:
         # slow part); otherwise the stored row is copied and a few bits set
         row = vec[u8](to_row(always | base_set, compiled.words) if always else base)
         for group in small:
-            add_to_row(row, group.token_ids)
+            add_to_row(row, group.ids())
         if terminal:
             add_to_row(row, compiled.stop_ids)
         return bytes(memoryview(row))

@@ -24,9 +24,19 @@ from __future__ import annotations
 
 from typing import Final
 
+from structgen.engine.dfa import DEAD
 from structgen.engine.lexer import START, Lexer
 from structgen.engine.lr import ACCEPT, LRTable
-from structgen.engine.spanner import EMPTY_SEQUENCE, SequenceTable, TokenGroup, token_groups
+from structgen.engine.spanner import (
+    EMPTY_SEQUENCE,
+    ENDS_LEXEME,
+    LARGE_GROUP,
+    SequenceTable,
+    TokenGroup,
+    derive_groups,
+    first_moves,
+    token_groups,
+)
 from structgen.engine.tokenset import add_to_row, empty_buffer, to_row, word_count
 from structgen.engine.vocab import TokenTrie
 
@@ -51,8 +61,6 @@ the group is checked online."""
 MAX_MEMOIZED: Final = 200_000
 """Partial-stack results kept for building more entries; past it they are dropped."""
 
-LARGE_GROUP: Final = 64
-"""Groups with more tokens keep their token set; smaller ones are set bit by bit."""
 
 
 class MaskEntry:
@@ -111,15 +119,62 @@ class MaskTables:
         self._entries: list[MaskEntry | None] = [None] * (lexer.dfa.state_count * table.state_count)
         self._contexts: dict[tuple[int, ...], _Context] = {}
         self._memoized = 0  # partial results held by _contexts
-        self._shared: dict[int, tuple[int, bytes]] = {}  # one set and row per distinct always-accepted set
+        self._shared: dict[int, tuple[int, bytes]] = {}
+        self._weights: list[int] = []  # one set and row per distinct always-accepted set
 
     def groups(self, lexer_state: int) -> list[TokenGroup]:
         """The vocabulary grouped by what it does from ``lexer_state``."""
         found = self._groups[lexer_state]
         if found is None:
-            found = token_groups(self.lexer, self.trie, lexer_state, self.sequences)
+            found = self._make_groups(lexer_state)
             self._groups[lexer_state] = found
         return found
+
+    def _make_groups(self, lexer_state: int) -> list[TokenGroup]:
+        """Derived from the state most of the first bytes lead to, when that state
+        agrees with this one on most of the vocabulary's first bytes (the
+        generic string body, for a state inside a key); else one walk of the trie."""
+        lexer = self.lexer
+        trie = self.trie
+        weights = self._root_weights()
+        moves = first_moves(lexer, trie, lexer_state)
+        weight_to: dict[int, int] = {}
+        total = 0
+        for i in range(len(moves)):
+            if moves[i] != DEAD:
+                total += weights[i]
+                if moves[i] >= 0:
+                    weight_to[moves[i]] = weight_to.get(moves[i], 0) + weights[i]
+        reference = -1
+        best = 0
+        for state, weight in weight_to.items():
+            if weight > best:
+                reference, best = state, weight
+        if reference < 0 or reference == lexer_state or best * 2 < total:
+            return token_groups(lexer, trie, lexer_state, self.sequences)
+        reference_moves = first_moves(lexer, trie, reference)
+        differs = [False] * len(moves)
+        agreeing = 0
+        for i in range(len(moves)):
+            if moves[i] != reference_moves[i] or moves[i] == ENDS_LEXEME:
+                differs[i] = True
+            elif moves[i] != DEAD:
+                agreeing += weights[i]
+        if agreeing * 2 < total:
+            return token_groups(lexer, trie, lexer_state, self.sequences)
+        base = self._groups[reference]
+        if base is None:
+            base = token_groups(lexer, trie, reference, self.sequences)
+            self._groups[reference] = base
+        return derive_groups(lexer, trie, lexer_state, self.sequences, base, differs, self.vocab_size)
+
+    def _root_weights(self) -> list[int]:
+        """Tokens under each root child of the trie."""
+        if not self._weights:
+            trie = self.trie
+            for node in trie.roots():
+                self._weights.append(trie.first_token[trie.subtree_end[node]] - trie.first_token[node])
+        return self._weights
 
     def entry(self, lexer_state: int, lr_state: int) -> MaskEntry:
         """The entry for ``lexer_state`` with only the top LR state known."""
@@ -158,10 +213,10 @@ class MaskTables:
             if verdict == DEPENDS:
                 dependent.append(group)
             elif verdict == ALWAYS:
-                if len(group.token_ids) > LARGE_GROUP:
+                if group.size > LARGE_GROUP:
                     always |= group.tokens(self.vocab_size)
                 else:
-                    add_to_row(small, group.token_ids)
+                    add_to_row(small, group.ids())
                     any_small = True
         if any_small:
             always |= int.from_bytes(memoryview(small), "little")

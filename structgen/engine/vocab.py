@@ -39,6 +39,28 @@ class TokenTrie:
         self.first_token = first_token
         self.token_ids = token_ids
         self.max_depth = max(node_depth)
+        self._roots: list[int] = []
+        self._first_byte: list[int] = []
+
+    def roots(self) -> list[int]:
+        """The children of the root (one per first byte), in preorder."""
+        if not self._roots:
+            node = 1
+            while node < len(self.node_byte):
+                self._roots.append(node)
+                node = self.subtree_end[node]
+        return self._roots
+
+    def first_byte(self) -> list[int]:
+        """Per token id, its first byte (-1 for ids not in the trie)."""
+        if not self._first_byte:
+            out = [-1] * (max(self.token_ids, default=-1) + 1)
+            for node in self.roots():
+                byte = self.node_byte[node]
+                for k in range(self.first_token[node], self.first_token[self.subtree_end[node]]):
+                    out[self.token_ids[k]] = byte
+            self._first_byte = out
+        return self._first_byte
 
     @property
     def node_count(self) -> int:
