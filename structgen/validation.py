@@ -13,7 +13,6 @@ docs/tool_calls.md.
 
 from __future__ import annotations
 
-import datetime
 import difflib
 import json
 import re
@@ -241,7 +240,7 @@ def _show(value: Any) -> str:
 def json_schema_validator(schema: Any) -> Any:
     """A ``jsonschema`` validator for ``schema`` that means what the grammar
     enforces: ``pattern`` as ECMA-262 (``\\d`` is ASCII, ``$`` the very end, not
-    Python's ``re``), and the formats asserted, ``date-time`` and ``time`` by RFC
+    Python's ``re``), and the formats asserted, ``date``, ``date-time`` and ``time`` by RFC
     3339 even where the optional rfc3339-validator is not installed."""
     from jsonschema import validators
 
@@ -250,13 +249,13 @@ def json_schema_validator(schema: Any) -> Any:
 
 
 def format_checker(base: Any) -> Any:
-    """``base``'s format checker with ``date-time``, ``time`` and ``regex`` (an
+    """``base``'s format checker with ``date``, ``date-time``, ``time`` and ``regex`` (an
     ECMA-262 pattern, such as ``[^]``, that Python's ``re`` may not read) as JSON Schema means them."""
     from jsonschema import FormatChecker
 
     checker = FormatChecker(())
-    checker.checkers = {**base.FORMAT_CHECKER.checkers, "date-time": (_is_date_time, ()), "time": (_is_time, ()),
-                        "regex": (_is_pattern, ())}
+    checker.checkers = {**base.FORMAT_CHECKER.checkers, "date-time": (_is_date_time, ()), "date": (_is_date, ()),
+                        "time": (_is_time, ()), "regex": (_is_pattern, ())}
     return checker
 
 
@@ -309,11 +308,22 @@ def _is_date_time(instance: Any) -> bool:
     if found is None:
         return False
     year, month, day = (int(part) for part in found.groups()[:3])
-    try:
-        datetime.date(year, month, day)
-    except ValueError:
-        return False
-    return _leap_second_ok(found.groups()[3:])
+    return _real_date(year, month, day) and _leap_second_ok(found.groups()[3:])
+
+
+def _is_date(instance: Any) -> bool:
+    """RFC 3339 ``full-date``: any four-digit year, 0000 included (Python's
+    ``date`` has no year 0, so ``jsonschema``'s own check refuses it)."""
+    if not isinstance(instance, str):
+        return True
+    found = re.fullmatch(r"([0-9]{4})-([0-9]{2})-([0-9]{2})", instance, re.ASCII)
+    return found is not None and _real_date(*(int(part) for part in found.groups()))
+
+
+def _real_date(year: int, month: int, day: int) -> bool:
+    leap = year % 4 == 0 and (year % 100 != 0 or year % 400 == 0)
+    days = (31, 29 if leap else 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31)
+    return 1 <= month <= 12 and 1 <= day <= days[month - 1]
 
 
 def _leap_second_ok(groups: tuple[str | None, ...]) -> bool:

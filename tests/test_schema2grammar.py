@@ -485,3 +485,17 @@ def test_code_point_escapes_in_patterns_mean_the_code_point() -> None:
     """With the ``u`` flag JSON Schema asks for, ``\\u{1F600}`` is one character, not ``u`` repeated."""
     schema = {"type": "string", "pattern": "^\\u{1F600}\\u{41}$"}
     assert _accepts(schema, "\U0001f600A") and not _accepts(schema, "u" * 41)
+
+
+def test_date_format_knows_month_lengths_and_leap_years() -> None:
+    """The grammar's `date` is RFC 3339's full-date exactly: compared with the
+    calendar on every month/day of leap and common years, 0000 (a leap year) included."""
+    import calendar
+
+    grammar = Grammar.from_json_schema({"type": "string", "format": "date"})
+    for year in (0, 1900, 2000, 2023, 2024, 2100, 9996):
+        for month in range(0, 14):
+            for day in range(0, 33):
+                real = 1 <= month <= 12 and 1 <= day <= calendar.monthrange(year or 2000, month)[1]
+                text = json.dumps(f"{year:04d}-{month:02d}-{day:02d}")
+                assert grammar.accepts(text) == real, text

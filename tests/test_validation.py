@@ -286,3 +286,14 @@ def test_date_time_and_time_formats_are_asserted() -> None:
         assert not _args_valid(stamp, value), value
     assert _args_valid(time, "08:30:06+01:00") and not _args_valid(time, "8:30:06Z") and not _args_valid(time, "24:00:00Z")
     assert _args_valid({"format": "date-time"}, 5)  # a format says nothing of other types
+
+
+def test_the_verdict_knows_year_zero_and_february() -> None:
+    """`date` as RFC 3339 says, as the grammar enforces it (Python's date has no year 0)."""
+    from structgen.validation import json_schema_validator
+
+    validator = json_schema_validator({"type": "string", "format": "date"})
+    assert validator.is_valid("0000-02-29")  # year 0 is a leap year
+    assert validator.is_valid("2024-02-29")
+    assert not validator.is_valid("1900-02-29")
+    assert not validator.is_valid("2025-04-31")
