@@ -27,7 +27,7 @@ CONFORMANCE_ARGS ?=
 .PHONY: demo test typecheck bench conformance clean
 
 demo: $(INSTALLED)
-	$(VENV)/bin/structgen vocab
+	$(VENV)/bin/structgen demo
 
 test: $(INSTALLED) typecheck
 	$(VENV)/bin/pytest
@@ -36,9 +36,11 @@ typecheck: $(INSTALLED)
 	$(PY) -m mypy --strict structgen/engine schema2grammar
 
 # structgen, XGrammar and llguidance on the same inputs: benchmarks/results.json and
-# benchmarks/RESULTS.md (docs/benchmarks.md)
+# benchmarks/RESULTS.md (docs/benchmarks.md); then what constraints cost and save in
+# generation on the bundled model: benchmarks/generate_results.json (docs/generate.md)
 bench: $(INSTALLED) $(BENCH_INSTALLED)
 	$(PY) benchmarks/bench_masks.py
+	$(PY) benchmarks/bench_generate.py
 
 # MaskBench (structgen, XGrammar and llguidance) and the JSON-Schema-Test-Suite:
 # benchmarks/conformance.json and benchmarks/CONFORMANCE.md (docs/schema2grammar.md).

@@ -10,8 +10,14 @@ from structgen.engine.matcher import CompiledGrammar
 from structgen.matcher import Matcher, compile
 from structgen.grammar import Grammar
 from structgen.lark_rules import GrammarError
-from structgen.models import ModelNotFoundError, bundled_model_path, load_tokenizer
+from structgen.models import ModelNotFoundError, bundled_model_path, load_model, load_tokenizer
+from structgen.constraint import OutputValidationError
+from structgen.generate import Generation, IncompleteOutputError, generate, generate_batch
+from structgen.speculative import DraftCheck, verify_draft
 from structgen.tokenizer_info import TokenizerError, TokenizerInfo
+from structgen.tool_calls import ToolDefinitionError, ToolSet
+from structgen.validation import ToolCallError, ValidationResult, validate_tool_call
+from structgen.streaming import ToolCallValidator
 
 try:
     __version__ = version("structgen")
@@ -30,7 +36,31 @@ __all__ = [
     "ModelNotFoundError",
     "TokenizerError",
     "TokenizerInfo",
+    "ToolCallError",
+    "ToolCallValidator",
+    "ToolDefinitionError",
+    "ToolSet",
+    "ValidationResult",
+    "validate_tool_call",
     "__version__",
     "bundled_model_path",
     "load_tokenizer",
+    "load_model",
+    "generate",
+    "generate_batch",
+    "Generation",
+    "IncompleteOutputError",
+    "OutputValidationError",
+    "DraftCheck",
+    "verify_draft",
+    "StructgenLogitsProcessor",
 ]
+
+
+def __getattr__(name: str) -> object:
+    # imports transformers (seconds): only when asked for
+    if name == "StructgenLogitsProcessor":
+        from structgen.logits_processor import StructgenLogitsProcessor
+
+        return StructgenLogitsProcessor
+    raise AttributeError(f"module 'structgen' has no attribute {name!r}")

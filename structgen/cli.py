@@ -16,6 +16,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     parser.add_argument("--version", action="store_true", help="print the version and whether the engine is compiled")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
+    demo = commands.add_parser("demo", help="constrained generation on the bundled model: an object, a function call")
+    demo.add_argument("--model", help="model folder or .gguf file (default: the bundled SmolLM2-135M-Instruct)")
     vocab = commands.add_parser("vocab", help="show the exact token bytes of a model's vocabulary")
     vocab.add_argument("--model", help="model folder or .gguf file (default: the bundled SmolLM2-135M-Instruct)")
     vocab.add_argument("--text", default=SAMPLE_TEXT, help="a text to split into tokens and their bytes")
@@ -31,6 +33,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         engine = "compiled with mypyc" if structgen.COMPILED else "pure Python"
         print(f"structgen {structgen.__version__} (engine: {engine})")
         return 0
+    if args.command == "demo":
+        from structgen.demo import run_demo
+
+        return run_demo(args.model)
     if args.command == "vocab":
         return _vocab(args.model, args.text)
     if args.command == "validate":

@@ -37,6 +37,34 @@ def bundled_model_path() -> Path:
     )
 
 
+def load_model(
+    name_or_path: str | Path | None = None, device: str = "auto", dtype: Any = None
+) -> tuple[Any, Any]:
+    """``(model, tokenizer)`` of a local causal LM folder or GGUF file (default: bundled).
+
+    ``device="auto"`` is CUDA when torch sees a GPU, else the CPU. ``dtype`` defaults
+    to float32 on the CPU (GGUF weights are dequantized on load) and bfloat16 on CUDA.
+    """
+    import torch
+    from transformers import AutoModelForCausalLM
+
+    path = Path(name_or_path) if name_or_path is not None else bundled_model_path()
+    if device == "auto":
+        device = "cuda" if torch.cuda.is_available() else "cpu"
+    if dtype is None:
+        dtype = torch.bfloat16 if device.startswith("cuda") else torch.float32
+    if path.is_file() and path.suffix == ".gguf":
+        model = AutoModelForCausalLM.from_pretrained(
+            path.parent, gguf_file=path.name, local_files_only=True, dtype=dtype
+        )
+    elif path.is_dir():
+        model = AutoModelForCausalLM.from_pretrained(path, local_files_only=True, dtype=dtype)
+    else:
+        raise ModelNotFoundError(f"{path}: not a model folder or a .gguf file")
+    model.to(device).eval()
+    return model, load_tokenizer(path)
+
+
 def load_tokenizer(name_or_path: str | Path | None = None) -> Any:
     """The transformers tokenizer of a local model folder or GGUF file (default: bundled)."""
     from transformers import AutoTokenizer

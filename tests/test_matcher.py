@@ -196,6 +196,10 @@ def test_bitmask_layout_and_torch_masking(smollm2_json: tuple[Any, TokenizerInfo
     one = torch.zeros(info.vocab_size)  # 1-D logits with a 1-D mask row
     structgen.apply_token_bitmask_inplace(one, bitmask[1])
     assert torch.isfinite(one).nonzero().flatten().tolist() == allowed
+    wide = torch.zeros(2, 3 * info.vocab_size)  # a strided view: filled in place, through the view
+    structgen.apply_token_bitmask_inplace(wide[:, ::3], bitmask)
+    assert torch.isfinite(wide[1, ::3]).nonzero().flatten().tolist() == allowed
+    assert torch.isfinite(wide[:, 1::3]).all()
     with pytest.raises(ValueError, match="the bitmask has 2 rows for logits of shape"):
         structgen.apply_token_bitmask_inplace(torch.zeros(3, info.vocab_size), bitmask)
 

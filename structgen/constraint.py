@@ -1,0 +1,147 @@
+"""What a generation must match, and how its text becomes the value returned.
+
+``generate`` takes one of ``schema=`` (a Pydantic model class, a JSON Schema dict or
+bool, or JSON text), ``grammar=`` (lark text or a ``Grammar``), ``regex=`` or
+``choices=``; this module turns it into a ``Grammar`` (cached, so a second call with
+the same schema compiles nothing) and parses the finished text: a model instance, a
+JSON value, or the text itself.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections import OrderedDict
+from typing import Any, Callable
+
+from structgen.grammar import Grammar
+
+MAX_CACHED_GRAMMARS = 64
+
+
+class OutputValidationError(ValueError):
+    """A finished output that its schema rejects (possible only where the grammar
+    approximates the schema: ``grammar.report`` lists where)."""
+
+    def __init__(self, message: str, text: str) -> None:
+        super().__init__(message)
+        self.text = text
+
+
+class Constraint:
+    """A grammar (None: free text) and the function that reads a finished output."""
+
+    def __init__(self, grammar: Grammar | None, parse: Callable[[str], Any], description: str) -> None:
+        self.grammar = grammar
+        self.parse = parse
+        self.description = description
+
+    def __repr__(self) -> str:
+        return f"Constraint({self.description})"
+
+
+_grammars: OrderedDict[tuple[str, str], Grammar] = OrderedDict()
+
+
+def make_constraint(
+    *,
+    schema: Any = None,
+    grammar: Grammar | str | None = None,
+    regex: str | None = None,
+    choices: list[str] | None = None,
+    schema_options: dict[str, Any] | None = None,
+) -> Constraint:
+    """The constraint named by at most one of the keywords (none: free text).
+    ``schema_options`` go to ``schema2grammar.Options`` (here ``closed_objects``
+    defaults to True and ``whitespace`` to ``"compact"``)."""
+    given = [name for name, value in (("schema", schema), ("grammar", grammar), ("regex", regex), ("choices", choices)) if value is not None]
+    if len(given) > 1:
+        raise ValueError(f"give at most one of schema=, grammar=, regex=, choices= (got {', '.join(given)})")
+    # generation closes objects unless told otherwise (a model free to invent keys wanders)
+    # and writes compact JSON, so jump-forward can append every key and punctuation mark
+    options = {"closed_objects": True, "whitespace": "compact", **(schema_options or {})}
+    if schema is not None:
+        if _is_pydantic_model(schema):
+            return _pydantic_constraint(schema, options)
+        return _schema_constraint(schema, options)
+    if isinstance(grammar, Grammar):
+        return Constraint(grammar, _text, "grammar")
+    if grammar is not None:
+        return Constraint(_cached("lark", grammar, lambda: Grammar.from_lark(grammar)), _text, "lark grammar")
+    if regex is not None:
+        return Constraint(_cached("regex", regex, lambda: Grammar.from_regex(regex)), _text, f"regex {regex!r}")
+    if choices is not None:
+        if not choices or not all(isinstance(c, str) and c for c in choices):
+            raise ValueError("choices= must be a non-empty list of non-empty strings")
+        pattern = "|".join(re.escape(c) for c in choices)
+        return Constraint(_cached("regex", pattern, lambda: Grammar.from_regex(pattern)), _text, f"one of {choices!r}")
+    return Constraint(None, _text, "free text")
+
+
+def _text(text: str) -> str:
+    return text
+
+
+def _is_pydantic_model(value: Any) -> bool:
+    return isinstance(value, type) and hasattr(value, "model_json_schema") and hasattr(value, "model_validate_json")
+
+
+def _cached(kind: str, key: str, build: Callable[[], Grammar]) -> Grammar:
+    grammar = _grammars.get((kind, key))
+    if grammar is None:
+        grammar = build()
+        _grammars[(kind, key)] = grammar
+        if len(_grammars) > MAX_CACHED_GRAMMARS:
+            _grammars.popitem(last=False)
+    else:
+        _grammars.move_to_end((kind, key))
+    return grammar
+
+
+def _schema_key(schema: Any, options: dict[str, Any]) -> str:
+    # not sort_keys: property order is part of the grammar
+    return json.dumps([schema, sorted(options.items())], ensure_ascii=False)
+
+
+def _pydantic_constraint(model: Any, options: dict[str, Any]) -> Constraint:
+    schema = model.model_json_schema()
+    grammar = _cached("schema", _schema_key(schema, options), lambda: Grammar.from_json_schema(schema, **options))
+
+    def parse(text: str) -> Any:
+        from pydantic import ValidationError
+
+        try:
+            return model.model_validate_json(text)
+        except ValidationError as exc:
+            raise OutputValidationError(f"the output does not validate as {model.__name__}: {exc}", text) from None
+
+    return Constraint(grammar, parse, f"Pydantic model {model.__name__}")
+
+
+def _schema_constraint(schema: Any, options: dict[str, Any]) -> Constraint:
+    if isinstance(schema, str):
+        try:
+            schema = json.loads(schema)
+        except json.JSONDecodeError as exc:
+            raise ValueError(f"schema= is text but not JSON: {exc}") from None
+    grammar = _cached("schema", _schema_key(schema, options), lambda: Grammar.from_json_schema(schema, **options))
+    exact = grammar.report is not None and grammar.report.exact
+
+    def parse(text: str) -> Any:
+        value = json.loads(text)
+        if not exact:  # the grammar approximated something: jsonschema has the last word
+            from jsonschema.exceptions import best_match
+
+            from structgen.validation import json_schema_validator  # ECMA patterns, formats asserted
+
+            error = best_match(json_schema_validator(schema).iter_errors(value))
+            if error is not None:
+                where = "/" + "/".join(str(p) for p in error.absolute_path)
+                raise OutputValidationError(
+                    f"the output violates the schema at {where}: {error.message} "
+                    "(a keyword the grammar only approximates; see grammar.report)",
+                    text,
+                )
+        return value
+
+    return Constraint(grammar, parse, "JSON Schema")

@@ -1,0 +1,249 @@
+"""``generate``: constrained generation on a transformers causal LM.
+
+    person = structgen.generate(model, tokenizer, "Extract: ...", schema=Person)
+
+returns a ``Person``; ``schema=`` a JSON Schema returns a dict or list; ``regex=``,
+``grammar=`` and ``choices=`` return text. ``details=True`` returns a
+``Generation`` with the text, tokens, forward passes and jump-forward savings.
+``generate_batch`` runs several prompts (each with its own schema if wanted) in
+one batch.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Sequence as Seq
+
+from structgen.constraint import Constraint, make_constraint
+from structgen.decoding import DecodeOptions, Decoder, Sequence
+from structgen.sampling import SamplingParams
+from structgen.token_encoder import TokenEncoder
+from structgen.tokenizer_info import TokenizerInfo
+
+DEFAULT_MAX_TOKENS = 512
+
+
+class IncompleteOutputError(ValueError):
+    """``max_tokens`` ran out before the output was complete; ``text`` is what came."""
+
+    def __init__(self, message: str, text: str, generation: Generation) -> None:
+        super().__init__(message)
+        self.text = text
+        self.generation = generation
+
+
+@dataclass
+class Generation:
+    """One finished generation and what it cost."""
+
+    value: Any  # the parsed output (model instance, JSON value or text); None if incomplete
+    text: str
+    token_ids: list[int]
+    finish_reason: str  # "stop" (grammar complete, stop token or stop string) or "length"
+    prompt_tokens: int
+    forward_passes: int  # model calls that produced a token (the prompt's included)
+    forced_tokens: int  # output tokens appended by jump-forward: forward passes saved
+    seconds: float  # wall time of the whole batch this generation ran in
+
+    @property
+    def tokens_per_second(self) -> float:
+        return len(self.token_ids) / self.seconds if self.seconds > 0 else 0.0
+
+
+def generate(
+    model: Any,
+    tokenizer: Any,
+    prompt: str | list[dict[str, Any]],
+    *,
+    schema: Any = None,
+    grammar: Any = None,
+    regex: str | None = None,
+    choices: list[str] | None = None,
+    max_tokens: int = DEFAULT_MAX_TOKENS,
+    temperature: float = 0.0,
+    top_p: float = 1.0,
+    top_k: int = 0,
+    seed: int | None = None,
+    repetition_penalty: float = 1.0,
+    stop: str | Seq[str] | None = None,
+    jump_forward: bool = True,
+    num_beams: int = 1,
+    details: bool = False,
+    **schema_options: Any,
+) -> Any:
+    """Generate one output for ``prompt`` (text, or chat messages for the model's
+    chat template) that matches the given constraint (none: free text).
+
+    Raises ``IncompleteOutputError`` when ``max_tokens`` ends a constrained output
+    before it is complete, ``OutputValidationError`` when a finished output fails a
+    schema keyword the grammar only approximates. ``schema_options`` go to the
+    schema translation (``whitespace=``, ``strict=``, ...).
+    """
+    constraint = make_constraint(
+        schema=schema, grammar=grammar, regex=regex, choices=choices, schema_options=schema_options
+    )
+    sampling = SamplingParams(temperature, top_p, top_k, seed, repetition_penalty)
+    if num_beams > 1:
+        from structgen.beam_search import beam_search
+
+        decoder = _decoder(model, tokenizer)
+        generation = beam_search(decoder, _prompt_ids(tokenizer, prompt), constraint, max_tokens, num_beams)
+        return _finish(generation, constraint, details)
+    options = DecodeOptions(sampling, jump_forward, _stops(stop))
+    [generation] = _run(model, tokenizer, [prompt], [constraint], max_tokens, options)
+    return _finish(generation, constraint, details)
+
+
+def generate_batch(
+    model: Any,
+    tokenizer: Any,
+    prompts: Seq[str | list[dict[str, Any]]],
+    *,
+    schema: Any = None,
+    schemas: Seq[Any] | None = None,
+    grammar: Any = None,
+    regex: str | None = None,
+    choices: list[str] | None = None,
+    max_tokens: int = DEFAULT_MAX_TOKENS,
+    temperature: float = 0.0,
+    top_p: float = 1.0,
+    top_k: int = 0,
+    seed: int | None = None,
+    repetition_penalty: float = 1.0,
+    stop: str | Seq[str] | None = None,
+    jump_forward: bool = True,
+    details: bool = False,
+    **schema_options: Any,
+) -> list[Any]:
+    """``generate`` for several prompts in one batch (one forward pass per step for
+    all). ``schemas=`` gives each prompt its own schema; the other constraints are
+    shared. With ``details=True`` an incomplete output is a ``Generation`` with
+    ``finish_reason="length"`` and ``value=None`` instead of an exception."""
+    if schemas is not None:
+        if schema is not None or grammar is not None or regex is not None or choices is not None:
+            raise ValueError("schemas= gives every prompt its constraint: no other constraint may be given")
+        if len(schemas) != len(prompts):
+            raise ValueError(f"{len(schemas)} schemas for {len(prompts)} prompts")
+        constraints = [make_constraint(schema=s, schema_options=schema_options) for s in schemas]
+    else:
+        shared = make_constraint(
+            schema=schema, grammar=grammar, regex=regex, choices=choices, schema_options=schema_options
+        )
+        constraints = [shared] * len(prompts)
+    options = DecodeOptions(SamplingParams(temperature, top_p, top_k, seed, repetition_penalty), jump_forward, _stops(stop))
+    generations = _run(model, tokenizer, list(prompts), constraints, max_tokens, options)
+    if details:
+        return [_parsed(g, c, raise_incomplete=False) for g, c in zip(generations, constraints)]
+    return [_finish(g, c, details=False) for g, c in zip(generations, constraints)]
+
+
+def _run(
+    model: Any,
+    tokenizer: Any,
+    prompts: list[str | list[dict[str, Any]]],
+    constraints: list[Constraint],
+    max_tokens: int,
+    options: DecodeOptions,
+) -> list[Generation]:
+    decoder = _decoder(model, tokenizer)
+    sequences = [
+        decoder.new_sequence(_prompt_ids(tokenizer, p), c, max_tokens) for p, c in zip(prompts, constraints)
+    ]
+    seconds = decoder.run(sequences, options)
+    return [_generation(decoder.info, s, seconds) for s in sequences]
+
+
+def _generation(info: TokenizerInfo, sequence: Sequence, seconds: float) -> Generation:
+    return Generation(
+        value=None,
+        text=sequence.text(info),
+        token_ids=list(sequence.output),
+        finish_reason=sequence.finish_reason or "length",
+        prompt_tokens=len(sequence.prompt_ids),
+        forward_passes=sequence.forward_passes,
+        forced_tokens=len(sequence.forced),
+        seconds=seconds,
+    )
+
+
+def _finish(generation: Generation, constraint: Constraint, details: bool) -> Any:
+    generation = _parsed(generation, constraint, raise_incomplete=True)
+    return generation if details else generation.value
+
+
+def _parsed(generation: Generation, constraint: Constraint, *, raise_incomplete: bool) -> Generation:
+    """``generation`` with its value: the constraint's parse of a complete output."""
+    complete = generation.finish_reason == "stop" or constraint.grammar is None
+    if not complete:
+        complete = _grammar_complete(constraint, generation.text)
+    if not complete:
+        if raise_incomplete:
+            raise IncompleteOutputError(
+                f"max_tokens ({len(generation.token_ids)}) ran out before the output was complete "
+                f"({constraint.description}); the partial text is {generation.text[-200:]!r}",
+                generation.text,
+                generation,
+            )
+        return generation
+    generation.value = constraint.parse(generation.text)
+    return generation
+
+
+def _grammar_complete(constraint: Constraint, text: str) -> bool:
+    return constraint.grammar is not None and constraint.grammar.accepts(text)
+
+
+def _stops(stop: str | Seq[str] | None) -> tuple[str, ...]:
+    if stop is None:
+        return ()
+    stops = (stop,) if isinstance(stop, str) else tuple(stop)
+    if not all(isinstance(s, str) and s for s in stops):
+        raise ValueError("stop= must be a non-empty string or a list of them")
+    return stops
+
+
+def _prompt_ids(tokenizer: Any, prompt: str | list[dict[str, Any]]) -> list[int]:
+    """Token ids of a text prompt, or of chat messages through the chat template
+    (with the assistant's turn opened)."""
+    if isinstance(prompt, str):
+        return [int(i) for i in tokenizer(prompt)["input_ids"]]
+    if not isinstance(prompt, list) or not all(isinstance(m, dict) for m in prompt):
+        raise TypeError("a prompt is a string or a list of chat messages ({'role': ..., 'content': ...})")
+    text = tokenizer.apply_chat_template(prompt, add_generation_prompt=True, tokenize=False)
+    return [int(i) for i in tokenizer(text, add_special_tokens=False)["input_ids"]]
+
+
+_decoders: dict[tuple[int, int], tuple[Any, Any, Decoder]] = {}
+
+
+def _decoder(model: Any, tokenizer: Any) -> Decoder:
+    """One ``Decoder`` (and so one ``TokenizerInfo`` and encoder) per model and tokenizer."""
+    key = (id(model), id(tokenizer))
+    found = _decoders.get(key)
+    if found is not None and found[0] is model and found[1] is tokenizer:
+        return found[2]
+    info = tokenizer_info_for(tokenizer, _logits_size(model))
+    decoder = Decoder(model, tokenizer, info, TokenEncoder(tokenizer, info))
+    _decoders[key] = (model, tokenizer, decoder)
+    return decoder
+
+
+_infos: dict[tuple[int, int], tuple[Any, TokenizerInfo]] = {}
+
+
+def tokenizer_info_for(tokenizer: Any, vocab_size: int | None = None) -> TokenizerInfo:
+    """``TokenizerInfo.from_huggingface``, once per tokenizer and logits size."""
+    key = (id(tokenizer), vocab_size or 0)
+    found = _infos.get(key)
+    if found is not None and found[0] is tokenizer:
+        return found[1]
+    info = TokenizerInfo.from_huggingface(tokenizer, vocab_size)
+    _infos[key] = (tokenizer, info)
+    return info
+
+
+def _logits_size(model: Any) -> int:
+    embeddings = model.get_output_embeddings()
+    if embeddings is not None and hasattr(embeddings, "weight"):
+        return int(embeddings.weight.shape[0])
+    return int(model.config.vocab_size)

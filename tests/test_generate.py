@@ -1,0 +1,341 @@
+"""generate() on a tiny random-weight model: every output valid, whatever the weights.
+
+The model runs on CUDA when there is one (the same tests then exercise the GPU
+path), else on the CPU.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from enum import Enum
+from typing import Any, Literal, Optional
+
+import jsonschema
+import pytest
+from pydantic import BaseModel, Field
+
+import structgen
+from structgen.generate import tokenizer_info_for
+from structgen.sampling import SamplingParams, sample
+from structgen.token_encoder import TokenEncoder
+from tiny_model import tiny_model
+
+SCHEMAS: dict[str, Any] = {
+    "person": {
+        "type": "object",
+        "properties": {
+            "name": {"type": "string", "maxLength": 12},
+            "age": {"type": "integer", "minimum": 0, "maximum": 120},
+            "born": {"type": "string", "format": "date"},
+        },
+        "required": ["name", "age"],
+    },
+    "enums and consts": {
+        "type": "object",
+        "properties": {
+            "unit": {"enum": ["celsius", "fahrenheit", 3, None]},
+            "kind": {"const": "weather"},
+            "ok": {"type": "boolean"},
+        },
+        "required": ["unit", "kind", "ok"],
+        "additionalProperties": False,
+    },
+    "nested arrays": {
+        "type": "array",
+        "items": {"type": "array", "items": {"type": "number"}, "maxItems": 3},
+        "minItems": 1,
+        "maxItems": 3,
+    },
+    "any of": {"anyOf": [{"type": "integer", "minimum": 10, "maximum": 99}, {"type": "string", "maxLength": 5}, {"type": "null"}]},
+    "recursive tree": {
+        "$defs": {
+            "node": {
+                "type": "object",
+                "properties": {"v": {"type": "integer"}, "kids": {"type": "array", "items": {"$ref": "#/$defs/node"}, "maxItems": 2}},
+                "required": ["v"],
+                "additionalProperties": False,
+            }
+        },
+        "$ref": "#/$defs/node",
+    },
+    "open object": {"type": "object", "additionalProperties": {"type": "integer"}, "maxProperties": 3},
+}
+
+
+class Color(Enum):
+    RED = "red"
+    GREEN = "green"
+
+
+class Address(BaseModel):
+    street: str = Field(max_length=10)
+    zip_code: str = Field(pattern=r"^\d{5}$")
+
+
+class Person(BaseModel):
+    name: str = Field(max_length=10)
+    age: int = Field(ge=0, le=130)
+    address: Address
+    nickname: Optional[str] = None
+
+
+class Cat(BaseModel):
+    kind: Literal["cat"]
+    lives: int = Field(ge=1, le=9)
+
+
+class Dog(BaseModel):
+    kind: Literal["dog"]
+    good: bool
+
+
+class Pet(BaseModel):
+    pet: Cat | Dog = Field(discriminator="kind")
+    color: Color
+
+
+class Inventory(BaseModel):
+    items: list[str] = Field(max_length=3)
+    counts: dict[str, int]
+    pair: tuple[int, bool]
+
+
+class Comment(BaseModel):
+    text: str = Field(max_length=8)
+    replies: list["Comment"] = Field(default_factory=list, max_length=2)
+
+
+MODELS = [Person, Pet, Inventory, Comment, Address]
+
+
+@pytest.fixture(scope="module")
+def tokenizer() -> Any:
+    return structgen.load_tokenizer()
+
+
+@pytest.fixture(scope="module")
+def model(tokenizer: Any) -> Any:
+    import torch
+
+    device = "cuda" if torch.cuda.is_available() else "cpu"
+    return tiny_model(tokenizer).to(device)
+
+
+def _check_prefix(schema: Any, text: str) -> None:
+    """An incomplete output must still be a prefix of some valid one."""
+    grammar = structgen.Grammar.from_json_schema(schema, closed_objects=True, whitespace="compact")
+    info = tokenizer_info_for(structgen.load_tokenizer())
+    matcher = structgen.Matcher(structgen.compile(grammar, info))
+    assert matcher.accept_string(text), text
+
+
+@pytest.mark.parametrize("name", list(SCHEMAS))
+@pytest.mark.parametrize("seed", [None, 1, 2])
+def test_schema_outputs_are_valid(model: Any, tokenizer: Any, name: str, seed: int | None) -> None:
+    schema = SCHEMAS[name]
+    temperature = 0.0 if seed is None else 1.0
+    try:
+        generation = structgen.generate(
+            model, tokenizer, f"Write {name}:", schema=schema, max_tokens=160,
+            temperature=temperature, seed=seed, details=True,
+        )
+    except structgen.IncompleteOutputError as exc:
+        _check_prefix(schema, exc.text)
+        return
+    jsonschema.validate(generation.value, schema)
+    assert json.loads(generation.text) == generation.value
+    assert generation.finish_reason == "stop"
+
+
+@pytest.mark.parametrize("model_class", MODELS, ids=lambda m: m.__name__)
+def test_pydantic_outputs_validate(model: Any, tokenizer: Any, model_class: Any) -> None:
+    completed = 0
+    for seed in (None, 3, 4):
+        try:
+            value = structgen.generate(
+                model, tokenizer, "JSON:", schema=model_class, max_tokens=160,
+                temperature=0.0 if seed is None else 1.0, seed=seed,
+            )
+        except structgen.IncompleteOutputError as exc:
+            _check_prefix(model_class.model_json_schema(), exc.text)
+            continue
+        assert isinstance(value, model_class)
+        completed += 1
+    assert completed >= 1, f"no output of {model_class.__name__} finished within 160 tokens"
+
+
+def test_jump_forward_saves_forward_passes(model: Any, tokenizer: Any) -> None:
+    schema = SCHEMAS["enums and consts"]
+    on = structgen.generate(model, tokenizer, "x", schema=schema, details=True)
+    off = structgen.generate(model, tokenizer, "x", schema=schema, details=True, jump_forward=False)
+    for generation in (on, off):
+        jsonschema.validate(generation.value, schema)
+    assert off.forced_tokens == 0
+    assert on.forced_tokens > 0
+    assert on.forward_passes < off.forward_passes
+    # every output token came from a forward pass or from jump-forward
+    assert off.forward_passes == len(off.token_ids) + (1 if off.finish_reason == "stop" else 0) or off.forward_passes == len(off.token_ids)
+
+
+def test_jump_forward_tokens_are_the_tokenizers_own(model: Any, tokenizer: Any) -> None:
+    """Forced text is re-encoded with the sampled token before it: the model sees
+    the split its tokenizer would make, here of `{"kind":"weather"`."""
+    schema = {"type": "object", "properties": {"kind": {"const": "weather"}}, "required": ["kind"], "additionalProperties": False}
+    generation = structgen.generate(model, tokenizer, "x", schema=schema, details=True)
+    assert generation.text == '{"kind":"weather"}'
+    assert generation.forward_passes == 0  # all of it forced: the model was never called
+    assert generation.token_ids == tokenizer.encode(generation.text, add_special_tokens=False)
+
+
+def test_batch_equals_one_by_one(model: Any, tokenizer: Any) -> None:
+    prompts = ["a", "a much longer prompt than the others", [{"role": "user", "content": "hi"}]]
+    schemas = [SCHEMAS["person"], SCHEMAS["nested arrays"], SCHEMAS["enums and consts"]]
+    batch = structgen.generate_batch(model, tokenizer, prompts, schemas=schemas, max_tokens=120, details=True)
+    for prompt, schema, together in zip(prompts, schemas, batch):
+        alone = structgen.generate(model, tokenizer, prompt, schema=schema, max_tokens=120, details=True)
+        assert together.token_ids == alone.token_ids
+        assert together.value == alone.value
+
+
+def test_batch_shared_constraint_and_incomplete_rows(model: Any, tokenizer: Any) -> None:
+    results = structgen.generate_batch(model, tokenizer, ["p", "q"], regex=r"[a-z]{50}", max_tokens=5, details=True)
+    for result in results:
+        assert result.finish_reason == "length" and result.value is None
+        assert re.fullmatch(r"[a-z]*", result.text)
+    with pytest.raises(structgen.IncompleteOutputError):
+        structgen.generate_batch(model, tokenizer, ["p"], regex=r"[a-z]{50}", max_tokens=5)
+
+
+def test_regex_choices_and_lark(model: Any, tokenizer: Any) -> None:
+    for seed in (1, 2, 3):
+        text = structgen.generate(model, tokenizer, "Phone:", regex=r"\(\d{3}\) [0-9]{3}-[0-9]{4}", temperature=1.0, seed=seed)
+        assert re.fullmatch(r"\(\d{3}\) [0-9]{3}-[0-9]{4}", text)
+        choice = structgen.generate(model, tokenizer, "Pick:", choices=["yes", "no", "maybe so"], temperature=1.0, seed=seed)
+        assert choice in ("yes", "no", "maybe so")
+    grammar = 'start: "(" expr ")"\nexpr: NUMBER ("+" NUMBER)~0..2\nNUMBER: /[1-9][0-9]?/'
+    text = structgen.generate(model, tokenizer, "Sum:", grammar=grammar)
+    assert re.fullmatch(r"\([1-9][0-9]?(\+[1-9][0-9]?){0,2}\)", text)
+
+
+def test_max_tokens_raises_with_the_partial_text(model: Any, tokenizer: Any) -> None:
+    schema = {"type": "object", "properties": {"a": {"type": "string", "minLength": 40}}, "required": ["a"]}
+    with pytest.raises(structgen.IncompleteOutputError) as caught:
+        structgen.generate(model, tokenizer, "x", schema=schema, max_tokens=4)
+    assert caught.value.text.startswith('{"a":"')
+    assert caught.value.generation.finish_reason == "length"
+    assert len(caught.value.generation.token_ids) == 4
+    assert "max_tokens" in str(caught.value)
+
+
+def test_free_text_stop_strings_and_seeds(model: Any, tokenizer: Any) -> None:
+    text = structgen.generate(model, tokenizer, "Once", max_tokens=12, temperature=1.0, seed=7)
+    again = structgen.generate(model, tokenizer, "Once", max_tokens=12, temperature=1.0, seed=7)
+    assert text == again and text
+    cut = text[len(text) // 2 : len(text) // 2 + 2]
+    if cut.strip():
+        stopped = structgen.generate(model, tokenizer, "Once", max_tokens=12, temperature=1.0, seed=7, stop=[cut])
+        assert stopped == text[: text.find(cut)]
+    greedy = structgen.generate(model, tokenizer, "Once", max_tokens=6)
+    top1 = structgen.generate(model, tokenizer, "Once", max_tokens=6, temperature=0.8, top_k=1, seed=3)
+    assert greedy == top1
+
+
+def test_sampling_never_picks_a_masked_token() -> None:
+    import torch
+
+    logits = torch.randn(64, 100)
+    logits[:, ::2] = float("-inf")  # odd ids only
+    for params in (SamplingParams(1.0, 0.9, 0, 1), SamplingParams(2.0, 1.0, 5, 2), SamplingParams(0.5, 0.3, 3, 3)):
+        generator = torch.Generator().manual_seed(params.seed or 0)
+        chosen = sample(logits, params, generator)
+        assert all(int(t) % 2 == 1 for t in chosen)
+    with pytest.raises(ValueError, match="top_p"):
+        SamplingParams(1.0, 0.0)
+
+
+def test_beam_search_is_valid(model: Any, tokenizer: Any) -> None:
+    for schema in (SCHEMAS["enums and consts"], SCHEMAS["nested arrays"]):
+        generation = structgen.generate(model, tokenizer, "x", schema=schema, num_beams=3, max_tokens=80, details=True)
+        jsonschema.validate(generation.value, schema)
+    text = structgen.generate(model, tokenizer, "x", choices=["alpha", "beta", "gamma"], num_beams=2)
+    assert text in ("alpha", "beta", "gamma")
+
+
+def test_verify_draft(tokenizer: Any) -> None:
+    info = structgen.TokenizerInfo.from_huggingface(tokenizer)
+    grammar = structgen.Grammar.from_json_schema(SCHEMAS["enums and consts"], whitespace="compact")
+    matcher = structgen.Matcher(structgen.compile(grammar, info))
+    valid = tokenizer.encode('{"unit":"celsius","kind":"weather","ok":true}', add_special_tokens=False)
+    bad = tokenizer.encode("]", add_special_tokens=False)
+    draft = valid[:5] + bad + valid[5:]
+    before = matcher.allowed_tokens()
+    check = structgen.verify_draft(matcher, draft)
+    assert check.accepted == 5
+    assert check.bitmask.shape[0] == 6
+    assert matcher.allowed_tokens() == before  # rolled back
+    step = structgen.Matcher(structgen.compile(grammar, info))
+    expected = structgen.allocate_token_bitmask(6, info.vocab_size)
+    for position in range(6):
+        step.fill_next_token_bitmask(expected, position)
+        if position < 5:
+            assert step.accept_token(draft[position])
+    assert (check.bitmask == expected).all()
+    whole = structgen.verify_draft(matcher, valid + info.stop_token_ids[:1])
+    assert whole.accepted == len(valid) + 1
+
+
+def test_logits_processor_with_model_generate(model: Any, tokenizer: Any) -> None:
+    from transformers import LogitsProcessorList
+
+    schema = SCHEMAS["enums and consts"]
+    inputs = tokenizer(["Weather:", "Weather:"], return_tensors="pt").to(model.device)
+    for kwargs in ({"do_sample": False}, {"do_sample": True, "top_k": 50}, {"num_beams": 2, "do_sample": False}):
+        processor = structgen.StructgenLogitsProcessor(tokenizer, schema=schema, vocab_size=model.config.vocab_size)
+        out = model.generate(
+            **inputs, max_new_tokens=60, logits_processor=LogitsProcessorList([processor]),
+            pad_token_id=tokenizer.eos_token_id, **kwargs,
+        )
+        for row in out[:, inputs["input_ids"].shape[1] :].tolist():
+            text = tokenizer.decode(row, skip_special_tokens=True)
+            jsonschema.validate(json.loads(text), schema)
+
+
+def test_bad_arguments_get_clear_errors(model: Any, tokenizer: Any) -> None:
+    with pytest.raises(ValueError, match="at most one"):
+        structgen.generate(model, tokenizer, "x", schema={}, regex="a")
+    with pytest.raises(ValueError, match="choices"):
+        structgen.generate(model, tokenizer, "x", choices=[])
+    with pytest.raises(ValueError, match="max_tokens"):
+        structgen.generate(model, tokenizer, "x", regex="a", max_tokens=0)
+    with pytest.raises(TypeError, match="prompt"):
+        structgen.generate(model, tokenizer, 42, regex="a")  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="2 schemas for 1 prompts"):
+        structgen.generate_batch(model, tokenizer, ["x"], schemas=[{}, {}])
+    with pytest.raises(ValueError, match="not JSON"):
+        structgen.generate(model, tokenizer, "x", schema="{not json")
+
+
+def test_approximated_keywords_are_checked_after(model: Any, tokenizer: Any) -> None:
+    """multipleOf is not in the grammar: the finished output is checked by jsonschema."""
+    schema = {"type": "integer", "minimum": 1, "maximum": 10**6, "multipleOf": 999983}
+    grammar = structgen.Grammar.from_json_schema(schema)
+    assert not grammar.report.exact
+    outcomes = set()
+    for seed in range(4):
+        try:
+            value = structgen.generate(model, tokenizer, "n:", schema=schema, temperature=1.0, seed=seed)
+            assert value == 999983
+            outcomes.add("valid")
+        except structgen.OutputValidationError as exc:
+            assert "multipleOf" in str(exc) or "multiple of" in str(exc)
+            outcomes.add("rejected")
+    assert "rejected" in outcomes
+
+
+def test_token_encoder_spells_exact_bytes(tokenizer: Any) -> None:
+    info = structgen.TokenizerInfo.from_huggingface(tokenizer)
+    encoder = TokenEncoder(tokenizer, info)
+    for data in (b'{"name": "', "日本語 ok".encode(), "😀".encode()[:3], b"<|im_end|>", b""):
+        assert info.join_bytes(encoder.encode(data)) == data
+    assert encoder.encode(b'"name"') == tokenizer.encode('"name"', add_special_tokens=False)
