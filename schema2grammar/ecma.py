@@ -18,10 +18,12 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from schema2grammar.regexes import CHAR
+
 MAX_CODE = 0x10FFFF
 SURROGATES = (0xD800, 0xDFFF)
 MAX_REPEAT = 10_000  # the engine's repetition bound
-ANY_SPELLING = r'(?:[^"\\\x00-\x1f]|\\["\\/bfnrt]|\\u[0-9a-fA-F]{4})'
+ANY_SPELLING = CHAR  # what an unanchored pattern leaves free around its match
 
 Ranges = list[tuple[int, int]]
 

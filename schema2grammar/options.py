@@ -2,11 +2,17 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 MAX_WHITESPACE = 64
 """Default bound on the whitespace of one gap: enough for ``json.dumps(indent=4)``
 sixteen levels deep, never an endless run of newlines."""
+
+MAX_INDENT_LEVELS = 32
+"""With ``indent``, the deepest indentation a line may have (in levels)."""
+
+_SEPARATOR = {0: re.compile(r"[ \t\n\r]*,[ \t\n\r]*"), 1: re.compile(r"[ \t\n\r]*:[ \t\n\r]*")}
 
 
 @dataclass(frozen=True)
@@ -20,13 +26,33 @@ class Options:
     enforce it). ``closed_objects``: an object schema without ``additionalProperties``
     (or ``patternProperties``) gets no undeclared properties, as XGrammar's and
     OpenAI's strict modes do; generation turns it on (a model left free to invent
-    keys wanders), conformance leaves it off."""
+    keys wanders), conformance leaves it off.
+
+    Layouts that replace ``whitespace``: ``separators=(item, key)`` writes exactly
+    these between items and between a key and its value (``(", ", ": ")`` is
+    ``json.dumps``'s default, ``(",", ":")`` compact) and nothing else; ``indent=N``
+    is ``json.dumps(indent=N)``'s layout: a newline and a multiple of N spaces after
+    an opening bracket and after each item separator, and before a closing one
+    (empty ``{}`` and ``[]`` stay tight), ``(",", ": ")`` unless ``separators`` says
+    otherwise. The depth of the indentation is not checked against the nesting
+    (up to ``MAX_INDENT_LEVELS`` levels are allowed anywhere).
+
+    ``float_integers``: whether an integer may be written as ``json.dumps`` writes
+    an integral float (``12.0``, ``1.2e+17``); None (default) follows the draft
+    (yes from draft 6 on). ``Grammar.from_pydantic`` sets False: Pydantic reads
+    ``1e+20`` as no ``int``. ``leap_seconds``: whether ``time`` and ``date-time``
+    allow second 60 (RFC 3339 does; ``from_pydantic`` sets False: Python's
+    ``datetime`` cannot hold one)."""
 
     whitespace: str = "flexible"
     max_whitespace: int = MAX_WHITESPACE
     strict: bool = False
     property_order: str = "declared"
     closed_objects: bool = False
+    separators: tuple[str, str] | None = None
+    indent: int | None = None
+    float_integers: bool | None = None
+    leap_seconds: bool = True
 
     def __post_init__(self) -> None:
         if self.whitespace not in ("flexible", "compact"):
@@ -35,6 +61,15 @@ class Options:
             raise ValueError(f"max_whitespace must be between 0 and 1024, not {self.max_whitespace}")
         if self.property_order != "declared":
             raise ValueError(f"property_order must be 'declared', not {self.property_order!r}")
+        if self.separators is not None:
+            if len(self.separators) != 2 or not all(
+                isinstance(text, str) and _SEPARATOR[i].fullmatch(text) for i, text in enumerate(self.separators)
+            ):
+                raise ValueError(
+                    f"separators must be (item, key): ',' and ':' with JSON whitespace around them, not {self.separators!r}"
+                )
+        if self.indent is not None and not (isinstance(self.indent, int) and 0 <= self.indent <= 16):
+            raise ValueError(f"indent must be an integer between 0 and 16, not {self.indent!r}")
 
     @property
     def gap(self) -> int:

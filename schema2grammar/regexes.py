@@ -10,8 +10,13 @@ import json
 import re
 from typing import Any
 
-CHAR = r'(?:[^"\\\x00-\x1f]|\\["\\/bfnrt]|\\u[0-9a-fA-F]{4})'
-"""One character of a JSON string as written (an escape is one character)."""
+UNICODE_ESCAPE = (r"\\u(?:[0-9a-cA-Ce-fE-F][0-9a-fA-F]{3}|[dD][0-7][0-9a-fA-F]{2}"
+                  r"|[dD][89abAB][0-9a-fA-F]{2}\\u[dD][c-fC-F][0-9a-fA-F]{2})")
+"""A ``\\u`` escape of one Unicode character: surrogates only as a high-low pair (a
+lone surrogate is not text: Pydantic and most JSON parsers refuse it)."""
+
+CHAR = r'(?:[^"\\\x00-\x1f]|\\["\\/bfnrt]|' + UNICODE_ESCAPE + ")"
+"""One character of a JSON string as written (an escape, or a pair, is one character)."""
 
 STRING = f'"{CHAR}*"'
 NUMBER = r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?"
@@ -29,17 +34,22 @@ MAX_LENGTH_BOUND = 10_000
 FORMATS = {
     # RFC 3339 full-date / full-time / date-time, and RFC 4122 UUIDs, as JSON Schema
     # defines them; all ASCII without quotes or backslashes, so the text is the value
-    # full-date: each month's own days, February 29 only in leap years (0000 is one)
-    "date": r"(?:[0-9]{4}-(?:(?:0[13578]|1[02])-(?:0[1-9]|[12][0-9]|3[01])|(?:0[469]|11)-(?:0[1-9]|[12][0-9]|30)"
-    r"|02-(?:0[1-9]|1[0-9]|2[0-8]))|(?:[0-9]{2}(?:0[48]|[2468][048]|[13579][26])|(?:[02468][048]|[13579][26])00)-02-29)",
+    # full-date: years 0001-9999 (Python's and Pydantic's dates have no year 0), each
+    # month's own days, February 29 only in leap years
+    "date": r"(?:(?:[1-9][0-9]{3}|0[1-9][0-9]{2}|00[1-9][0-9]|000[1-9])-(?:(?:0[13578]|1[02])-(?:0[1-9]|[12][0-9]|3[01])"
+    r"|(?:0[469]|11)-(?:0[1-9]|[12][0-9]|30)|02-(?:0[1-9]|1[0-9]|2[0-8]))"
+    r"|(?:[0-9]{2}(?:0[48]|[2468][048]|[13579][26])|(?:[02468][48]|[2468]0|[13579][26])00)-02-29)",
     "time": r"(?:[01][0-9]|2[0-3]):[0-5][0-9]:(?:[0-5][0-9]|60)(?:\.[0-9]+)?(?:[zZ]|[+-](?:[01][0-9]|2[0-3]):[0-5][0-9])",
     "uuid": r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}",
     "ipv4": r"(?:(?:25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])\.){3}(?:25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])",
 }
 FORMATS["date-time"] = FORMATS["date"] + "[tT]" + FORMATS["time"]
+LEAP_SECOND = "|60)"
+"""Where ``time`` allows second 60; ``Options(leap_seconds=False)`` takes it out."""
 FORMAT_NOTES = {
+    "date": "years 0001-9999: RFC 3339 allows 0000, Python and Pydantic do not",
     "time": "second 60 passes at any minute, not only as a leap second",
-    "date-time": "second 60 passes at any minute, not only as a leap second",
+    "date-time": "years 0001-9999; second 60 passes at any minute, not only as a leap second",
 }
 
 
@@ -106,7 +116,7 @@ def _not_in_trie(node: dict[str, Any]) -> str:
     options = [] if "" in node else [""]
     children = sorted(char for char in node if char)
     excluded = "".join(re.escape(char) for char in children)
-    leave = r'(?:[^"\\\x00-\x1f' + excluded + r']|\\["\\/bfnrt]|\\u[0-9a-fA-F]{4})'
+    leave = r'(?:[^"\\\x00-\x1f' + excluded + r']|\\["\\/bfnrt]|' + UNICODE_ESCAPE + ")"
     options.append(leave + CHAR + "*")
     for char in children:
         options.append(re.escape(char) + _not_in_trie(node[char]))

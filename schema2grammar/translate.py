@@ -17,7 +17,7 @@ from typing import Any
 from urllib.parse import unquote
 
 from schema2grammar import ecma, regexes
-from schema2grammar.options import Options
+from schema2grammar.options import MAX_INDENT_LEVELS, Options
 from schema2grammar.report import APPROXIMATED, ENFORCED, REJECTED, Report
 
 MAX_SCHEMA_NODES = 20_000
@@ -58,6 +58,12 @@ def translate(schema: Any, options: Options | None = None) -> tuple[str, Report]
     return _Translator(schema, options or Options()).run()
 
 
+def _escape_whitespace(text: str) -> str:
+    """``text`` as a regex, its newlines, tabs and returns as escapes (lark refuses
+    a raw newline in a pattern)."""
+    return "".join({"\n": "\\n", "\t": "\\t", "\r": "\\r"}.get(c, re.escape(c)) for c in text)
+
+
 def _pointer_token(key: str | int) -> str:
     return str(key).replace("~", "~0").replace("/", "~1")
 
@@ -77,6 +83,8 @@ class _Translator:
         # drafts 3-7 ignore $ref's siblings; drafts 3-4 count 1.0 as no integer
         self.ref_alone = isinstance(declared, str) and re.search(r"draft-0[3-7]/", declared) is not None
         self.float_integers = not (isinstance(declared, str) and re.search(r"draft-0[34]/", declared) is not None)
+        if options.float_integers is not None:
+            self.float_integers = options.float_integers
         gap = options.gap
         self.ws = f"[ \\t\\n\\r]{{0,{gap}}}" if gap else ""
 
@@ -112,11 +120,30 @@ class _Translator:
         """A punctuation mark with the whitespace around it (none before an opening
         bracket, none after a closing one: values start and end tight)."""
         escaped = re.escape(char)
+        if self.options.indent is not None or self.options.separators is not None:
+            return self.terminal(self.laid_out(char))
         if char in "[{":
             return self.terminal(escaped + self.ws)
         if char in "]}":
             return self.terminal(self.ws + escaped)
         return self.terminal(self.ws + escaped + self.ws)
+
+    def laid_out(self, char: str) -> str:
+        """The pattern of ``char`` in an exact layout (``Options.separators``/``indent``)."""
+        options = self.options
+        escaped = re.escape(char)
+        spelled = options.separators or ((",", ": ") if options.indent is not None else (",", ":"))
+        item, key = (_escape_whitespace(text) for text in spelled)
+        if options.indent is None:
+            return {",": item, ":": key}.get(char, escaped)
+        step = f"(?: {{{options.indent}}})" if options.indent else ""
+        if char in "[{":  # a newline, one level or more, unless the container is empty
+            return f"{escaped}(?:\\n{step}{{1,{MAX_INDENT_LEVELS}}})?" if step else f"{escaped}\\n?"
+        if char in "]}":
+            return f"(?:\\n{step}{{0,{MAX_INDENT_LEVELS - 1}}})?{escaped}" if step else f"\\n?{escaped}"
+        if char == ",":
+            return item + (f"\\n{step}{{1,{MAX_INDENT_LEVELS}}}" if step else "\\n")
+        return key
 
     def literal(self, value: Any) -> str:
         """A terminal for one JSON scalar, spelled as ``json.dumps`` spells it."""
@@ -301,7 +328,10 @@ class _Translator:
         if fmt is not None:
             if fmt in regexes.FORMATS and low == 0 and high is None:
                 report.add(pointer, "format", ENFORCED, regexes.FORMAT_NOTES.get(fmt, ""))
-                return self.terminal('"' + regexes.FORMATS[fmt] + '"')
+                pattern = regexes.FORMATS[fmt]
+                if not self.options.leap_seconds:
+                    pattern = pattern.replace(regexes.LEAP_SECOND, ")")
+                return self.terminal('"' + pattern + '"')
             self.approximate(pointer, "format", f"format {fmt!r} is not enforced: any string")
         return self.terminal(regexes.string_of_length(low, high))
 

@@ -19,6 +19,11 @@ from structgen.engine.stack import GLRParser
 from structgen.lark_rules import GrammarError, LarkRules, Terminal, read_lark
 
 
+PYDANTIC_OPTIONS = {"float_integers": False, "leap_seconds": False}
+"""Translation options for Pydantic models: integers as digits (Pydantic reads
+``1e+20`` as no ``int``), no second 60 (Python's ``datetime`` cannot hold one)."""
+
+
 class Grammar:
     """A grammar ready for the engine: its lexer and its parse tables."""
 
@@ -60,8 +65,9 @@ class Grammar:
 
     @classmethod
     def from_pydantic(cls, model: Any, **options: Any) -> Grammar:
-        """The grammar of a Pydantic v2 model's JSON Schema (``model_json_schema()``)."""
-        return cls.from_json_schema(model.model_json_schema(), **options)
+        """The grammar of a Pydantic v2 model's JSON Schema (``model_json_schema()``),
+        with ``PYDANTIC_OPTIONS``: what Pydantic cannot read stays out."""
+        return cls.from_json_schema(model.model_json_schema(), **{**PYDANTIC_OPTIONS, **options})
 
     @classmethod
     def from_regex(cls, pattern: str, flags: str = "") -> Grammar:

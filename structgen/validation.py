@@ -312,8 +312,8 @@ def _is_date_time(instance: Any) -> bool:
 
 
 def _is_date(instance: Any) -> bool:
-    """RFC 3339 ``full-date``: any four-digit year, 0000 included (Python's
-    ``date`` has no year 0, so ``jsonschema``'s own check refuses it)."""
+    """RFC 3339 ``full-date``, years 0001-9999 as the grammar enforces them (and
+    as Python and Pydantic read dates)."""
     if not isinstance(instance, str):
         return True
     found = re.fullmatch(r"([0-9]{4})-([0-9]{2})-([0-9]{2})", instance, re.ASCII)
@@ -323,7 +323,7 @@ def _is_date(instance: Any) -> bool:
 def _real_date(year: int, month: int, day: int) -> bool:
     leap = year % 4 == 0 and (year % 100 != 0 or year % 400 == 0)
     days = (31, 29 if leap else 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31)
-    return 1 <= month <= 12 and 1 <= day <= days[month - 1]
+    return year >= 1 and 1 <= month <= 12 and 1 <= day <= days[month - 1]
 
 
 def _leap_second_ok(groups: tuple[str | None, ...]) -> bool:

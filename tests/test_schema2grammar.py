@@ -5,6 +5,7 @@ real MaskBench schemas."""
 
 from __future__ import annotations
 
+import datetime
 import enum
 import json
 import random
@@ -488,14 +489,82 @@ def test_code_point_escapes_in_patterns_mean_the_code_point() -> None:
 
 
 def test_date_format_knows_month_lengths_and_leap_years() -> None:
-    """The grammar's `date` is RFC 3339's full-date exactly: compared with the
-    calendar on every month/day of leap and common years, 0000 (a leap year) included."""
+    """The grammar's `date` is RFC 3339's full-date, years 0001-9999: compared with
+    the calendar on every month/day of leap and common years; year 0000 refused."""
     import calendar
 
     grammar = Grammar.from_json_schema({"type": "string", "format": "date"})
-    for year in (0, 1900, 2000, 2023, 2024, 2100, 9996):
+    for year in (0, 1, 400, 1900, 2000, 2023, 2024, 2100, 9996):
         for month in range(0, 14):
             for day in range(0, 33):
-                real = 1 <= month <= 12 and 1 <= day <= calendar.monthrange(year or 2000, month)[1]
+                real = year > 0 and 1 <= month <= 12 and 1 <= day <= calendar.monthrange(year, month)[1]
                 text = json.dumps(f"{year:04d}-{month:02d}-{day:02d}")
                 assert grammar.accepts(text) == real, text
+
+
+LAYOUT_SCHEMA = {
+    "type": "object",
+    "properties": {
+        "name": {"type": "string"},
+        "tags": {"type": "array", "items": {"type": "string"}},
+        "inner": {"type": "object", "properties": {"x": {"type": "integer"}, "empty": {"type": "object"}}},
+    },
+}
+LAYOUT_VALUE = {"name": "a b", "tags": ["x", "y"], "inner": {"x": 1, "empty": {}}}
+
+
+@pytest.mark.parametrize("indent", [0, 2, 4])
+def test_indent_accepts_json_dumps_with_that_indent(indent: int) -> None:
+    grammar = Grammar.from_json_schema(LAYOUT_SCHEMA, indent=indent)
+    assert grammar.accepts(json.dumps(LAYOUT_VALUE, indent=indent))
+    assert grammar.accepts(json.dumps({"tags": [], "inner": {}}, indent=indent))
+    other = 3 if indent != 3 else 2
+    assert not grammar.accepts(json.dumps(LAYOUT_VALUE, indent=other)) or indent == 0
+    assert not grammar.accepts(json.dumps(LAYOUT_VALUE))  # ", " on one line is not this layout
+
+
+@pytest.mark.parametrize("separators", [(", ", ": "), (",", ":"), (" , ", " :\n")])
+def test_separators_are_exact(separators: tuple[str, str]) -> None:
+    grammar = Grammar.from_json_schema(LAYOUT_SCHEMA, separators=separators)
+    assert grammar.accepts(json.dumps(LAYOUT_VALUE, separators=separators))
+    for others in [(", ", ": "), (",", ":"), (" , ", " :\n")]:
+        if others != separators:
+            assert not grammar.accepts(json.dumps(LAYOUT_VALUE, separators=others))
+    assert not grammar.accepts(json.dumps(LAYOUT_VALUE, indent=2, separators=separators))
+
+
+def test_indent_with_separators_and_bad_layouts() -> None:
+    grammar = Grammar.from_json_schema(LAYOUT_SCHEMA, indent=2, separators=(",", ":"))
+    assert grammar.accepts(json.dumps(LAYOUT_VALUE, indent=2, separators=(",", ":")))
+    assert not grammar.accepts(json.dumps(LAYOUT_VALUE, indent=2))  # ": " is not ":"
+    for bad in ({"separators": (";", ":")}, {"separators": (",",)}, {"indent": -1}, {"indent": 17}):
+        with pytest.raises(ValueError, match="separators|indent"):
+            Grammar.from_json_schema(LAYOUT_SCHEMA, **bad)
+
+
+def test_unicode_escapes_are_whole_characters() -> None:
+    """A surrogate escape only as a high-low pair (one character for maxLength); a
+    lone one is not text, and Pydantic refuses it."""
+    grammar = Grammar.from_json_schema({"type": "string", "maxLength": 1})
+    assert grammar.accepts('"\\ud83d\\ude00"')  # 😀 as a pair: one character
+    assert grammar.accepts('"\\u00e9"')
+    for lone in ('"\\ud83d"', '"\\ude00"', '"\\ude00\\ud83d"', '"\\ud83dx"'):
+        assert not grammar.accepts(lone), lone
+    assert Grammar.from_json_schema({"type": "string", "pattern": "a"}).accepts('"\\ud83d\\ude00a"')
+    assert not Grammar.from_json_schema({"type": "string", "pattern": "a"}).accepts('"\\ud83da"')
+
+
+def test_pydantic_grammars_leave_out_what_pydantic_cannot_read() -> None:
+    """from_pydantic: integers as digits, no leap second; the JSON Schema default keeps both."""
+
+    class Stamp(pydantic.BaseModel):
+        n: int
+        at: datetime.datetime
+
+    leap = '{"n": 1, "at": "1998-12-31T23:59:60Z"}'
+    big = '{"n": 1e+20, "at": "1998-12-31T23:59:59Z"}'
+    grammar = Grammar.from_pydantic(Stamp)
+    assert grammar.accepts('{"n": 1, "at": "1998-12-31T23:59:59Z"}')
+    assert not grammar.accepts(leap) and not grammar.accepts(big)
+    plain = Grammar.from_json_schema(Stamp.model_json_schema())
+    assert plain.accepts(leap) and plain.accepts(big)
