@@ -70,6 +70,17 @@ class Grammar:
         return cls.from_json_schema(model.model_json_schema(), **{**PYDANTIC_OPTIONS, **options})
 
     @classmethod
+    def builtin(cls, name: str) -> Grammar:
+        """A grammar that ships with structgen: ``"json"`` (ECMA-404, ``grammars/json.lark``)."""
+        from importlib import resources
+
+        files = resources.files("structgen.grammars")
+        shipped = sorted(f.name[: -len(".lark")] for f in files.iterdir() if f.name.endswith(".lark"))
+        if name not in shipped:
+            raise GrammarError(f"no built-in grammar {name!r}; there are {shipped}")
+        return cls.from_lark((files / f"{name}.lark").read_text(encoding="utf-8"))
+
+    @classmethod
     def from_regex(cls, pattern: str, flags: str = "") -> Grammar:
         """The language of one regex (Python syntax), as a one-terminal grammar."""
         terminals = [Terminal("REGEX", "re", pattern, flags, 0)]

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 import corpus
+import structgen
 from structgen.grammar import Grammar
 from structgen.lark_rules import GrammarError
 
@@ -91,3 +92,13 @@ def test_syncode_grammars_compile(name: str, terminals: int) -> None:
     grammar = Grammar.from_lark(next(root.rglob(f"{name}.lark")).read_text())
     assert len(grammar.rules.terminals) == terminals
     assert grammar.lexer.dfa.state_count > terminals
+
+
+def test_builtin_grammars_ship_with_the_package() -> None:
+    """grammars/json.lark is installed as structgen.grammars: it is read from the
+    installed package, not from a checkout."""
+    grammar = structgen.Grammar.builtin("json")
+    assert grammar.accepts('{"a": [1, -2.5e3, true, null, "\\u00e9"]}')
+    assert not grammar.accepts("{'a': 1}")
+    with pytest.raises(structgen.GrammarError, match="no built-in grammar 'yaml'; there are \\['json'\\]"):
+        structgen.Grammar.builtin("yaml")
