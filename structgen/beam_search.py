@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from structgen.bitmask import allocate_token_bitmask, apply_token_bitmask_inplace
 from structgen.constraint import Constraint
-from structgen.decoding import Decoder, mask_worker
+from structgen.decoding import Decoder, check_request, mask_worker
 from structgen.matcher import Matcher, compile
 
 if TYPE_CHECKING:
@@ -38,6 +38,7 @@ def beam_search(
 
     from structgen.generate import Generation
 
+    check_request(prompt_ids, max_tokens)
     started = time.perf_counter()
     info = decoder.info
     root = Matcher(compile(constraint.grammar, info)) if constraint.grammar is not None else None
@@ -86,8 +87,9 @@ def beam_search(
                 cache.reorder_cache(index)
                 attention = attention[index]
                 feed = [[beam.tokens[-1]] for beam in beams]
-    best = max(finished or beams, key=lambda b: b.score / max(1, len(b.tokens)))
-    complete = best.matcher is None or best.matcher.can_terminate() or best.matcher.is_terminated()
+    # a beam max_tokens cut short loses to any complete one, whatever its score
+    best = max(finished or beams, key=lambda b: (_complete(b), b.score / max(1, len(b.tokens))))
+    complete = _complete(best)
     return Generation(
         value=None,
         text=info.join_bytes(best.tokens).decode("utf-8", errors="replace"),
@@ -106,6 +108,11 @@ def _extend(beam: _Beam, token_id: int, score: float, decoder: Decoder) -> _Beam
         raise RuntimeError(f"internal error: token {token_id} was allowed by the mask, then refused")
     tokens = beam.tokens if token_id in decoder.stop_ids else [*beam.tokens, token_id]
     return _Beam(tokens, matcher, score)
+
+
+def _complete(beam: _Beam) -> bool:
+    matcher = beam.matcher
+    return matcher is None or matcher.can_terminate() or matcher.is_terminated()
 
 
 def _only_stop(beam: _Beam, decoder: Decoder) -> bool:

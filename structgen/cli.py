@@ -25,6 +25,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     check.add_argument("--tools", required=True, help="a JSON file: a list of tool definitions (OpenAI or Anthropic)")
     check.add_argument("calls", help="a JSON Lines file of calls (OpenAI tool_call, Anthropic tool_use or {name, arguments})")
     check.add_argument("--json", action="store_true", help="one JSON result a line instead of a report")
+    serve = commands.add_parser("serve", help="an OpenAI-compatible chat completions server (tools, response_format)")
+    serve.add_argument("--model", help="model folder or .gguf file (default: the bundled SmolLM2-135M-Instruct)")
+    serve.add_argument("--device", default="auto", choices=["auto", "cpu", "cuda"], help="where the model runs")
+    serve.add_argument("--host", default="127.0.0.1", help="address to listen on")
+    serve.add_argument("--port", type=int, default=8000, help="port to listen on")
+    serve.add_argument("--api-key", help="require 'Authorization: Bearer KEY' on /v1 requests")
+    serve.add_argument("--model-id", help="the model's name in the API (default: the model file's name)")
     args = parser.parse_args(argv)
 
     if args.version:
@@ -41,6 +48,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _vocab(args.model, args.text)
     if args.command == "validate":
         return _validate(args.tools, args.calls, args.json)
+    if args.command == "serve":
+        return _serve(args.model, args.device, args.host, args.port, args.api_key, args.model_id)
     parser.print_help()
     return 2
 
@@ -136,6 +145,33 @@ def _validate(tools_path: str, calls_path: str, as_json: bool) -> int:
     if not as_json:
         print(f"{valid} of {total} calls valid")
     return 0 if valid == total else 1
+
+
+def _serve(model: str | None, device: str, host: str, port: int, api_key: str | None, model_id: str | None) -> int:
+    """Load the model, then serve it until interrupted (imports the server lazily:
+    FastAPI and uvicorn are the ``server`` extra)."""
+    from pathlib import Path
+
+    from structgen import ModelNotFoundError, bundled_model_path, load_model
+
+    try:
+        import uvicorn
+
+        from server import create_app
+    except ImportError as exc:
+        print(f"structgen serve: {exc} (install structgen[server])", file=sys.stderr)
+        return 2
+    source = model or str(bundled_model_path())
+    try:
+        loaded, tokenizer = load_model(source, device=device)
+    except (ModelNotFoundError, OSError, ValueError) as exc:
+        print(f"structgen serve: {exc}", file=sys.stderr)
+        return 1
+    name = model_id or Path(source).stem
+    app = create_app(loaded, tokenizer, model_id=name, api_key=api_key)
+    print(f"serving {name} on http://{host}:{port}/v1", file=sys.stderr)
+    uvicorn.run(app, host=host, port=port, log_level="info")
+    return 0
 
 
 def _is_utf8(data: bytes) -> bool:

@@ -14,7 +14,7 @@ import re
 from collections import OrderedDict
 from typing import Any, Callable
 
-from structgen.grammar import Grammar
+from structgen.grammar import PYDANTIC_OPTIONS, Grammar
 
 MAX_CACHED_GRAMMARS = 64
 
@@ -67,11 +67,15 @@ def make_constraint(
     if isinstance(grammar, Grammar):
         return Constraint(grammar, _text, "grammar")
     if grammar is not None:
+        if not isinstance(grammar, str):
+            raise TypeError(f"grammar= is lark text or a Grammar, not {type(grammar).__name__}")
         return Constraint(_cached("lark", grammar, lambda: Grammar.from_lark(grammar)), _text, "lark grammar")
     if regex is not None:
         return Constraint(_cached("regex", regex, lambda: Grammar.from_regex(regex)), _text, f"regex {regex!r}")
     if choices is not None:
-        if not choices or not all(isinstance(c, str) and c for c in choices):
+        # a bare string would pass as a list of one-character choices
+        valid = isinstance(choices, (list, tuple)) and all(isinstance(c, str) and c for c in choices)
+        if not choices or not valid:
             raise ValueError("choices= must be a non-empty list of non-empty strings")
         pattern = "|".join(re.escape(c) for c in choices)
         return Constraint(_cached("regex", pattern, lambda: Grammar.from_regex(pattern)), _text, f"one of {choices!r}")
@@ -105,6 +109,7 @@ def _schema_key(schema: Any, options: dict[str, Any]) -> str:
 
 def _pydantic_constraint(model: Any, options: dict[str, Any]) -> Constraint:
     schema = model.model_json_schema()
+    options = {**PYDANTIC_OPTIONS, **options}  # as Grammar.from_pydantic
     grammar = _cached("schema", _schema_key(schema, options), lambda: Grammar.from_json_schema(schema, **options))
 
     def parse(text: str) -> Any:

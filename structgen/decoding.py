@@ -15,7 +15,7 @@ from __future__ import annotations
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 import numpy.typing as npt
@@ -52,11 +52,12 @@ class Sequence:
     positions: int = 0  # tokens of this sequence in the KV cache
     forward_passes: int = 0
     finish_reason: str | None = None
-    cut: int | None = None  # bytes of output kept when a stop string ended it
+    stop_string: str | None = None  # the stop= string that ended it
+    cut: int | None = None  # characters of the decoded output kept when a stop string ended it
 
     def text(self, info: TokenizerInfo) -> str:
-        data = info.join_bytes(self.output)
-        return data[: self.cut].decode("utf-8", errors="replace")
+        # cut counts characters, not bytes: a replaced invalid byte is one character of three bytes
+        return info.join_bytes(self.output).decode("utf-8", errors="replace")[: self.cut]
 
     @property
     def done(self) -> bool:
@@ -68,6 +69,14 @@ class DecodeOptions:
     sampling: SamplingParams
     jump_forward: bool = True
     stop: tuple[str, ...] = ()
+
+
+def check_request(prompt_ids: list[int], max_tokens: int) -> None:
+    """A clear error for what the model would otherwise fail on deep inside torch."""
+    if max_tokens < 1:
+        raise ValueError(f"max_tokens must be at least 1, got {max_tokens}")
+    if not prompt_ids:
+        raise ValueError("the prompt is empty")
 
 
 class Decoder:
@@ -82,15 +91,18 @@ class Decoder:
         self.pad_id = pad if pad is not None else (info.stop_token_ids or [0])[0]
 
     def new_sequence(self, prompt_ids: list[int], constraint: Constraint, max_tokens: int) -> Sequence:
-        if max_tokens < 1:
-            raise ValueError(f"max_tokens must be at least 1, got {max_tokens}")
-        if not prompt_ids:
-            raise ValueError("the prompt is empty")
+        check_request(prompt_ids, max_tokens)
         matcher = Matcher(compile(constraint.grammar, self.info)) if constraint.grammar is not None else None
         return Sequence(list(prompt_ids), constraint, matcher, max_tokens, pending=list(prompt_ids))
 
-    def run(self, sequences: list[Sequence], options: DecodeOptions) -> float:
-        """Decode until every sequence has finished; returns the seconds spent."""
+    def run(
+        self, sequences: list[Sequence], options: DecodeOptions, on_step: Callable[[list[Sequence]], None] | None = None
+    ) -> float:
+        """Decode until every sequence has finished; returns the seconds spent.
+
+        ``on_step`` sees the sequences after each step (to stream their new text); a
+        sequence it marks done (``finish_reason`` set, e.g. ``"cancelled"``) leaves
+        the batch before the next forward pass."""
         import torch
 
         started = time.perf_counter()
@@ -99,7 +111,7 @@ class Decoder:
         for sequence in sequences:
             if options.jump_forward:
                 self._jump_forward(sequence, None)
-            self._finish_if_only_stop(sequence)
+            self._check_end(sequence, options)  # the forced start may already fill max_tokens
         active = [s for s in sequences if not s.done]
         cache: Any = None
         attention = torch.zeros((len(active), 0), dtype=torch.long, device=device)
@@ -113,6 +125,8 @@ class Decoder:
                 for sequence, token_id in zip(active, chosen):
                     sequence.forward_passes += 1
                     self._advance(sequence, int(token_id), options)
+                if on_step is not None:
+                    on_step(sequences)
                 keep = [i for i, s in enumerate(active) if not s.done]
                 if len(keep) < len(active):
                     if keep:
@@ -168,6 +182,10 @@ class Decoder:
         sequence.pending.append(token_id)
         if options.jump_forward and sequence.matcher is not None:
             self._jump_forward(sequence, token_id)
+        self._check_end(sequence, options)
+
+    def _check_end(self, sequence: Sequence, options: DecodeOptions) -> None:
+        """End the sequence on a stop string, on ``max_tokens``, or when only stopping is left."""
         if options.stop and self._cut_at_stop(sequence, options.stop):
             sequence.finish_reason = "stop"
             return
@@ -196,11 +214,13 @@ class Decoder:
         if not all(trial.accept_token(t) for t in tokens[kept:]):
             return  # cannot happen for a correct encoder; then simply no jump
         sequence.matcher = trial
-        if len(tail) > kept:
+        replaced = len(tail) > kept
+        if replaced:
             sequence.output.pop()
             sequence.pending.pop()
-        for token_id in tokens[kept:]:
-            sequence.forced.add(len(sequence.output))
+        for index, token_id in enumerate(tokens[kept:]):
+            if index or not replaced:  # a token replacing the sampled one cost its forward pass
+                sequence.forced.add(len(sequence.output))
             sequence.output.append(token_id)
             sequence.pending.append(token_id)
 
@@ -216,8 +236,8 @@ class Decoder:
 
     def _cut_at_stop(self, sequence: Sequence, stop: tuple[str, ...]) -> bool:
         text = sequence.text(self.info)
-        cuts = [text.find(s) for s in stop if s in text]
-        if not cuts:
+        found = [(text.find(s), s) for s in stop if s in text]
+        if not found:
             return False
-        sequence.cut = len(text[: min(cuts)].encode("utf-8"))
+        sequence.cut, sequence.stop_string = min(found)
         return True

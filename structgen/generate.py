@@ -11,6 +11,7 @@ one batch.
 
 from __future__ import annotations
 
+import weakref
 from dataclasses import dataclass
 from typing import Any, Sequence as Seq
 
@@ -24,7 +25,8 @@ DEFAULT_MAX_TOKENS = 512
 
 
 class IncompleteOutputError(ValueError):
-    """``max_tokens`` ran out before the output was complete; ``text`` is what came."""
+    """``max_tokens`` or a ``stop=`` string ended the output before it was complete;
+    ``text`` is what came."""
 
     def __init__(self, message: str, text: str, generation: Generation) -> None:
         super().__init__(message)
@@ -44,6 +46,7 @@ class Generation:
     forward_passes: int  # model calls that produced a token (the prompt's included)
     forced_tokens: int  # output tokens appended by jump-forward: forward passes saved
     seconds: float  # wall time of the whole batch this generation ran in
+    stop_string: str | None = None  # the stop= string that ended it (cut off the text)
 
     @property
     def tokens_per_second(self) -> float:
@@ -83,8 +86,16 @@ def generate(
         schema=schema, grammar=grammar, regex=regex, choices=choices, schema_options=schema_options
     )
     sampling = SamplingParams(temperature, top_p, top_k, seed, repetition_penalty)
+    if num_beams < 1:
+        raise ValueError(f"num_beams must be at least 1, got {num_beams}")
     if num_beams > 1:
         from structgen.beam_search import beam_search
+
+        if sampling != SamplingParams() or stop is not None:
+            raise ValueError(
+                "num_beams > 1 ranks beams by the model's probabilities: temperature, top_p, top_k, "
+                "seed, repetition_penalty and stop do not apply to it"
+            )
 
         decoder = _decoder(model, tokenizer)
         generation = beam_search(decoder, _prompt_ids(tokenizer, prompt), constraint, max_tokens, num_beams)
@@ -118,7 +129,7 @@ def generate_batch(
     """``generate`` for several prompts in one batch (one forward pass per step for
     all). ``schemas=`` gives each prompt its own schema; the other constraints are
     shared. With ``details=True`` an incomplete output is a ``Generation`` with
-    ``finish_reason="length"`` and ``value=None`` instead of an exception."""
+    ``value=None`` instead of an exception."""
     if schemas is not None:
         if schema is not None or grammar is not None or regex is not None or choices is not None:
             raise ValueError("schemas= gives every prompt its constraint: no other constraint may be given")
@@ -163,6 +174,7 @@ def _generation(info: TokenizerInfo, sequence: Sequence, seconds: float) -> Gene
         forward_passes=sequence.forward_passes,
         forced_tokens=len(sequence.forced),
         seconds=seconds,
+        stop_string=sequence.stop_string,
     )
 
 
@@ -172,14 +184,20 @@ def _finish(generation: Generation, constraint: Constraint, details: bool) -> An
 
 
 def _parsed(generation: Generation, constraint: Constraint, *, raise_incomplete: bool) -> Generation:
-    """``generation`` with its value: the constraint's parse of a complete output."""
-    complete = generation.finish_reason == "stop" or constraint.grammar is None
+    """``generation`` with its value: the constraint's parse of a complete output.
+    A stop string cuts the text wherever it appears, so only the grammar can say
+    whether what is left is complete."""
+    complete = constraint.grammar is None or (generation.finish_reason == "stop" and generation.stop_string is None)
     if not complete:
         complete = _grammar_complete(constraint, generation.text)
     if not complete:
         if raise_incomplete:
+            if generation.stop_string is not None:
+                cause = f"the stop string {generation.stop_string!r} ended the output"
+            else:
+                cause = f"max_tokens ({len(generation.token_ids)}) ran out"
             raise IncompleteOutputError(
-                f"max_tokens ({len(generation.token_ids)}) ran out before the output was complete "
+                f"{cause} before it was complete "
                 f"({constraint.description}); the partial text is {generation.text[-200:]!r}",
                 generation.text,
                 generation,
@@ -213,32 +231,25 @@ def _prompt_ids(tokenizer: Any, prompt: str | list[dict[str, Any]]) -> list[int]
     return [int(i) for i in tokenizer(text, add_special_tokens=False)["input_ids"]]
 
 
-_decoders: dict[tuple[int, int], tuple[Any, Any, Decoder]] = {}
-
-
 def _decoder(model: Any, tokenizer: Any) -> Decoder:
-    """One ``Decoder`` (and so one ``TokenizerInfo`` and encoder) per model and tokenizer."""
-    key = (id(model), id(tokenizer))
-    found = _decoders.get(key)
-    if found is not None and found[0] is model and found[1] is tokenizer:
-        return found[2]
+    """A ``Decoder`` for ``model`` (cheap: what is costly is cached per tokenizer)."""
     info = tokenizer_info_for(tokenizer, _logits_size(model))
-    decoder = Decoder(model, tokenizer, info, TokenEncoder(tokenizer, info))
-    _decoders[key] = (model, tokenizer, decoder)
-    return decoder
+    return Decoder(model, tokenizer, info, TokenEncoder(tokenizer, info))
 
 
-_infos: dict[tuple[int, int], tuple[Any, TokenizerInfo]] = {}
+# keyed weakly: a cache must not keep a tokenizer alive, nor outlive it (ids are reused)
+_infos: weakref.WeakKeyDictionary[Any, dict[int, TokenizerInfo]] = weakref.WeakKeyDictionary()
 
 
 def tokenizer_info_for(tokenizer: Any, vocab_size: int | None = None) -> TokenizerInfo:
     """``TokenizerInfo.from_huggingface``, once per tokenizer and logits size."""
-    key = (id(tokenizer), vocab_size or 0)
-    found = _infos.get(key)
-    if found is not None and found[0] is tokenizer:
-        return found[1]
-    info = TokenizerInfo.from_huggingface(tokenizer, vocab_size)
-    _infos[key] = (tokenizer, info)
+    try:
+        infos = _infos.setdefault(tokenizer, {})
+    except TypeError:  # not weakly referenceable: no cache
+        infos = {}
+    info = infos.get(vocab_size or 0)
+    if info is None:
+        info = infos[vocab_size or 0] = TokenizerInfo.from_huggingface(tokenizer, vocab_size)
     return info
 
 

@@ -51,6 +51,7 @@ class StructgenLogitsProcessor(LogitsProcessor):  # type: ignore[misc]
         self.constraint = constraint
         self.info = tokenizer_info_for(tokenizer, vocab_size)
         self.compiled = compile(constraint.grammar, self.info)
+        self._stop_ids = frozenset(self.info.stop_token_ids)
         self._stops_only = allocate_token_bitmask(1, self.info.vocab_size)[0] * 0
         for token_id in self.info.stop_token_ids:
             self._stops_only[token_id // 32] |= np.int32(np.uint32(1 << (token_id % 32)).view(np.int32))
@@ -80,14 +81,21 @@ class StructgenLogitsProcessor(LogitsProcessor):  # type: ignore[misc]
         return scores
 
     def _matcher_for(self, prefix: tuple[int, ...]) -> Matcher | None:
-        """The matcher after ``prefix``; None once the row stopped (transformers then
-        pads it, and its scores no longer matter)."""
-        if not prefix:
-            return Matcher(self.compiled)
-        parent = self._matchers.get(prefix[:-1])
+        """The matcher after ``prefix``; None once a finished row is padded with a
+        token that is not a stop token (its scores no longer matter)."""
+        if prefix and prefix[:-1] in self._matchers:
+            return self._step(self._matchers[prefix[:-1]], prefix[-1])
+        # not a row of the last call (assisted generation drops rejected draft tokens): replay
+        matcher: Matcher | None = Matcher(self.compiled)
+        for token_id in prefix:
+            matcher = self._step(matcher, token_id)
+        return matcher
+
+    def _step(self, parent: Matcher | None, token_id: int) -> Matcher | None:
         if parent is None:
             return None
         if parent.is_terminated():
-            return None
+            # a stop token transformers does not stop on: the row goes on with stop tokens only
+            return parent if token_id in self._stop_ids else None
         matcher = parent.fork()
-        return matcher if matcher.accept_token(prefix[-1]) else None
+        return matcher if matcher.accept_token(token_id) else None

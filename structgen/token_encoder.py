@@ -11,9 +11,28 @@ spells the bytes exactly.
 
 from __future__ import annotations
 
+import weakref
 from typing import Any
 
 from structgen.tokenizer_info import TokenizerInfo
+
+
+# the bytes -> id table of each TokenizerInfo (a walk over the whole vocabulary), kept
+# as long as the info is: an encoder is made per generate() call
+_tables: weakref.WeakKeyDictionary[TokenizerInfo, tuple[dict[bytes, int], int]] = weakref.WeakKeyDictionary()
+
+
+def _table(info: TokenizerInfo) -> tuple[dict[bytes, int], int]:
+    """The ordinary tokens by their bytes, and the longest one's length."""
+    found = _tables.get(info)
+    if found is None:
+        special = frozenset(info.special_token_ids)
+        ids: dict[bytes, int] = {}
+        for token_id, data in enumerate(info.decoded_vocab):
+            if data and token_id not in special:
+                ids.setdefault(data, token_id)
+        found = _tables[info] = (ids, max((len(data) for data in ids), default=1))
+    return found
 
 
 class TokenEncoder:
@@ -23,11 +42,7 @@ class TokenEncoder:
         self.tokenizer = tokenizer
         self.info = info
         self._special = frozenset(info.special_token_ids)
-        self._ids: dict[bytes, int] = {}
-        for token_id, data in enumerate(info.decoded_vocab):
-            if data and token_id not in self._special:
-                self._ids.setdefault(data, token_id)
-        self._longest = max((len(data) for data in self._ids), default=1)
+        self._ids, self._longest = _table(info)
 
     def encode(self, data: bytes) -> list[int]:
         """Token ids whose bytes are ``data``: the tokenizer's own split when it spells

@@ -16,7 +16,9 @@ import pytest
 from pydantic import BaseModel, Field
 
 import structgen
-from structgen.generate import tokenizer_info_for
+from structgen.constraint import make_constraint
+from structgen.decoding import DecodeOptions
+from structgen.generate import _decoder, tokenizer_info_for
 from structgen.sampling import SamplingParams, sample
 from structgen.token_encoder import TokenEncoder
 from tiny_model import tiny_model
@@ -304,10 +306,13 @@ def test_logits_processor_with_model_generate(model: Any, tokenizer: Any) -> Non
 def test_bad_arguments_get_clear_errors(model: Any, tokenizer: Any) -> None:
     with pytest.raises(ValueError, match="at most one"):
         structgen.generate(model, tokenizer, "x", schema={}, regex="a")
-    with pytest.raises(ValueError, match="choices"):
-        structgen.generate(model, tokenizer, "x", choices=[])
+    for choices in ([], "yes"):
+        with pytest.raises(ValueError, match="choices"):
+            structgen.generate(model, tokenizer, "x", choices=choices)  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="max_tokens"):
         structgen.generate(model, tokenizer, "x", regex="a", max_tokens=0)
+    with pytest.raises(TypeError, match="grammar= is lark text"):
+        structgen.generate(model, tokenizer, "x", grammar={"start": "a"})
     with pytest.raises(TypeError, match="prompt"):
         structgen.generate(model, tokenizer, 42, regex="a")  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="2 schemas for 1 prompts"):
@@ -339,3 +344,114 @@ def test_token_encoder_spells_exact_bytes(tokenizer: Any) -> None:
     for data in (b'{"name": "', "日本語 ok".encode(), "😀".encode()[:3], b"<|im_end|>", b""):
         assert info.join_bytes(encoder.encode(data)) == data
     assert encoder.encode(b'"name"') == tokenizer.encode('"name"', add_special_tokens=False)
+
+
+def test_a_forced_start_that_fills_max_tokens_ends_there(model: Any, tokenizer: Any) -> None:
+    """Jump-forward before the first forward pass may already fill ``max_tokens``."""
+    [generation] = structgen.generate_batch(model, tokenizer, ["x"], regex=r"hello[0-9]{3}", max_tokens=1, details=True)
+    assert len(generation.token_ids) == 1
+    assert generation.finish_reason == "length" and generation.forward_passes == 0
+
+
+def test_a_stop_string_that_cuts_a_constrained_output_short(model: Any, tokenizer: Any) -> None:
+    schema = SCHEMAS["enums and consts"]
+    with pytest.raises(structgen.IncompleteOutputError, match="stop string"):
+        structgen.generate(model, tokenizer, "x", schema=schema, stop='"kind"')
+    [generation] = structgen.generate_batch(model, tokenizer, ["x"], schema=schema, stop='"kind"', details=True)
+    assert generation.value is None and generation.stop_string == '"kind"'
+    assert generation.text.startswith('{"unit":') and '"kind"' not in generation.text
+    # what a stop string leaves may be complete: then it is the value
+    assert structgen.generate(model, tokenizer, "x", choices=["yes", "yes sir"], stop=" sir") == "yes"
+
+
+def test_forced_tokens_leave_out_the_re_encoded_sampled_token(model: Any, tokenizer: Any) -> None:
+    """Re-encoding a sampled `{` with the forced `"name"` replaces it: the replacement
+    cost a forward pass, so it is not counted as forced."""
+    decoder = _decoder(model, tokenizer)
+    sequence = decoder.new_sequence([1], make_constraint(regex=r'(\{|\[)"name"[0-9]'), 10)
+    [brace] = tokenizer.encode("{", add_special_tokens=False)
+    assert sequence.matcher is not None and sequence.matcher.accept_token(brace)
+    sequence.output.append(brace)
+    sequence.pending.append(brace)
+    decoder._jump_forward(sequence, brace)
+    assert sequence.output == tokenizer.encode('{"name"', add_special_tokens=False)
+    assert sequence.output[0] != brace
+    assert len(sequence.forced) == len(sequence.output) - 1
+
+
+def test_a_stop_string_after_an_invalid_byte_cuts_at_the_right_place(model: Any, tokenizer: Any) -> None:
+    """A lone UTF-8 lead byte decodes to one replacement character of three bytes."""
+    decoder = _decoder(model, tokenizer)
+    info = decoder.info
+    sequence = decoder.new_sequence([1], make_constraint(), 10)
+    sequence.output = [info.decoded_vocab.index(b"\xe6"), *tokenizer.encode("ab;cd", add_special_tokens=False)]
+    decoder._check_end(sequence, DecodeOptions(SamplingParams(), stop=(";",)))
+    assert sequence.finish_reason == "stop"
+    assert sequence.text(info) == "\ufffdab"
+
+
+def test_generate_keeps_no_model_alive(tokenizer: Any) -> None:
+    """Caches must not hold a model (and its memory) after the user dropped it."""
+    import gc
+    import weakref
+
+    model = tiny_model(tokenizer, seed=1)
+    structgen.generate(model, tokenizer, "x", regex="[ab]{1,3}", max_tokens=4)
+    structgen.generate(model, tokenizer, "x", regex="[ab]{1,3}", num_beams=2, max_tokens=4)
+    dropped = weakref.ref(model)
+    del model
+    gc.collect()
+    assert dropped() is None
+
+
+def test_logits_processor_allows_only_stop_tokens_after_a_stop(tokenizer: Any) -> None:
+    """A row that took a stop token transformers does not stop on goes on with stop tokens only."""
+    import torch
+
+    processor = structgen.StructgenLogitsProcessor(tokenizer, choices=["yes"])
+    stops = processor.info.stop_token_ids
+    prompt = tokenizer.encode("Answer:", add_special_tokens=False)
+    row = prompt + tokenizer.encode("yes", add_special_tokens=False) + [stops[0], stops[0]]
+    for end in range(len(prompt), len(row) + 1):
+        scores = processor(torch.tensor([row[:end]]), torch.zeros(1, processor.info.vocab_size))
+    allowed = torch.isfinite(scores[0]).nonzero().flatten().tolist()
+    assert allowed and set(allowed) <= set(stops)
+
+
+def test_beam_search_checks_its_arguments(model: Any, tokenizer: Any) -> None:
+    with pytest.raises(ValueError, match="max_tokens"):
+        structgen.generate(model, tokenizer, "x", regex="a+", num_beams=2, max_tokens=0)
+    for num_beams in (1, 2):
+        with pytest.raises(ValueError, match="prompt is empty"):
+            structgen.generate(model, tokenizer, "", regex="a+", num_beams=num_beams)
+    with pytest.raises(ValueError, match="num_beams"):
+        structgen.generate(model, tokenizer, "x", regex="a+", num_beams=0)
+    for extra in ({"temperature": 0.7}, {"stop": "a"}, {"repetition_penalty": 1.2}):
+        with pytest.raises(ValueError, match="do not apply"):
+            structgen.generate(model, tokenizer, "x", regex="a+", num_beams=2, **extra)
+
+
+def test_beam_search_prefers_a_complete_output(model: Any, tokenizer: Any) -> None:
+    """A beam that ``max_tokens`` cut short never wins over a complete one."""
+    for prompt in ("x", "Answer:", "Say no", "Is it?"):
+        text = structgen.generate(
+            model, tokenizer, prompt, choices=["no", "a long answer that takes many tokens"], num_beams=2, max_tokens=1
+        )
+        assert text == "no"
+
+
+def test_logits_processor_follows_rows_it_did_not_see_last(tokenizer: Any) -> None:
+    """Assisted generation calls the processor along a draft, then goes on from a
+    shorter prefix when draft tokens are rejected: that row is still constrained."""
+    import torch
+
+    processor = structgen.StructgenLogitsProcessor(tokenizer, schema=SCHEMAS["enums and consts"])
+    vocab = processor.info.vocab_size
+    prompt = tokenizer.encode("Weather:", add_special_tokens=False)
+    draft = tokenizer.encode('{"unit":"celsius"', add_special_tokens=False)
+    for end in range(len(draft) + 1):
+        processor(torch.tensor([prompt + draft[:end]]), torch.zeros(1, vocab))
+    scores = processor(torch.tensor([prompt + draft[:2]]), torch.zeros(1, vocab))
+    [bracket] = tokenizer.encode("]", add_special_tokens=False)
+    assert scores[0, bracket] == float("-inf")
+    assert torch.isfinite(scores[0]).sum() < vocab // 2

@@ -1,0 +1,104 @@
+"""OpenAI chat messages to prompt tokens, through the model's chat template.
+
+Templates want plain strings and, for past calls, ``arguments`` as a dict; a
+template that ignores ``tools`` (SmolLM2's renders no trace of them) gets the
+tools described in a system block instead, past calls written in the tool-call
+syntax and tool results wrapped as that syntax's responses, in a user turn.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from typing import Any
+
+from structgen.tool_calls import ToolSet
+
+from server.errors import bad_request
+from server.protocol import Message
+from server.tool_syntax import ToolSyntax
+
+log = logging.getLogger("structgen.server")
+
+_PROBE = "structgen_probe_tool"
+
+
+def template_renders_tools(tokenizer: Any, syntax: ToolSyntax) -> bool:
+    """Whether the chat template writes the tools into the prompt, and in ``syntax``'s tags."""
+    probe = [{"type": "function", "function": {"name": _PROBE, "description": "", "parameters": {"type": "object"}}}]
+    try:
+        text = tokenizer.apply_chat_template(
+            [{"role": "user", "content": "hi"}], tools=probe, add_generation_prompt=True, tokenize=False
+        )
+    except Exception:  # a template that cannot take tools at all
+        return False
+    return _PROBE in text and syntax.tag in (tokenizer.chat_template or "")
+
+
+class ChatPrompt:
+    """Renders requests for one tokenizer and tool-call syntax."""
+
+    def __init__(self, tokenizer: Any, syntax: ToolSyntax) -> None:
+        self.tokenizer = tokenizer
+        self.syntax = syntax
+        self.native_tools = template_renders_tools(tokenizer, syntax)
+        if not self.native_tools:
+            log.info("the chat template ignores tools: they are described in a system block (%s syntax)", syntax.name)
+
+    def token_ids(self, messages: list[Message], tools: ToolSet | None) -> list[int]:
+        """The prompt's token ids, the assistant's turn opened; ``tools`` None when
+        the model must not be told about tools (``tool_choice: "none"``)."""
+        rendered = [self._message(i, m) for i, m in enumerate(messages)]
+        extra: dict[str, Any] = {}
+        if tools is not None and self.native_tools:
+            extra["tools"] = [
+                {"type": "function", "function": {"name": t.name, "description": t.description, "parameters": t.schema}}
+                for t in tools.tools.values()
+            ]
+        elif tools is not None:
+            block = self.syntax.system_block(list(tools.tools.values()))
+            if rendered[0]["role"] == "system":
+                rendered[0] = {**rendered[0], "content": rendered[0]["content"] + "\n\n" + block}
+            else:
+                rendered.insert(0, {"role": "system", "content": block})
+        try:
+            text = self.tokenizer.apply_chat_template(rendered, add_generation_prompt=True, tokenize=False, **extra)
+        except Exception as exc:  # jinja raises many kinds; every one is about this request's messages
+            raise bad_request(f"the chat template failed on these messages: {exc}", "messages") from None
+        return [int(i) for i in self.tokenizer(text, add_special_tokens=False)["input_ids"]]
+
+    def _message(self, index: int, message: Message) -> dict[str, Any]:
+        where = f"messages[{index}]"
+        role = "system" if message.role == "developer" else message.role
+        if message.role == "tool":
+            if not message.tool_call_id:
+                raise bad_request(f"{where}: a tool message needs tool_call_id", f"{where}.tool_call_id")
+            if self.native_tools:
+                return {"role": "tool", "tool_call_id": message.tool_call_id, "content": message.text()}
+            return {"role": "user", "content": self.syntax.render_result(message.text())}
+        if message.role == "assistant" and message.tool_calls:
+            calls = [(c.function.name, self._arguments(c.function.arguments, f"{where}.tool_calls[{j}]")) for j, c in enumerate(message.tool_calls)]
+            if self.native_tools:
+                return {
+                    "role": "assistant",
+                    "content": message.text(),
+                    "tool_calls": [
+                        {"id": c.id, "type": "function", "function": {"name": name, "arguments": arguments}}
+                        for c, (name, arguments) in zip(message.tool_calls, calls)
+                    ],
+                }
+            content = message.text()
+            return {"role": "assistant", "content": (content + "\n" if content else "") + self.syntax.render_calls(calls)}
+        if message.content is None:
+            raise bad_request(f"{where}: a {message.role} message needs content", f"{where}.content")
+        return {"role": role, "content": message.text()}
+
+    @staticmethod
+    def _arguments(arguments: str | None, where: str) -> Any:
+        """A past call's arguments as a value ("" and None are no arguments)."""
+        if not arguments:
+            return {}
+        try:
+            return json.loads(arguments)
+        except json.JSONDecodeError as exc:
+            raise bad_request(f"{where}.function.arguments is not JSON: {exc}", f"{where}.function.arguments") from None

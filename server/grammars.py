@@ -1,0 +1,253 @@
+"""What a request's output must match: its ``tool_choice``, ``parallel_tool_calls``,
+``response_format`` and ``guided_*`` fields turned into grammars.
+
+- ``none`` (or no tools): the content's constraint (``response_format`` / ``guided_*``),
+  free text without one.
+- ``required``: one or more calls; ``parallel_tool_calls: false``: exactly one.
+  Named: exactly one call of that tool.
+- ``auto``: free text that may not contain the call tag, optionally followed by
+  calls. The engine's lexer is context-free maximal munch, so a free-text terminal
+  would swallow the calls after it; instead the first phase is one regex terminal
+  (text without the tag, then optionally the tag and the start of a call) and, once
+  the model has written that, the engine switches the sequence to the calls'
+  grammar (``engine.py``). With a JSON ``response_format`` the first phase is
+  that JSON answer or the trigger instead (the format is the final answer's).
+
+Every tool's ``parameters`` schema constrains its arguments, ``strict`` or not.
+A call is the JSON object ``{"name": <const>, "arguments": <parameters>}`` (an
+``anyOf`` over the allowed tools), written compact, inside the syntax's tags.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any
+
+from schema2grammar import Options, translate
+from structgen.constraint import Constraint, make_constraint
+from structgen.tool_calls import Tool, ToolDefinitionError, ToolSet
+
+from server.errors import bad_request
+from server.protocol import ChatCompletionRequest, JSONObjectFormat, JSONSchemaResponseFormat
+from server.tool_syntax import ToolSyntax
+
+SCHEMA_OPTIONS = {"whitespace": "compact", "closed_objects": True}
+"""As ``generate`` translates schemas: compact (jump-forward writes the punctuation)
+and closed objects (a small model free to invent keys wanders off)."""
+
+
+@dataclass(frozen=True)
+class OutputPlan:
+    """The constraint from the first token; in ``auto``, the calls' constraint that
+    takes over once the output ends with ``trigger``. ``content`` is what an answer
+    without calls must match (re-checked after generation)."""
+
+    constraint: Constraint
+    content: Constraint
+    tools: ToolSet | None = None  # set when the output may hold calls
+    calls: Constraint | None = None
+    trigger: str | None = None
+    text_first: bool = True  # False: calls can only start the output (a JSON answer may hold the tag)
+    finish_calls_as: str = "tool_calls"  # OpenAI answers a named tool_choice with "stop"
+
+
+@dataclass(frozen=True)
+class ContentFormat:
+    """The one field that constrains the content: its name and ``make_constraint`` keywords."""
+
+    param: str
+    keywords: dict[str, Any]
+
+
+def plan_output(request: ChatCompletionRequest, syntax: ToolSyntax) -> OutputPlan:
+    """The plan for ``request``; a 400 for every inconsistent or invalid part.
+    A format with tools applies to the answer: in ``auto`` the output is that
+    answer or calls; ``required`` and named choices leave no room for an answer."""
+    tools = read_tools(request)
+    choice = request.tool_choice or ("auto" if tools is not None else "none")
+    if tools is None and choice != "none":
+        raise bad_request("tool_choice is set but no tools are given", "tool_choice")
+    form = content_format(request)
+    content = content_constraint(form)
+    if tools is None or choice == "none":
+        return OutputPlan(content, content)
+    if choice == "auto":
+        calls = calls_constraint(syntax, list(tools.tools.values()), request.parallel_tool_calls)
+        trigger = syntax.open + syntax.call_prefix
+        if form is None:
+            return OutputPlan(free_text_or(syntax.tag, trigger), content, tools, calls, trigger)
+        if "schema" in form.keywords:
+            return OutputPlan(answer_or_call(form, trigger), content, tools, calls, trigger, text_first=False)
+        raise bad_request(f"{form.param} together with tool_choice 'auto' is not supported yet (a JSON Schema is)", form.param)
+    if choice == "required":
+        return OutputPlan(calls_constraint(syntax, list(tools.tools.values()), request.parallel_tool_calls), content, tools)
+    name = choice.function.name
+    if name not in tools.tools:
+        raise bad_request(
+            f"tool_choice names {name!r}, which is not among the tools ({', '.join(tools.names())})", "tool_choice"
+        )
+    return OutputPlan(calls_constraint(syntax, [tools.tools[name]], False), content, tools, finish_calls_as="stop")
+
+
+def read_tools(request: ChatCompletionRequest) -> ToolSet | None:
+    if request.tools is None:
+        return None
+    if not request.tools:
+        raise bad_request("tools must not be an empty array", "tools")
+    try:
+        return ToolSet.read([tool.model_dump(exclude_none=True) for tool in request.tools])
+    except ToolDefinitionError as exc:
+        raise bad_request(str(exc), "tools") from None
+
+
+def content_format(request: ChatCompletionRequest) -> ContentFormat | None:
+    """The ``response_format`` or ``guided_*`` field that constrains the content, if any."""
+    given: list[ContentFormat] = []
+    response_format = request.response_format
+    if isinstance(response_format, JSONObjectFormat):
+        given.append(ContentFormat("response_format", {"schema": {"type": "object"}}))
+    elif isinstance(response_format, JSONSchemaResponseFormat):
+        schema = response_format.json_schema.schema_
+        given.append(ContentFormat("response_format", {"schema": {"type": "object"} if schema is None else schema}))
+    if request.guided_json is not None:
+        given.append(ContentFormat("guided_json", {"schema": _json_value(request.guided_json, "guided_json")}))
+    for param, keyword in (("guided_regex", "regex"), ("guided_grammar", "grammar"), ("guided_choice", "choices")):
+        value = getattr(request, param)
+        if value is not None:
+            given.append(ContentFormat(param, {keyword: value}))
+    if len(given) > 1:
+        raise bad_request(f"give at most one output constraint (got {', '.join(f.param for f in given)})", given[1].param)
+    if given and "schema" in given[0].keywords:
+        check_schema(given[0].keywords["schema"], given[0].param)
+    return given[0] if given else None
+
+
+def content_constraint(form: ContentFormat | None) -> Constraint:
+    """The content's constraint (free text without a format)."""
+    if form is None:
+        return make_constraint()
+    try:
+        return make_constraint(**form.keywords, schema_options=SCHEMA_OPTIONS)
+    except (ValueError, RecursionError) as exc:  # SchemaError, GrammarError, RegexError are ValueErrors
+        raise bad_request(f"{form.param}: {exc}", form.param) from None
+
+
+def answer_or_call(form: ContentFormat, trigger: str) -> Constraint:
+    """The JSON answer of ``form``'s schema, or the start of a call: a JSON value
+    never starts with ``<``, so the lexer tells them apart at the first byte."""
+    try:
+        rules = _renamed_rules(json.dumps(form.keywords["schema"], ensure_ascii=False), "answer_value")
+    except (ValueError, RecursionError) as exc:
+        raise bad_request(f"{form.param}: {exc}", form.param) from None
+    return make_constraint(grammar=f"start: answer_value | TOOL_TRIGGER\n{rules}TOOL_TRIGGER: {json.dumps(trigger)}\n")
+
+
+def _json_value(value: Any, param: str) -> Any:
+    """A schema given as JSON text, read (a 400 when it is not JSON)."""
+    if not isinstance(value, str):
+        return value
+    try:
+        return json.loads(value)
+    except json.JSONDecodeError as exc:
+        raise bad_request(f"{param} is text but not JSON: {exc}", param) from None
+
+
+def check_schema(schema: Any, param: str) -> None:
+    """A 400 naming the place where ``schema`` is not a valid JSON Schema."""
+    from jsonschema import SchemaError, validators
+
+    if isinstance(schema, bool):
+        return
+    if not isinstance(schema, dict):
+        raise bad_request(f"{param}: a JSON Schema must be an object or a boolean", param)
+    try:
+        validators.validator_for(schema, default=validators.Draft202012Validator).check_schema(schema)
+    except SchemaError as exc:
+        where = "/".join(str(p) for p in exc.absolute_path)
+        raise bad_request(f"{param}: not a valid JSON Schema at #/{where}: {exc.message}", param) from None
+
+
+def calls_constraint(syntax: ToolSyntax, tools: list[Tool], parallel: bool) -> Constraint:
+    """One call of one of ``tools`` (``parallel``: one or more) inside the syntax's tags."""
+    if len(tools) == 1:
+        schema = syntax.call_schema(_rebased(tools[0], f"#/properties/{syntax.arguments_key}"))
+    else:
+        schema = {
+            "anyOf": [
+                syntax.call_schema(_rebased(tool, f"#/anyOf/{i}/properties/{syntax.arguments_key}"))
+                for i, tool in enumerate(tools)
+            ]
+        }
+    try:
+        value_rules = _renamed_rules(json.dumps(schema, ensure_ascii=False), "tool_call_value")
+    except (ValueError, RecursionError) as exc:
+        raise bad_request(f"tools: a tool's parameters cannot be translated: {exc}", "tools") from None
+    more = " (TOOL_NEXT tool_call_value)*" if parallel else ""
+    lark = (
+        f"start: TOOL_OPEN tool_call_value{more} TOOL_CLOSE\n{value_rules}"
+        f"TOOL_OPEN: {json.dumps(syntax.open)}\n"
+        f"TOOL_NEXT: {json.dumps(syntax.close + syntax.separator + syntax.open)}\n"
+        f"TOOL_CLOSE: {json.dumps(syntax.close)}\n"
+    )
+    return make_constraint(grammar=lark)
+
+
+@lru_cache(maxsize=64)
+def _renamed_rules(schema_text: str, name: str) -> str:
+    """The lark rules of a schema (as generation translates it), the start rule renamed."""
+    text, _ = translate(schema_text, Options(**SCHEMA_OPTIONS))  # type: ignore[arg-type]
+    first, rest = text.split("\n", 1)
+    assert first.startswith("start: ")
+    return f"{name}: {first[len('start: '):]}\n{rest}"
+
+
+def _rebased(tool: Tool, base: str) -> Tool:
+    """``tool`` with its schema's local ``$ref``s pointing where the call schema puts it."""
+    return Tool(tool.name, tool.description, _rebase(tool.schema, base), tool.strict)
+
+
+_DATA_KEYWORDS = frozenset({"const", "enum", "default", "examples"})
+
+
+def _rebase(schema: Any, base: str) -> Any:
+    if isinstance(schema, list):
+        return [_rebase(item, base) for item in schema]
+    if not isinstance(schema, dict):
+        return schema
+    out: dict[str, Any] = {}
+    for key, value in schema.items():
+        if key == "$ref" and isinstance(value, str) and value.startswith("#"):
+            out[key] = base + value[1:]
+        elif key in _DATA_KEYWORDS:
+            out[key] = value
+        else:
+            out[key] = _rebase(value, base)
+    return out
+
+
+def free_text_or(tag: str, trigger: str) -> Constraint:
+    """Free text that never contains ``tag``, optionally followed by ``trigger``
+    (which starts with ``tag``): one terminal, so the lexer cannot split it."""
+    text = "|".join(_without(tag))
+    lark = f"start: [FREE_TEXT]\nFREE_TEXT: /(?:{text})(?:{_literal(trigger)})?|{_literal(trigger)}/\n"
+    return make_constraint(grammar=lark)
+
+
+def _without(tag: str) -> list[str]:
+    """Regex pieces of the non-empty texts without ``tag`` (its first character
+    must not occur in the rest of it: then a failed attempt at the tag can only
+    restart at a new first character)."""
+    head, rest = tag[0], tag[1:]
+    assert head not in rest
+    prefixes = "|".join(_literal(rest[:j]) for j in range(len(rest)))
+    fails = "|".join(_literal(rest[:j]) + f"[^{_literal(head)}{_literal(rest[j])}]" for j in range(len(rest)))
+    aborted = f"{_literal(head)}(?:{prefixes})"  # an attempt cut short by the next head
+    element = f"[^{_literal(head)}]|(?:{aborted})*{_literal(head)}(?:{fails})"
+    return [f"(?:{element})+(?:{aborted})*", f"(?:{aborted})+"]
+
+
+def _literal(text: str) -> str:
+    """``text`` as a regex inside a lark ``/.../`` (every non-alphanumeric escaped)."""
+    return "".join(c if c.isascii() and c.isalnum() else f"\\x{ord(c):02x}" if ord(c) < 256 else f"\\u{ord(c):04x}" for c in text)

@@ -1,0 +1,117 @@
+"""Generated text to the message the client gets: content, tool calls, finish_reason.
+
+The same reading serves a whole response and a stream. A stream sends only what
+can no longer change: a tail that may still become a call tag or a stop string is
+held back, a call's id, type and name go once (with ``arguments: ""``, as OpenAI
+sends them), then its argument fragments; the SDK concatenates every string it
+gets twice, so nothing is ever repeated.
+"""
+
+from __future__ import annotations
+
+import secrets
+import string
+from dataclasses import dataclass, field
+from typing import Any
+
+from structgen.constraint import OutputValidationError
+from structgen.validation import validate_tool_call
+
+from server.errors import APIError
+from server.grammars import OutputPlan
+from server.protocol import AssistantMessage, FunctionCall, ToolCall
+from server.tool_syntax import ParsedCall, ToolSyntax, hold_back
+
+_ID_CHARACTERS = string.ascii_letters + string.digits
+
+
+def new_call_id() -> str:
+    return "call_" + "".join(secrets.choice(_ID_CHARACTERS) for _ in range(24))
+
+
+@dataclass
+class Reading:
+    """The message's parts: content (None when there is none) and calls."""
+
+    content: str | None
+    calls: list[ParsedCall]
+
+
+def read_output(plan: OutputPlan, syntax: ToolSyntax, text: str, final: bool, stops: tuple[str, ...]) -> Reading:
+    """Content and calls of ``text``; while streaming, without what may still change."""
+    if not final:
+        text = hold_back(text, stops)  # a stop string, once complete, cuts the text there
+    if plan.tools is None:
+        return Reading(text, [])
+    parsed = syntax.parse(text, final, plan.text_first)
+    content = parsed.content
+    if not content.strip() and (parsed.calls or not final):
+        return Reading(None, parsed.calls)  # whitespace before calls is no content
+    return Reading(content, parsed.calls)
+
+
+def finish_reason(plan: OutputPlan, reason: str | None, calls: list[ParsedCall]) -> str:
+    if reason == "length":
+        return "length"
+    return plan.finish_calls_as if calls else "stop"
+
+
+def check_output(plan: OutputPlan, reading: Reading) -> None:
+    """Re-validate what the grammar only approximates (its report says which
+    keywords); a failure is the server's, and retrying would fail the same way."""
+    try:
+        grammar = plan.content.grammar
+        if not reading.calls and reading.content is not None and grammar is not None and grammar.accepts(reading.content):
+            plan.content.parse(reading.content)
+        for call in reading.calls:
+            if call.complete:
+                result = validate_tool_call(plan.tools, {"name": call.name, "arguments": call.arguments})
+                if not result:
+                    raise OutputValidationError(result.message, call.arguments)
+    except OutputValidationError as exc:
+        raise APIError(f"the generated output failed validation: {exc}", status=500, code="output_validation_failed") from None
+
+
+def message(reading: Reading) -> AssistantMessage:
+    calls = [
+        ToolCall(id=new_call_id(), function=FunctionCall(name=c.name, arguments=c.arguments))
+        for c in reading.calls
+        if c.name is not None
+    ]
+    return AssistantMessage(content=reading.content, tool_calls=calls or None)
+
+
+@dataclass
+class ChoiceStream:
+    """What one choice has sent so far, and the deltas that bring a client up to date."""
+
+    plan: OutputPlan
+    syntax: ToolSyntax
+    stops: tuple[str, ...]
+    started: bool = False
+    content_sent: int = 0
+    calls_sent: list[int] = field(default_factory=list)  # argument characters sent, per call
+
+    def deltas(self, text: str, final: bool) -> list[dict[str, Any]]:
+        reading = read_output(self.plan, self.syntax, text, final, self.stops)
+        out: list[dict[str, Any]] = []
+        if reading.content is not None and len(reading.content) > self.content_sent:
+            out.append({"content": reading.content[self.content_sent :]})
+            self.content_sent = len(reading.content)
+        for index, call in enumerate(reading.calls):
+            if call.name is None:
+                break
+            if index == len(self.calls_sent):
+                header = {"id": new_call_id(), "type": "function", "function": {"name": call.name, "arguments": ""}}
+                out.append({"tool_calls": [{"index": index, **header}]})
+                self.calls_sent.append(0)
+            if len(call.arguments) > self.calls_sent[index]:
+                fragment = call.arguments[self.calls_sent[index] :]
+                out.append({"tool_calls": [{"index": index, "function": {"arguments": fragment}}]})
+                self.calls_sent[index] = len(call.arguments)
+        if final and not self.started and not out:
+            out.append({"content": ""})
+        if out and not self.started:
+            out[0] = {"role": "assistant", "content": None, **out[0]}
+            self.started = True
+        return out

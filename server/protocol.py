@@ -1,0 +1,202 @@
+"""The Chat Completions wire format, as the official ``openai`` client sends and parses it.
+
+Requests accept unknown fields (clients send many we do not act on; they are
+logged), but every field that carries a constraint is either honoured or
+rejected. Responses are built from these models and dumped with their ``null``s:
+``content: null`` is what a turn of only tool calls must carry.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal, Union
+
+from pydantic import BaseModel, ConfigDict, Field
+
+# -- requests
+
+
+class _Open(BaseModel):
+    model_config = ConfigDict(extra="allow")
+
+
+class TextPart(_Open):
+    type: Literal["text"]
+    text: str
+
+
+class FunctionCallParam(_Open):
+    name: str
+    arguments: str | None = None  # a JSON string; "" and None mean {}
+
+
+class ToolCallParam(_Open):
+    id: str
+    type: Literal["function"] = "function"
+    function: FunctionCallParam
+
+
+class Message(_Open):
+    role: Literal["system", "developer", "user", "assistant", "tool"]
+    content: str | list[TextPart] | None = None
+    name: str | None = None
+    tool_calls: list[ToolCallParam] | None = None
+    tool_call_id: str | None = None
+
+    def text(self) -> str:
+        """The content as one string (text parts joined, as templates want strings)."""
+        if self.content is None:
+            return ""
+        if isinstance(self.content, str):
+            return self.content
+        return "".join(part.text for part in self.content)
+
+
+class FunctionDefinition(_Open):
+    name: str = Field(pattern=r"^[a-zA-Z0-9_-]{1,64}$")
+    description: str | None = None
+    parameters: dict[str, Any] | None = None
+    strict: bool | None = None
+
+
+class ToolParam(_Open):
+    type: Literal["function"]
+    function: FunctionDefinition
+
+
+class NamedFunction(_Open):
+    name: str
+
+
+class NamedToolChoice(_Open):
+    type: Literal["function"]
+    function: NamedFunction
+
+
+ToolChoice = Union[Literal["none", "auto", "required"], NamedToolChoice]
+
+
+class JSONSchemaFormat(_Open):
+    name: str = Field(pattern=r"^[a-zA-Z0-9_-]{1,64}$")
+    description: str | None = None
+    schema_: dict[str, Any] | bool | None = Field(default=None, alias="schema")
+    strict: bool | None = None
+
+
+class TextFormat(_Open):
+    type: Literal["text"]
+
+
+class JSONObjectFormat(_Open):
+    type: Literal["json_object"]
+
+
+class JSONSchemaResponseFormat(_Open):
+    type: Literal["json_schema"]
+    json_schema: JSONSchemaFormat
+
+
+ResponseFormat = Annotated[Union[TextFormat, JSONObjectFormat, JSONSchemaResponseFormat], Field(discriminator="type")]
+
+
+class StreamOptions(_Open):
+    include_usage: bool = False
+
+
+class ChatCompletionRequest(_Open):
+    model: str
+    messages: list[Message] = Field(min_length=1)
+    tools: list[ToolParam] | None = None
+    tool_choice: ToolChoice | None = None
+    parallel_tool_calls: bool = True
+    response_format: ResponseFormat | None = None
+    stream: bool = False
+    stream_options: StreamOptions | None = None
+    max_tokens: int | None = Field(default=None, ge=1)
+    max_completion_tokens: int | None = Field(default=None, ge=1)
+    temperature: float | None = Field(default=None, ge=0, le=2)
+    top_p: float | None = Field(default=None, gt=0, le=1)
+    n: int = Field(default=1, ge=1, le=16)
+    seed: int | None = None
+    stop: str | list[str] | None = None
+    logprobs: bool | None = None
+    # extensions (vLLM's former names): constraints without a response_format
+    repetition_penalty: float | None = Field(default=None, gt=0)
+    guided_json: dict[str, Any] | bool | str | None = None
+    guided_regex: str | None = None
+    guided_grammar: str | None = None
+    guided_choice: list[str] | None = None
+
+
+# -- responses
+
+
+class FunctionCall(BaseModel):
+    name: str
+    arguments: str
+
+
+class ToolCall(BaseModel):
+    id: str
+    type: Literal["function"] = "function"
+    function: FunctionCall
+
+
+class AssistantMessage(BaseModel):
+    role: Literal["assistant"] = "assistant"
+    content: str | None
+    refusal: None = None
+    tool_calls: list[ToolCall] | None = None
+
+
+class Choice(BaseModel):
+    index: int
+    message: AssistantMessage
+    logprobs: None = None
+    finish_reason: str
+
+
+class Usage(BaseModel):
+    prompt_tokens: int
+    completion_tokens: int
+    total_tokens: int
+
+
+class ChatCompletion(BaseModel):
+    id: str
+    object: Literal["chat.completion"] = "chat.completion"
+    created: int
+    model: str
+    system_fingerprint: None = None
+    choices: list[Choice]
+    usage: Usage
+
+
+class ChunkChoice(BaseModel):
+    index: int
+    delta: dict[str, Any]  # only the keys this chunk sets: the SDK concatenates repeats
+    logprobs: None = None
+    finish_reason: str | None = None
+
+
+class ChatCompletionChunk(BaseModel):
+    id: str
+    object: Literal["chat.completion.chunk"] = "chat.completion.chunk"
+    created: int
+    model: str
+    system_fingerprint: None = None
+    choices: list[ChunkChoice]
+    usage: Usage | None = None
+
+
+class ModelCard(BaseModel):
+    id: str
+    object: Literal["model"] = "model"
+    created: int
+    owned_by: str = "structgen"
+    tool_call_syntax: str  # which envelope tool calls use
+    tools_in_template: bool  # False: the server describes the tools in a system block
+
+
+class ModelList(BaseModel):
+    object: Literal["list"] = "list"
+    data: list[ModelCard]

@@ -1,0 +1,540 @@
+"""The OpenAI-compatible server, through the official ``openai`` client, against a
+live uvicorn server on a free port.
+
+The model is the tiny random-weight Llama on the real SmolLM2 tokenizer: whatever
+it writes must come back in the right shape and valid. Where a test needs the
+model to *want* something (free text, then a call; two calls; a hostile string),
+``Script`` biases its logits toward a given text: the grammar still decides what
+is allowed, so a script the grammar refuses cannot get through.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import socket
+import threading
+import time
+from typing import Any, Iterator
+
+import jsonschema
+import openai
+import pytest
+from pydantic import BaseModel
+
+import structgen
+from tiny_model import tiny_model
+
+MODEL = "tiny"
+KEY = "test-key"
+CITY = {"type": "string", "enum": ["Paris", "Berlin", "Tokyo"]}
+WEATHER = {
+    "type": "function",
+    "function": {
+        "name": "get_weather",
+        "description": "The weather in a city",
+        "parameters": {"type": "object", "properties": {"city": CITY}, "required": ["city"]},
+    },
+}
+TIME = {
+    "type": "function",
+    "function": {
+        "name": "get_time",
+        "parameters": {
+            "type": "object",
+            "properties": {"zone": {"type": "string", "enum": ["UTC", "CET"]}, "hours": {"type": "integer", "minimum": 0, "maximum": 9}},
+            "required": ["zone", "hours"],
+        },
+    },
+}
+NOTE = {
+    "type": "function",
+    "function": {"name": "note", "parameters": {"type": "object", "properties": {"text": {"type": "string", "maxLength": 40}}, "required": ["text"]}},
+}
+ASK = [{"role": "user", "content": "What is the weather in Paris?"}]
+ASSISTANT_TURN = "<|im_start|>assistant\n"
+
+
+class Script:
+    """Makes the model prefer to write ``text`` (then stop): a forward hook adds a
+    large bias to the logit of the next token of what is left of it."""
+
+    def __init__(self, model: Any, tokenizer: Any) -> None:
+        self.tokenizer = tokenizer
+        self.text: str | None = None
+        self.fed: list[int] = []
+        self.forward_passes = 0
+        model.register_forward_hook(self._hook, with_kwargs=True)
+
+    def _hook(self, module: Any, args: Any, kwargs: dict[str, Any], output: Any) -> Any:
+        self.forward_passes += 1
+        if self.text is None:
+            return output
+        ids = kwargs["input_ids"]
+        assert ids.shape[0] == 1, "a script drives one sequence"
+        if int(kwargs["position_ids"][0, 0]) == 0:
+            self.fed = []
+        self.fed += [int(i) for i in ids[0]]
+        written = self.tokenizer.decode(self.fed).split(ASSISTANT_TURN)[-1]
+        if self.text.startswith(written):
+            rest = self.text[len(written) :]
+            wanted = self.tokenizer.encode(rest, add_special_tokens=False)[0] if rest else self.tokenizer.eos_token_id
+            output.logits[0, -1, wanted] += 1000.0
+        return output
+
+
+@pytest.fixture(scope="module")
+def live() -> Iterator[tuple[openai.OpenAI, Script, str]]:
+    import uvicorn
+
+    from server import create_app
+
+    tokenizer = structgen.load_tokenizer()
+    model = tiny_model(tokenizer)
+    script = Script(model, tokenizer)
+    app = create_app(model, tokenizer, model_id=MODEL, api_key=KEY)
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    while not server.started:
+        assert thread.is_alive(), "the server did not start"
+        time.sleep(0.02)
+    base = f"http://127.0.0.1:{port}/v1"
+    yield openai.OpenAI(base_url=base, api_key=KEY, max_retries=0), script, base
+    server.should_exit = True
+    thread.join(timeout=10)
+
+
+@pytest.fixture
+def client(live: tuple[openai.OpenAI, Script, str]) -> Iterator[openai.OpenAI]:
+    yield live[0]
+    live[1].text = None
+
+
+@pytest.fixture
+def script(live: tuple[openai.OpenAI, Script, str]) -> Script:
+    return live[1]
+
+
+def arguments_of(call: Any, tool: dict[str, Any]) -> Any:
+    """A call's arguments, parsed and valid against its tool."""
+    assert call.type == "function" and call.function.name == tool["function"]["name"]
+    assert call.id.startswith("call_")
+    value = json.loads(call.function.arguments)
+    jsonschema.validate(value, tool["function"]["parameters"])
+    return value
+
+
+def test_models_and_health(live: tuple[openai.OpenAI, Script, str]) -> None:
+    client, _, base = live
+    models = client.models.list()
+    assert [m.id for m in models.data] == [MODEL]
+    import httpx2
+
+    assert httpx2.get(base.removesuffix("/v1") + "/health").json() == {"status": "ok"}
+
+
+def test_chat_without_tools(client: openai.OpenAI, script: Script) -> None:
+    script.text = "Hello there, friend."
+    reply = client.chat.completions.create(model=MODEL, messages=[{"role": "user", "content": "hi"}], max_tokens=30)
+    choice = reply.choices[0]
+    assert choice.message.role == "assistant" and choice.message.tool_calls is None
+    assert choice.message.content == "Hello there, friend." and choice.finish_reason == "stop"
+    assert reply.usage is not None and reply.usage.total_tokens == reply.usage.prompt_tokens + reply.usage.completion_tokens
+    assert reply.usage.completion_tokens > 0 and reply.object == "chat.completion"
+
+
+def test_stop_and_length(client: openai.OpenAI, script: Script) -> None:
+    script.text = "Hello there. Goodbye."
+    stopped = client.chat.completions.create(model=MODEL, messages=ASK, max_tokens=30, stop=["."])
+    assert (stopped.choices[0].message.content, stopped.choices[0].finish_reason) == ("Hello there", "stop")
+    cut = client.chat.completions.create(model=MODEL, messages=ASK, max_completion_tokens=2)
+    assert cut.choices[0].finish_reason == "length" and cut.usage is not None and cut.usage.completion_tokens == 2
+
+
+def test_tool_choice_required(client: openai.OpenAI) -> None:
+    reply = client.chat.completions.create(model=MODEL, messages=ASK, tools=[WEATHER, TIME], tool_choice="required", max_tokens=80)
+    choice = reply.choices[0]
+    assert choice.finish_reason == "tool_calls" and choice.message.content is None
+    calls = choice.message.tool_calls or []
+    assert calls and len({c.id for c in calls}) == len(calls)
+    for call in calls:
+        arguments_of(call, WEATHER if call.function.name == "get_weather" else TIME)
+
+
+def test_tool_choice_named(client: openai.OpenAI) -> None:
+    named = {"type": "function", "function": {"name": "get_time"}}
+    reply = client.chat.completions.create(model=MODEL, messages=ASK, tools=[WEATHER, TIME], tool_choice=named, max_tokens=60)
+    choice = reply.choices[0]
+    assert choice.finish_reason == "stop"  # as OpenAI answers a named tool_choice
+    [call] = choice.message.tool_calls or []
+    arguments_of(call, TIME)
+
+
+def test_tool_choice_none_writes_text(client: openai.OpenAI, script: Script) -> None:
+    script.text = 'Sure.<tool_call>\n{"name":"get_weather","arguments":{"city":"Paris"}}\n</tool_call>'
+    reply = client.chat.completions.create(model=MODEL, messages=ASK, tools=[WEATHER], tool_choice="none", max_tokens=60)
+    choice = reply.choices[0]
+    assert choice.message.tool_calls is None and choice.finish_reason == "stop"
+    assert choice.message.content == script.text  # with tool_choice none a tag is only text
+
+
+def test_auto_text_then_call(client: openai.OpenAI, script: Script) -> None:
+    script.text = 'Let me check.<tool_call>\n{"name":"get_weather","arguments":{"city":"Berlin"}}\n</tool_call>'
+    reply = client.chat.completions.create(model=MODEL, messages=ASK, tools=[WEATHER, TIME], max_tokens=60)
+    choice = reply.choices[0]
+    assert choice.message.content == "Let me check." and choice.finish_reason == "tool_calls"
+    [call] = choice.message.tool_calls or []
+    assert arguments_of(call, WEATHER) == {"city": "Berlin"}
+
+
+def test_auto_text_only(client: openai.OpenAI, script: Script) -> None:
+    script.text = "It is sunny <tool in Paris."
+    reply = client.chat.completions.create(model=MODEL, messages=ASK, tools=[WEATHER], tool_choice="auto", max_tokens=40)
+    assert reply.choices[0].message.content == script.text and reply.choices[0].message.tool_calls is None
+    assert reply.choices[0].finish_reason == "stop"
+
+
+def test_auto_cannot_call_an_unknown_tool(client: openai.OpenAI, script: Script) -> None:
+    script.text = '<tool_call>\n{"name":"delete_files","arguments":{}}\n</tool_call>'
+    reply = client.chat.completions.create(model=MODEL, messages=ASK, tools=[WEATHER], max_tokens=40)
+    for call in reply.choices[0].message.tool_calls or []:
+        arguments_of(call, WEATHER)  # the grammar let only get_weather through
+
+
+PAIR = (
+    '<tool_call>\n{"name":"get_weather","arguments":{"city":"Tokyo"}}\n</tool_call>\n'
+    '<tool_call>\n{"name":"get_time","arguments":{"zone":"CET","hours":3}}\n</tool_call>'
+)
+
+
+def test_parallel_calls(client: openai.OpenAI, script: Script) -> None:
+    script.text = PAIR
+    reply = client.chat.completions.create(model=MODEL, messages=ASK, tools=[WEATHER, TIME], tool_choice="required", max_tokens=80)
+    weather, clock = reply.choices[0].message.tool_calls or []
+    assert arguments_of(weather, WEATHER) == {"city": "Tokyo"}
+    assert arguments_of(clock, TIME) == {"zone": "CET", "hours": 3}
+
+
+def test_parallel_tool_calls_false_gives_one_call(client: openai.OpenAI, script: Script) -> None:
+    script.text = PAIR
+    for choice in ("required", "auto"):
+        reply = client.chat.completions.create(
+            model=MODEL, messages=ASK, tools=[WEATHER, TIME], tool_choice=choice, parallel_tool_calls=False, max_tokens=80
+        )
+        [call] = reply.choices[0].message.tool_calls or []
+        assert arguments_of(call, WEATHER) == {"city": "Tokyo"}
+        assert reply.choices[0].finish_reason == "tool_calls"
+
+
+def test_response_format_json_schema(client: openai.OpenAI) -> None:
+    schema = {
+        "type": "object",
+        "properties": {"city": CITY, "days": {"type": "integer", "minimum": 1, "maximum": 7}, "rain": {"type": "boolean"}},
+        "required": ["city", "days", "rain"],
+        "additionalProperties": False,
+    }
+    reply = client.chat.completions.create(
+        model=MODEL,
+        messages=ASK,
+        max_tokens=60,
+        response_format={"type": "json_schema", "json_schema": {"name": "forecast", "schema": schema, "strict": True}},
+    )
+    assert reply.choices[0].finish_reason == "stop"
+    jsonschema.validate(json.loads(reply.choices[0].message.content or ""), schema)
+    anything = client.chat.completions.create(model=MODEL, messages=ASK, max_tokens=60, response_format={"type": "json_object"})
+    assert isinstance(json.loads(anything.choices[0].message.content or ""), dict)
+
+
+def test_guided_aliases(client: openai.OpenAI) -> None:
+    choices = client.chat.completions.create(
+        model=MODEL, messages=ASK, max_tokens=10, n=3, temperature=1.0, seed=7, extra_body={"guided_choice": ["yes", "no"]}
+    )
+    assert len(choices.choices) == 3 and {c.message.content for c in choices.choices} <= {"yes", "no"}
+    regex = client.chat.completions.create(model=MODEL, messages=ASK, max_tokens=10, extra_body={"guided_regex": r"[0-9]{3}-[0-9]{2}"})
+    assert regex.choices[0].message.content is not None
+    assert re.fullmatch(r"[0-9]{3}-[0-9]{2}", regex.choices[0].message.content)
+
+
+UNIQUE = {"type": "array", "items": {"type": "integer", "enum": [1, 2]}, "uniqueItems": True}  # uniqueItems: approximated
+
+
+def test_an_output_failing_the_after_check_is_an_error_not_a_200(live: tuple[openai.OpenAI, Script, str], script: Script) -> None:
+    client, _, base = live
+    script.text = "[1,1]"  # the grammar lets it through; jsonschema does not
+    body = {"model": MODEL, "messages": ASK, "max_tokens": 10, "guided_json": UNIQUE}
+    try:
+        with pytest.raises(openai.InternalServerError) as raised:
+            client.chat.completions.create(model=MODEL, messages=ASK, max_tokens=10, extra_body={"guided_json": UNIQUE})
+        assert raised.value.response.headers["x-should-retry"] == "false"
+        assert isinstance(raised.value.body, dict) and raised.value.body["code"] == "output_validation_failed"
+        events = stream_chunks(base, body)
+    finally:
+        script.text = None
+    assert events[-1]["error"]["code"] == "output_validation_failed"  # after the stream started: an SSE error event
+    assert "[DONE]" not in events
+
+
+class Forecast(BaseModel):
+    city: str
+    rain: bool
+
+
+def test_parse_with_a_pydantic_model(client: openai.OpenAI, script: Script) -> None:
+    script.text = '{"city":"Oslo","rain":true}'
+    reply = client.chat.completions.parse(model=MODEL, messages=ASK, response_format=Forecast, max_tokens=60)
+    assert reply.choices[0].message.parsed == Forecast(city="Oslo", rain=True)
+
+
+def test_response_format_with_tools_is_an_answer_or_calls(client: openai.OpenAI, script: Script) -> None:
+    tool = openai.pydantic_function_tool(Forecast, name="forecast")
+    for city in ("Rome", "<tool_call>"):  # the tag inside the answer is only text
+        script.text = json.dumps({"city": city, "rain": False}, separators=(",", ":"))
+        answer = client.chat.completions.parse(model=MODEL, messages=ASK, tools=[tool], response_format=Forecast, max_tokens=60)
+        assert answer.choices[0].message.parsed == Forecast(city=city, rain=False)
+        assert answer.choices[0].message.tool_calls is None and answer.choices[0].finish_reason == "stop"
+        with client.chat.completions.stream(model=MODEL, messages=ASK, tools=[tool], response_format=Forecast, max_tokens=60) as stream:
+            assert stream.get_final_completion().choices[0].message.parsed == Forecast(city=city, rain=False)
+    script.text = '<tool_call>\n{"name":"forecast","arguments":{"city":"Oslo","rain":true}}\n</tool_call>'
+    called = client.chat.completions.parse(model=MODEL, messages=ASK, tools=[tool], response_format=Forecast, max_tokens=60)
+    [call] = called.choices[0].message.tool_calls or []
+    assert call.function.parsed_arguments == Forecast(city="Oslo", rain=True)
+    assert called.choices[0].message.content is None and called.choices[0].finish_reason == "tool_calls"
+
+
+def test_hostile_arguments_streamed_and_whole(client: openai.OpenAI, script: Script) -> None:
+    text = 'a } "x" </tool_call> {'
+    script.text = "<tool_call>\n" + json.dumps({"name": "note", "arguments": {"text": text}}, separators=(",", ":")) + "\n</tool_call>"
+    whole = client.chat.completions.create(model=MODEL, messages=ASK, tools=[NOTE], tool_choice="required", max_tokens=60)
+    [call] = whole.choices[0].message.tool_calls or []
+    assert arguments_of(call, NOTE) == {"text": text}
+    with client.chat.completions.stream(model=MODEL, messages=ASK, tools=[NOTE], tool_choice="required", max_tokens=60) as stream:
+        final = stream.get_final_completion()
+    [streamed] = final.choices[0].message.tool_calls or []
+    assert streamed.function.arguments == call.function.arguments
+
+
+def stream_chunks(base: str, body: dict[str, Any]) -> list[Any]:
+    """The raw SSE events of a streamed request (``[DONE]`` as the string)."""
+    import httpx2
+
+    events: list[Any] = []
+    headers = {"Authorization": f"Bearer {KEY}"}
+    with httpx2.stream("POST", base + "/chat/completions", json={**body, "stream": True}, headers=headers, timeout=60) as response:
+        assert response.status_code == 200 and response.headers["content-type"].startswith("text/event-stream")
+        for line in response.iter_lines():
+            if line.startswith("data: "):
+                data = line[len("data: ") :]
+                events.append(data if data == "[DONE]" else json.loads(data))
+    return events
+
+
+def test_stream_shape_for_tool_calls(live: tuple[openai.OpenAI, Script, str], script: Script) -> None:
+    client, _, base = live
+    script.text = "Checking." + "\n" + PAIR
+    body = {"model": MODEL, "messages": ASK, "tools": [WEATHER, TIME], "max_tokens": 80, "stream_options": {"include_usage": True}}
+    events = stream_chunks(base, body)
+    try:
+        assert events[-1] == "[DONE]"
+        usage = events[-2]
+        assert usage["choices"] == [] and usage["usage"]["total_tokens"] > 0
+        chunks = events[:-2]
+        assert {c["id"] for c in chunks} == {usage["id"]} and {c["object"] for c in chunks} == {"chat.completion.chunk"}
+        deltas = [c["choices"][0]["delta"] for c in chunks]
+        assert [i for i, d in enumerate(deltas) if "role" in d] == [0]
+        assert [c["choices"][0]["finish_reason"] for c in chunks if c["choices"][0]["finish_reason"]] == ["tool_calls"]
+        headers = [t for d in deltas for t in d.get("tool_calls", []) if "id" in t]
+        assert [(t["index"], t["function"]["name"], t["function"]["arguments"]) for t in headers] == [
+            (0, "get_weather", ""),
+            (1, "get_time", ""),
+        ]
+        fragments = [t for d in deltas for t in d.get("tool_calls", []) if "id" not in t]
+        assert all(set(t) == {"index", "function"} and set(t["function"]) == {"arguments"} for t in fragments)
+        # the SDK's own accumulation gives what the whole response gives
+        with client.chat.completions.stream(**{k: v for k, v in body.items() if k != "stream_options"}) as stream:
+            streamed = stream.get_final_completion().choices[0]
+        whole = client.chat.completions.create(**{k: v for k, v in body.items() if k != "stream_options"}).choices[0]
+        assert streamed.finish_reason == whole.finish_reason == "tool_calls"
+        assert streamed.message.content == whole.message.content == "Checking.\n"
+        pairs = [(c.function.name, c.function.arguments) for c in whole.message.tool_calls or []]
+        assert [(c.function.name, c.function.arguments) for c in streamed.message.tool_calls or []] == pairs
+        assert len(pairs) == 2
+    finally:
+        script.text = None
+
+
+def test_stream_text_without_usage(live: tuple[openai.OpenAI, Script, str], script: Script) -> None:
+    _, _, base = live
+    script.text = "Hi, how can I help?"
+    try:
+        events = stream_chunks(base, {"model": MODEL, "messages": ASK, "max_tokens": 30})
+    finally:
+        script.text = None
+    assert events[-1] == "[DONE]" and all(e["usage"] is None for e in events[:-1])
+    assert "".join(e["choices"][0]["delta"].get("content") or "" for e in events[:-1]) == "Hi, how can I help?"
+    assert events[-2]["choices"][0] == {"index": 0, "delta": {}, "logprobs": None, "finish_reason": "stop"}
+
+
+def test_stream_holds_back_a_stop_string(client: openai.OpenAI, script: Script) -> None:
+    script.text = "Hello there. Goodbye."
+    with client.chat.completions.stream(model=MODEL, messages=ASK, max_tokens=30, stop="there.") as stream:
+        pieces = [event.delta for event in stream if event.type == "content.delta"]
+        final = stream.get_final_completion()
+    assert "".join(pieces) == final.choices[0].message.content == "Hello "
+
+
+def test_tool_round_trip(client: openai.OpenAI) -> None:
+    messages = ASK + [
+        {"role": "assistant", "content": None, "tool_calls": [
+            {"id": "call_1", "type": "function", "function": {"name": "get_weather", "arguments": '{"city": "Paris"}'}},
+            {"id": "call_2", "type": "function", "function": {"name": "get_time", "arguments": ""}},
+        ]},
+        {"role": "tool", "tool_call_id": "call_1", "content": '{"temp_c": 21}'},
+        {"role": "tool", "tool_call_id": "call_2", "content": [{"type": "text", "text": "12:00"}]},
+    ]
+    reply = client.chat.completions.create(model=MODEL, messages=messages, tools=[WEATHER, TIME], tool_choice="none", max_tokens=5)
+    assert reply.choices[0].message.tool_calls is None
+
+
+@pytest.mark.parametrize(
+    ("request_fields", "param"),
+    [
+        ({"response_format": {"type": "json_schema", "json_schema": {"name": "x", "schema": {"type": "strng"}}}}, "response_format"),
+        ({"tools": [WEATHER], "tool_choice": {"type": "function", "function": {"name": "nope"}}}, "tool_choice"),
+        ({"tool_choice": "required"}, "tool_choice"),
+        ({"tools": []}, "tools"),
+        ({"tools": [{"type": "function", "function": {"name": "f", "parameters": {"type": "object", "properties": {"a": {"type": 5}}}}}]}, "tools"),
+        ({"messages": [{"role": "wizard", "content": "hi"}]}, "messages.0.role"),
+        ({"messages": [{"role": "tool", "content": "x"}]}, "messages[0].tool_call_id"),
+        ({"guided_regex": "(unclosed"}, "guided_regex"),
+        ({"guided_json": {"type": "object"}, "guided_regex": "a"}, "guided_regex"),
+        ({"tools": [WEATHER], "guided_regex": "a+"}, "guided_regex"),
+        ({"stream_options": {"include_usage": True}}, "stream_options"),
+        ({"max_tokens": 0}, "max_tokens"),
+        ({"max_tokens": 10**9}, "max_tokens"),
+        ({"temperature": 5}, "temperature"),
+    ],
+)
+def test_bad_requests_are_400(client: openai.OpenAI, request_fields: dict[str, Any], param: str) -> None:
+    body: dict[str, Any] = {"model": MODEL, "messages": ASK, "max_tokens": 5, **request_fields}
+    extra = {k: body.pop(k) for k in list(body) if k.startswith("guided_")}  # not the SDK's own fields
+    with pytest.raises(openai.BadRequestError) as raised:
+        client.chat.completions.create(**body, extra_body=extra)
+    error = raised.value.body
+    assert isinstance(error, dict) and error["param"] == param and error["type"] == "invalid_request_error"
+    assert error["message"]
+
+
+def test_unknown_model_and_wrong_key(live: tuple[openai.OpenAI, Script, str]) -> None:
+    client, _, base = live
+    with pytest.raises(openai.NotFoundError) as missing:
+        client.chat.completions.create(model="gpt-9", messages=ASK, max_tokens=5)
+    assert isinstance(missing.value.body, dict) and missing.value.body["code"] == "model_not_found"
+    stranger = openai.OpenAI(base_url=base, api_key="wrong", max_retries=0)
+    with pytest.raises(openai.AuthenticationError):
+        stranger.chat.completions.create(model=MODEL, messages=ASK, max_tokens=5)
+
+
+def test_invalid_json_body_is_400(live: tuple[openai.OpenAI, Script, str]) -> None:
+    import httpx2
+
+    _, _, base = live
+    response = httpx2.post(
+        base + "/chat/completions", content=b"{not json", headers={"Authorization": f"Bearer {KEY}", "Content-Type": "application/json"}
+    )
+    assert response.status_code == 400 and set(response.json()["error"]) == {"message", "type", "param", "code"}
+
+
+@pytest.mark.parametrize("stream", [True, False])
+def test_disconnect_cancels_the_decode(live: tuple[openai.OpenAI, Script, str], script: Script, stream: bool) -> None:
+    import httpx2
+
+    client, _, base = live
+    script.text = "word " * 400
+    before = script.forward_passes
+    body = {"model": MODEL, "messages": ASK, "max_tokens": 400, "stream": stream}
+    headers = {"Authorization": f"Bearer {KEY}"}
+    if stream:
+        with httpx2.stream("POST", base + "/chat/completions", json=body, headers=headers) as response:
+            lines = response.iter_lines()
+            while not next(lines).startswith("data: "):
+                pass  # the first chunk came: the decode is running
+    else:
+        host, port = base.removeprefix("http://").removesuffix("/v1").split(":")
+        payload = json.dumps(body).encode()
+        with socket.create_connection((host, int(port))) as raw:
+            raw.sendall(
+                f"POST /v1/chat/completions HTTP/1.1\r\nHost: {host}\r\nAuthorization: Bearer {KEY}\r\n"
+                f"Content-Type: application/json\r\nContent-Length: {len(payload)}\r\n\r\n".encode() + payload
+            )
+            while script.forward_passes < before + 3:
+                time.sleep(0.01)  # until the decode is running; then the client hangs up
+    script.text = None
+    # the next request waits for the lock, so the cancelled decode has stopped when it returns
+    client.chat.completions.create(model=MODEL, messages=ASK, max_tokens=1)
+    spent = script.forward_passes - before - 1
+    assert 0 < spent < 300, spent
+
+
+def test_concurrent_requests_are_not_mixed_up(client: openai.OpenAI) -> None:
+    from concurrent.futures import ThreadPoolExecutor
+
+    def ask(choice: str) -> Any:
+        named = {"type": "function", "function": {"name": choice}}
+        reply = client.chat.completions.create(model=MODEL, messages=ASK, tools=[WEATHER, TIME], tool_choice=named, max_tokens=60)
+        return reply.choices[0].message.tool_calls[0].function  # type: ignore[index]
+
+    alone = {name: ask(name) for name in ("get_weather", "get_time")}
+    with ThreadPoolExecutor(4) as pool:
+        together = list(pool.map(ask, ["get_weather", "get_time"] * 3))
+    assert together == [alone["get_weather"], alone["get_time"]] * 3
+
+
+def test_streamed_choices(live: tuple[openai.OpenAI, Script, str]) -> None:
+    _, _, base = live
+    body = {"model": MODEL, "messages": ASK, "max_tokens": 10, "n": 2, "temperature": 1.0, "seed": 3, "guided_choice": ["yes", "no"]}
+    events = stream_chunks(base, body)
+    assert events[-1] == "[DONE]"
+    for index in (0, 1):
+        mine = [e["choices"][0] for e in events[:-1] if e["choices"][0]["index"] == index]
+        assert [c["delta"].get("role") for c in mine].count("assistant") == 1
+        assert [c["finish_reason"] for c in mine if c["finish_reason"]] == ["stop"]
+        assert "".join(c["delta"].get("content") or "" for c in mine) in ("yes", "no")
+
+
+def test_serve_command_reports_a_missing_model(capsys: pytest.CaptureFixture[str]) -> None:
+    from structgen.cli import main
+
+    assert main(["serve", "--model", "/nonexistent/model.gguf"]) == 1
+    assert "not a model folder" in capsys.readouterr().err
+
+
+QWEN_LIKE_TEMPLATE = (
+    "{% if tools %}<|im_start|>system\n<tools>{% for t in tools %}{{ t | tojson }}{% endfor %}</tools>"
+    "Call them in <tool_call></tool_call> tags.<|im_end|>\n{% endif %}"
+    "{% for m in messages %}<|im_start|>{{ m.role }}\n{{ m.content or '' }}"
+    "{% for c in m.tool_calls or [] %}<tool_call>\n{{ {'name': c.function.name, 'arguments': c.function.arguments} | tojson }}"
+    "\n</tool_call>{% endfor %}<|im_end|>\n{% endfor %}{% if add_generation_prompt %}<|im_start|>assistant\n{% endif %}"
+)
+
+
+def test_a_template_that_knows_tools_renders_them() -> None:
+    import copy
+
+    from server.chat import ChatPrompt
+    from server.protocol import Message
+    from server.tool_syntax import HERMES
+    from structgen.tool_calls import ToolSet
+
+    tokenizer = copy.deepcopy(structgen.load_tokenizer())
+    tokenizer.chat_template = QWEN_LIKE_TEMPLATE
+    prompt = ChatPrompt(tokenizer, HERMES)
+    assert prompt.native_tools
+    call = {"id": "call_1", "type": "function", "function": {"name": "get_weather", "arguments": '{"city": "Paris"}'}}
+    messages = [Message.model_validate(m) for m in ASK + [{"role": "assistant", "tool_calls": [call]}]]
+    text = tokenizer.decode(prompt.token_ids(messages, ToolSet.read([WEATHER])))
+    assert '"name": "get_weather"' in text and "<tools>" in text
+    assert '"arguments": {"city": "Paris"}' in text  # a dict for the template, not the JSON string
