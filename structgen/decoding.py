@@ -21,6 +21,7 @@ import numpy as np
 import numpy.typing as npt
 
 from structgen.bitmask import allocate_token_bitmask, apply_token_bitmask_inplace
+from structgen.completion import shortest_completion
 from structgen.constraint import Constraint
 from structgen.matcher import Matcher, compile
 from structgen.sampling import SamplingParams, make_generator, penalize_repeats, sample
@@ -69,6 +70,15 @@ class DecodeOptions:
     sampling: SamplingParams
     jump_forward: bool = True
     stop: tuple[str, ...] = ()
+    close_within_max_tokens: bool = False
+
+
+CLOSE_HORIZON = 64
+"""With ``close_within_max_tokens``: how many tokens before the budget the shortest
+completion starts being computed (a search per step from there on)."""
+CLOSE_SLACK = 4
+"""Close once the shortest completion needs this many tokens fewer than are left:
+the next sampled token could make the completion longer."""
 
 
 def check_request(prompt_ids: list[int], max_tokens: int) -> None:
@@ -192,7 +202,32 @@ class Decoder:
         if len(sequence.output) >= sequence.max_tokens:
             sequence.finish_reason = "length"
             return
+        if options.close_within_max_tokens and self._close_near_budget(sequence):
+            sequence.finish_reason = "length"
+            return
         self._finish_if_only_stop(sequence)
+
+    def _close_near_budget(self, sequence: Sequence) -> bool:
+        """Append the output's shortest completion (as forced tokens) when the token
+        budget is about to run out before the output can end; True if it was."""
+        matcher = sequence.matcher
+        left = sequence.max_tokens - len(sequence.output)
+        if matcher is None or left > CLOSE_HORIZON or matcher.can_terminate():
+            return False
+        completion = shortest_completion(matcher)
+        if completion is None:
+            return False
+        tokens = self.encoder.encode(completion)
+        if len(tokens) + CLOSE_SLACK < left or len(tokens) > left:
+            return False  # room to go on; or too late to fit (the output stays incomplete)
+        trial = matcher.fork()
+        if not all(trial.accept_token(t) for t in tokens):
+            return False
+        sequence.matcher = trial
+        for token_id in tokens:
+            sequence.forced.add(len(sequence.output))
+            sequence.output.append(token_id)
+        return True
 
     def _jump_forward(self, sequence: Sequence, last: int | None) -> None:
         """Append the text the grammar forces, re-encoded with the last sampled token

@@ -70,6 +70,7 @@ def generate(
     repetition_penalty: float = 1.0,
     stop: str | Seq[str] | None = None,
     jump_forward: bool = True,
+    close_within_max_tokens: bool = False,
     num_beams: int = 1,
     details: bool = False,
     **schema_options: Any,
@@ -78,7 +79,9 @@ def generate(
     chat template) that matches the given constraint (none: free text).
 
     Raises ``IncompleteOutputError`` when ``max_tokens`` ends a constrained output
-    before it is complete, ``OutputValidationError`` when a finished output fails a
+    before it is complete (``close_within_max_tokens=True`` ends it instead with its
+    shortest completion as the budget runs out: a valid, cut-short output with
+    ``finish_reason="length"``), ``OutputValidationError`` when a finished output fails a
     schema keyword the grammar only approximates. ``schema_options`` go to the
     schema translation (``whitespace=``, ``strict=``, ...).
     """
@@ -91,16 +94,16 @@ def generate(
     if num_beams > 1:
         from structgen.beam_search import beam_search
 
-        if sampling != SamplingParams() or stop is not None:
+        if sampling != SamplingParams() or stop is not None or close_within_max_tokens:
             raise ValueError(
                 "num_beams > 1 ranks beams by the model's probabilities: temperature, top_p, top_k, "
-                "seed, repetition_penalty and stop do not apply to it"
+                "seed, repetition_penalty, stop and close_within_max_tokens do not apply to it"
             )
 
         decoder = _decoder(model, tokenizer)
         generation = beam_search(decoder, _prompt_ids(tokenizer, prompt), constraint, max_tokens, num_beams)
         return _finish(generation, constraint, details)
-    options = DecodeOptions(sampling, jump_forward, _stops(stop))
+    options = DecodeOptions(sampling, jump_forward, _stops(stop), close_within_max_tokens)
     [generation] = _run(model, tokenizer, [prompt], [constraint], max_tokens, options)
     return _finish(generation, constraint, details)
 
@@ -123,6 +126,7 @@ def generate_batch(
     repetition_penalty: float = 1.0,
     stop: str | Seq[str] | None = None,
     jump_forward: bool = True,
+    close_within_max_tokens: bool = False,
     details: bool = False,
     **schema_options: Any,
 ) -> list[Any]:
@@ -141,7 +145,12 @@ def generate_batch(
             schema=schema, grammar=grammar, regex=regex, choices=choices, schema_options=schema_options
         )
         constraints = [shared] * len(prompts)
-    options = DecodeOptions(SamplingParams(temperature, top_p, top_k, seed, repetition_penalty), jump_forward, _stops(stop))
+    options = DecodeOptions(
+        SamplingParams(temperature, top_p, top_k, seed, repetition_penalty),
+        jump_forward,
+        _stops(stop),
+        close_within_max_tokens,
+    )
     generations = _run(model, tokenizer, list(prompts), constraints, max_tokens, options)
     if details:
         return [_parsed(g, c, raise_incomplete=False) for g, c in zip(generations, constraints)]

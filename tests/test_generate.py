@@ -455,3 +455,22 @@ def test_logits_processor_follows_rows_it_did_not_see_last(tokenizer: Any) -> No
     [bracket] = tokenizer.encode("]", add_special_tokens=False)
     assert scores[0, bracket] == float("-inf")
     assert torch.isfinite(scores[0]).sum() < vocab // 2
+
+
+def test_close_within_max_tokens_ends_every_output_validly(model: Any, tokenizer: Any) -> None:
+    """Where the budget would cut a constrained output short, its shortest completion
+    is appended in time: every output parses, and none is longer than max_tokens."""
+    schema = {"type": "object", "properties": {"a": {"type": "string"}, "b": {"type": "array", "items": {"type": "integer"}}},
+              "required": ["a", "b"]}
+    with pytest.raises(structgen.IncompleteOutputError):
+        structgen.generate(model, tokenizer, "x", schema=schema, max_tokens=12, temperature=1.0, seed=5)
+    for seed in range(4):
+        result = structgen.generate(model, tokenizer, "x", schema=schema, max_tokens=12, temperature=1.0, seed=seed,
+                                    close_within_max_tokens=True, details=True)
+        jsonschema.validate(result.value, schema)
+        assert len(result.token_ids) <= 12
+    closed = structgen.generate(model, tokenizer, "x", schema=schema, max_tokens=12, temperature=1.0, seed=5,
+                                close_within_max_tokens=True, details=True)
+    assert closed.finish_reason == "length" and closed.forced_tokens > 0
+    with pytest.raises(ValueError, match="close_within_max_tokens"):
+        structgen.generate(model, tokenizer, "x", schema=schema, num_beams=2, close_within_max_tokens=True)

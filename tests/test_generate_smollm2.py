@@ -1,10 +1,9 @@
 """End to end on the real bundled SmolLM2-135M-Instruct (CPU, or CUDA when present).
 
-Validity is the grammar's job and must be total: every output that finishes
-validates. Whether an output finishes within ``max_tokens`` is the model's: a
-135M model sometimes repeats itself until the budget runs out, so those tests ask
-for most outputs to finish, every unfinished one to be a valid prefix, and all
-finished ones to be valid.
+Validity is the grammar's job and must be total: every output validates. Whether
+an output ends on its own within ``max_tokens`` is the model's: a 135M model
+sometimes repeats itself until the budget runs out, and those outputs are closed
+in time by their shortest completion.
 """
 
 from __future__ import annotations
@@ -21,7 +20,6 @@ import pytest
 from pydantic import BaseModel, Field
 
 import structgen
-from structgen.generate import tokenizer_info_for
 
 MASKBENCH = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "maskbench-public.jsonl.gz"
 
@@ -53,13 +51,10 @@ def maskbench_sample(count: int, every: int = 97, longest_instance: int = 120) -
     raise AssertionError(f"only {len(schemas)} schemas found")
 
 
-def _assert_valid_prefix(tokenizer: Any, schema: Any, text: str) -> None:
-    grammar = structgen.Grammar.from_json_schema(schema, closed_objects=True, whitespace="compact")
-    matcher = structgen.Matcher(structgen.compile(grammar, tokenizer_info_for(tokenizer)))
-    assert matcher.accept_string(text)
-
-
 def test_maskbench_schemas_give_valid_outputs(smollm2: tuple[Any, Any]) -> None:
+    """24 MaskBench schemas in one batch: every output valid. Outputs that would
+    run past 256 tokens (a 135M model sometimes loops) are closed in time by their
+    shortest completion (close_within_max_tokens)."""
     model, tokenizer = smollm2
     schemas = maskbench_sample(24)
     prompts = [
@@ -67,16 +62,15 @@ def test_maskbench_schemas_give_valid_outputs(smollm2: tuple[Any, Any]) -> None:
         for s in schemas
     ]
     results = structgen.generate_batch(
-        model, tokenizer, prompts, schemas=schemas, max_tokens=256, repetition_penalty=1.3, details=True
+        model, tokenizer, prompts, schemas=schemas, max_tokens=256, repetition_penalty=1.3,
+        close_within_max_tokens=True, details=True,
     )
-    finished = 0
     for schema, result in zip(schemas, results):
-        if result.value is None:
-            _assert_valid_prefix(tokenizer, schema, result.text)
-            continue
+        assert result.value is not None, result.text[-200:]
         jsonschema.validate(result.value, schema, format_checker=jsonschema.FormatChecker())
-        finished += 1
-    assert finished >= 20, f"only {finished} of {len(schemas)} outputs finished within 256 tokens"
+        assert len(result.token_ids) <= 256
+    natural = sum(r.finish_reason == "stop" for r in results)
+    assert natural >= 20, f"only {natural} of 24 outputs ended on their own"
 
 
 class Team(str, Enum):
