@@ -87,5 +87,8 @@ def sample(logits: Any, params: SamplingParams, generator: Any) -> Any:
     # u is in (0, total], so a zero-probability (masked) token is never the first to reach it
     cumulative = scores.softmax(dim=-1).cumsum(dim=-1)
     draw = 1 - torch.rand((scores.shape[0], 1), generator=generator, device=scores.device, dtype=cumulative.dtype)
-    chosen = torch.searchsorted(cumulative, draw * cumulative[:, -1:])
-    return chosen.clamp_(max=scores.shape[-1] - 1).squeeze(-1)
+    chosen = torch.searchsorted(cumulative, draw * cumulative[:, -1:]).clamp_(max=scores.shape[-1] - 1)
+    # a parallel scan (CUDA) may round a running total upwards past a masked token's
+    # predecessor; such a draw takes the best token instead of a masked one
+    masked = scores.gather(-1, chosen) == float("-inf")
+    return torch.where(masked, scores.argmax(dim=-1, keepdim=True), chosen).squeeze(-1)

@@ -474,3 +474,16 @@ def test_close_within_max_tokens_ends_every_output_validly(model: Any, tokenizer
     assert closed.finish_reason == "length" and closed.forced_tokens > 0
     with pytest.raises(ValueError, match="close_within_max_tokens"):
         structgen.generate(model, tokenizer, "x", schema=schema, num_beams=2, close_within_max_tokens=True)
+
+
+def test_a_draw_that_lands_on_a_masked_token_takes_the_best_instead() -> None:
+    """Inverse-CDF sampling never lands on a masked token on a CPU; where rounding
+    (a parallel scan) could make it, the best allowed token is taken."""
+    import torch
+
+    logits = torch.full((1, 8), float("-inf"))
+    logits[0, 5] = 1.0
+    logits[0, 2] = 0.5
+    for seed in range(20):
+        chosen = sample(logits, SamplingParams(1.0, 1.0, 0, seed), torch.Generator().manual_seed(seed))
+        assert int(chosen) in (2, 5)
