@@ -12,7 +12,6 @@ import gzip
 import json
 from datetime import date
 from enum import Enum
-from pathlib import Path
 from typing import Any, Literal, Optional
 
 import jsonschema
@@ -20,8 +19,9 @@ import pytest
 from pydantic import BaseModel, Field
 
 import structgen
+from data_files import maskbench_path
 
-MASKBENCH = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "maskbench-public.jsonl.gz"
+MASKBENCH = maskbench_path()
 
 
 @pytest.fixture(scope="module")

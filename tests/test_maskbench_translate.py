@@ -7,14 +7,12 @@ from __future__ import annotations
 
 import gzip
 import json
-import os
 from collections import Counter
-from pathlib import Path
 
+from data_files import maskbench_path
 from schema2grammar import SchemaError, translate
 
-MASKBENCH = Path(os.environ.get("STRUCTGEN_MASKBENCH")
-                 or Path(__file__).resolve().parent.parent.parent / "shared" / "data" / "maskbench-public.jsonl.gz")
+MASKBENCH = maskbench_path()
 
 
 def test_every_maskbench_schema_translates_or_fails_cleanly() -> None:
