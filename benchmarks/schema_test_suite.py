@@ -15,10 +15,10 @@ import json
 from collections import Counter
 from pathlib import Path
 from typing import Any
-from urllib.parse import unquote
 
 import structgen
 from schema2grammar import APPROXIMATED, REJECTED, SchemaError
+from schema2grammar.translate import NOWHERE, follow_pointer
 
 from conformance_worker import Worker
 
@@ -123,16 +123,10 @@ def _resolve(schema: Any, root: Any) -> Any:
     for _ in range(MAX_REF_HOPS):
         if not (isinstance(schema, dict) and set(schema) == {"$ref"} and str(schema["$ref"]).startswith("#")):
             return schema
-        current = root
-        for raw in schema["$ref"][1:].split("/")[1:]:
-            token = unquote(raw).replace("~1", "/").replace("~0", "~")
-            if isinstance(current, dict) and token in current:
-                current = current[token]
-            elif isinstance(current, list) and token.isdigit() and int(token) < len(current):
-                current = current[int(token)]
-            else:
-                return {}
-        schema = current
+        found = follow_pointer(root, schema["$ref"])
+        if found is NOWHERE:
+            return {}
+        schema = found
     return schema
 
 

@@ -64,6 +64,24 @@ def _escape_whitespace(text: str) -> str:
     return "".join({"\n": "\\n", "\t": "\\t", "\r": "\\r"}.get(c, re.escape(c)) for c in text)
 
 
+NOWHERE = object()
+
+
+def follow_pointer(root: Any, target: str) -> Any:
+    """The value a ``#/...`` JSON pointer (percent-encoded, ``~0``/``~1`` escaped)
+    names inside ``root``; ``NOWHERE`` when it names nothing."""
+    current = root
+    for raw in target[1:].split("/")[1:] if target != "#" else []:
+        token = unquote(raw).replace("~1", "/").replace("~0", "~")
+        if isinstance(current, dict) and token in current:
+            current = current[token]
+        elif isinstance(current, list) and token.isdigit() and int(token) < len(current):
+            current = current[int(token)]
+        else:
+            return NOWHERE
+    return current
+
+
 def _pointer_token(key: str | int) -> str:
     return str(key).replace("~", "~0").replace("/", "~1")
 
@@ -231,16 +249,10 @@ class _Translator:
     def resolve(self, target: str, pointer: str) -> Any:
         if not target.startswith("#/") and target != "#":
             return self.anchor(target, pointer)
-        current: Any = self.root
-        for raw in target[1:].split("/")[1:] if target != "#" else []:
-            token = unquote(raw).replace("~1", "/").replace("~0", "~")
-            if isinstance(current, dict) and token in current:
-                current = current[token]
-            elif isinstance(current, list) and token.isdigit() and int(token) < len(current):
-                current = current[int(token)]
-            else:
-                raise SchemaError(f"{pointer or '#'}: $ref {target!r} points to nothing")
-        return current
+        found = follow_pointer(self.root, target)
+        if found is NOWHERE:
+            raise SchemaError(f"{pointer or '#'}: $ref {target!r} points to nothing")
+        return found
 
     def anchor(self, target: str, pointer: str) -> Any:
         """The subschema named ``#name`` by ``$anchor`` (2019+) or ``$id`` (drafts 6-7)."""
