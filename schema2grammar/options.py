@@ -18,8 +18,9 @@ _SEPARATOR = {0: re.compile(r"[ \t\n\r]*,[ \t\n\r]*"), 1: re.compile(r"[ \t\n\r]
 @dataclass(frozen=True)
 class Options:
     """``whitespace``: ``"flexible"`` (default: up to ``max_whitespace`` of JSON
-    whitespace in every gap between tokens, so ``json.dumps`` output with default
-    separators or ``indent=2``/``4`` is accepted) or ``"compact"`` (none).
+    whitespace in every gap between tokens, and before the first one, so
+    ``json.dumps`` output with default separators or ``indent=2``/``4`` is
+    accepted) or ``"compact"`` (none).
     ``strict``: a keyword that cannot be enforced is an error (``SchemaError``)
     instead of an approximation listed in the report. ``property_order``: only
     ``"declared"`` (the schema's order, as OpenAI's strict mode and every engine

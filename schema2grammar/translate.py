@@ -1,9 +1,13 @@
 """JSON Schema to a lark grammar, one rule per schema place.
 
 Each schema object becomes a nonterminal (``$ref`` targets once, so recursion of
-any depth is a cycle of rules). Punctuation terminals carry the whitespace around
-them, bounded per gap (``Options.max_whitespace``), so the grammar stays LALR(1)
-where the schema allows and no gap can grow without end. Every keyword lands in
+any depth is a cycle of rules). Every terminal (a whole JSON token: punctuation,
+string, number, literal) carries the whitespace before it, bounded per gap
+(``Options.max_whitespace``), so the grammar stays LALR(1) where the schema allows
+and no gap can grow without end. Leading whitespace only: the lexer's automaton
+then has one run of whitespace states, shared by all terminals, instead of one
+run after every punctuation mark (a run per mark is most of a schema's lexer
+states, and each lexer state costs a walk of the vocabulary at compile time). Every keyword lands in
 the report: enforced by the grammar, approximated (the grammar is wider, or in a
 few named cases narrower), or rejected.
 """
@@ -103,7 +107,7 @@ class _Translator:
         self.float_integers = not (isinstance(declared, str) and re.search(r"draft-0[34]/", declared) is not None)
         if options.float_integers is not None:
             self.float_integers = options.float_integers
-        gap = options.gap
+        gap = 0 if options.indent is not None or options.separators is not None else options.gap
         self.ws = f"[ \\t\\n\\r]{{0,{gap}}}" if gap else ""
 
     def run(self) -> tuple[str, Report]:
@@ -128,6 +132,9 @@ class _Translator:
     # -- terminals and rules
 
     def terminal(self, pattern: str) -> str:
+        """The terminal of one JSON token, with the gap before it."""
+        if self.ws:
+            pattern = f"{self.ws}(?:{pattern})"
         name = self.terminals.get(pattern)
         if name is None:
             name = f"T{len(self.terminals)}"
@@ -135,16 +142,10 @@ class _Translator:
         return name
 
     def punct(self, char: str) -> str:
-        """A punctuation mark with the whitespace around it (none before an opening
-        bracket, none after a closing one: values start and end tight)."""
-        escaped = re.escape(char)
+        """A punctuation mark: laid out exactly, or (as every token) after a gap."""
         if self.options.indent is not None or self.options.separators is not None:
             return self.terminal(self.laid_out(char))
-        if char in "[{":
-            return self.terminal(escaped + self.ws)
-        if char in "]}":
-            return self.terminal(self.ws + escaped)
-        return self.terminal(self.ws + escaped + self.ws)
+        return self.terminal(re.escape(char))
 
     def laid_out(self, char: str) -> str:
         """The pattern of ``char`` in an exact layout (``Options.separators``/``indent``)."""

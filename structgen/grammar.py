@@ -16,6 +16,7 @@ from structgen.engine.lexer import Lexer, LexerError
 from structgen.engine.lr import LRTable, build_lalr
 from structgen.engine.regex import Node, RegexError, ends_at_first_match, literal, parse
 from structgen.engine.stack import GLRParser
+from structgen.gc_pause import paused_gc
 from structgen.lark_rules import GrammarError, LarkRules, Terminal, read_lark
 
 
@@ -28,6 +29,10 @@ class Grammar:
     """A grammar ready for the engine: its lexer and its parse tables."""
 
     def __init__(self, rules: LarkRules) -> None:
+        with paused_gc():
+            self._build(rules)
+
+    def _build(self, rules: LarkRules) -> None:
         self.rules = rules
         nodes = [_terminal_node(t) for t in rules.terminals]
         # a lazy repeat makes a terminal end at its first match, as re.match (lark) ends it
@@ -58,8 +63,9 @@ class Grammar:
         rejected is ``grammar.report``."""
         from schema2grammar import Options, translate
 
-        text, report = translate(schema, Options(**options))
-        grammar = cls.from_lark(text)
+        with paused_gc():
+            text, report = translate(schema, Options(**options))
+            grammar = cls.from_lark(text)
         grammar.report = report
         return grammar
 

@@ -13,6 +13,7 @@ import numpy.typing as npt
 
 from structgen.engine.matcher import CompiledGrammar
 from structgen.engine.matcher import Matcher as _EngineMatcher
+from structgen.gc_pause import paused_gc
 from structgen.grammar import Grammar
 from structgen.tokenizer_info import TokenizerInfo
 from structgen.trie_cache import trie_for
@@ -30,17 +31,18 @@ def compile(grammar: Grammar, tokenizer_info: TokenizerInfo, *, lazy: bool = Fal
     entry = cache.get(id(tokenizer_info))
     if entry is not None and entry[0] is tokenizer_info:
         return entry[1]
-    compiled = CompiledGrammar(
-        grammar.lexer,
-        grammar.table,
-        grammar.ignored,
-        tokenizer_info.decoded_vocab,
-        tokenizer_info.special_token_ids,
-        tokenizer_info.stop_token_ids,
-        trie_for(tokenizer_info),
-    )
-    if not lazy:
-        compiled.precompute()
+    with paused_gc():
+        compiled = CompiledGrammar(
+            grammar.lexer,
+            grammar.table,
+            grammar.ignored,
+            tokenizer_info.decoded_vocab,
+            tokenizer_info.special_token_ids,
+            tokenizer_info.stop_token_ids,
+            trie_for(tokenizer_info),
+        )
+        if not lazy:
+            compiled.precompute()
     cache[id(tokenizer_info)] = (tokenizer_info, compiled)
     return compiled
 

@@ -247,3 +247,36 @@ def test_utf8_sequences_spell_exactly_the_range(lo: int, width: int) -> None:
         data = bytes(rng.randint(sequence[2 * k], sequence[2 * k + 1]) for k in range(len(sequence) // 2))
         code_point = ord(data.decode("utf-8"))
         assert lo <= code_point <= hi
+
+
+GAP_PATTERNS = [r'"(?:[^"\\]|\\.)*"', r"-?[0-9]+", r"\{", r"\}", r",", r"true", r'"key"']
+
+
+@pytest.mark.parametrize("bound", ["{0,3}", "{0,1}", "*"])
+def test_a_gap_every_pattern_starts_with_is_spliced_in_front(bound: str) -> None:
+    """Patterns that all start with the same optional run (the whitespace before each
+    JSON token) get the run as one chain of states in front of the rests' automaton:
+    the same labels on every text as the patterns built whole, and as few states as
+    building it whole with the run written out (which the splice does not detect)."""
+    spliced = build_dfa([parse(f"[ \\t\\n]{bound}(?:{p})") for p in GAP_PATTERNS])
+    written = {"{0,3}": "(?:[ \\t\\n](?:[ \\t\\n][ \\t\\n]?)?)?", "{0,1}": "(?:[ \\t\\n]|)", "*": "(?:[ \\t\\n]|\\t)*"}[bound]
+    rng = random.Random(5)
+    pieces = [" ", "\t", "\n", '"', "\\", "a", "-", "1", "{", "}", ",", "true", '"key"', "k"]
+    for _ in range(3000):
+        text = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 7)))
+        state = spliced.run(text.encode())
+        labels = spliced.accepts[state] if state != DEAD else []
+        expected = [i for i, p in enumerate(GAP_PATTERNS) if re.fullmatch(f"[ \\t\\n]{bound}(?:{p})", text)]
+        assert labels == expected, text
+    assert all(target != 0 for target in spliced.table)
+    whole = build_dfa([parse(f"{written}(?:{p})") for p in GAP_PATTERNS])
+    assert spliced.state_count == whole.state_count
+
+
+def test_a_gap_a_pattern_could_start_inside_is_not_spliced() -> None:
+    """``[ ]{0,2}`` before `` x``: the rest starts with a byte of the run, so the run
+    is not where the text starts; the automaton is built whole, and stays exact."""
+    dfa = build_dfa([parse("[ ]{0,2}(?: x)"), parse("[ ]{0,2}(?:y)")])
+    for text, labels in [(" x", [0]), ("   x", [0]), ("    x", []), ("  y", [1]), ("   y", [])]:
+        state = dfa.run(text.encode())
+        assert (dfa.accepts[state] if state != DEAD else []) == labels, text

@@ -240,6 +240,11 @@ def build_dfa(nodes: list[Node], max_states: int = MAX_DFA_STATES, shortest: lis
     Python's ``re.match`` ends it, instead of at the last one on the line).
     More than ``max_states`` subset states is an ``AutomatonLimitError``.
     """
+    gap = _shared_gap(nodes)
+    if gap is not None:
+        spliced = _splice_gap(gap, build_dfa(gap.rests, max_states, shortest), max_states)
+        if spliced is not None:
+            return spliced
     nfa = _build_nfa(nodes)
     stops = shortest if shortest is not None and any(shortest) else None
     start = _closure(nfa, [0])
@@ -278,6 +283,77 @@ def build_dfa(nodes: list[Node], max_states: int = MAX_DFA_STATES, shortest: lis
     accepts = [sorted({nfa.accept_of[s] for s in subset if nfa.accept_of[s] >= 0}) for subset in subsets]
     table, accepts = _trim(table, accepts)
     return _minimize(table, accepts)
+
+
+class _Gap:
+    """A run of one set of single-byte characters that every pattern starts with:
+    ``low``..``high`` (``UNBOUNDED``) times, then the pattern's ``rests``."""
+
+    def __init__(self, byte_set: list[bool], high: int, rests: list[Node]) -> None:
+        self.byte_set = byte_set
+        self.high = high
+        self.rests = rests
+
+
+def _shared_gap(nodes: list[Node]) -> _Gap | None:
+    """The optional run every pattern starts with (the whitespace a JSON Schema
+    grammar allows before each token), if they share one.
+
+    Built into the patterns, the run is one NFA chain per pattern, and the subset
+    construction steps every chain in parallel; spliced in front of the
+    automaton of the rests (``_splice_gap``), it costs one state per repetition."""
+    first: Node | None = None
+    rests: list[Node] = []
+    for node in nodes:
+        if node.kind != CONCAT or len(node.children) < 2:
+            return None
+        run = node.children[0]
+        if run.kind != REPEAT or run.low != 0 or run.high == 0 or run.children[0].kind != CHARS:
+            return None
+        ranges = run.children[0].ranges
+        if not ranges or ranges[-1] >= 0x80:  # single-byte characters only
+            return None
+        if first is None:
+            first = run
+        elif run.high != first.high or ranges != first.children[0].ranges:
+            return None
+        rests.append(Node(CONCAT, [], node.children[1:]) if len(node.children) > 2 else node.children[1])
+    if first is None:
+        return None
+    byte_set = [False] * 256
+    ranges = first.children[0].ranges
+    for i in range(0, len(ranges), 2):
+        for byte in range(ranges[i], ranges[i + 1] + 1):
+            byte_set[byte] = True
+    return _Gap(byte_set, first.high, rests)
+
+
+def _splice_gap(gap: _Gap, rests: ByteDFA, max_states: int) -> ByteDFA | None:
+    """``rests`` with ``gap``'s run in front: a chain of states after the start
+    that moves as the start does on every other byte. None when a rest could
+    itself start with a byte of the run, or be empty (the run would then not be
+    where a pattern's text starts)."""
+    table = rests.table
+    for byte in range(256):
+        if gap.byte_set[byte] and table[byte] != DEAD:
+            return None
+    if rests.accepts[0]:
+        return None
+    chain = 1 if gap.high == UNBOUNDED else gap.high
+    count = rests.state_count + chain
+    if count > max_states:
+        raise AutomatonLimitError(f"the automaton needs more than {max_states} DFA states")
+    start_row = [DEAD if target == DEAD else target + chain for target in table[:256]]
+    new_table: list[int] = []
+    for state in range(chain + 1):  # the start, then the run's states 1..chain
+        following = state + 1 if state < chain else (chain if gap.high == UNBOUNDED else DEAD)
+        for byte in range(256):
+            new_table.append(following if gap.byte_set[byte] else start_row[byte])
+    for index in range(256, len(table)):
+        target = table[index]
+        new_table.append(DEAD if target == DEAD else target + chain)
+    accepts: list[list[int]] = [[] for _ in range(chain + 1)] + rests.accepts[1:]
+    return ByteDFA(new_table, accepts)
 
 
 def can_reach(table: list[int], count: int, targets: list[bool]) -> list[bool]:

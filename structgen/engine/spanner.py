@@ -19,11 +19,11 @@ from __future__ import annotations
 from typing import Final
 
 from librt.vecs import append, vec
-from mypy_extensions import i32, u8
+from mypy_extensions import i32
 
 from structgen.engine.dfa import DEAD
 from structgen.engine.lexer import START, Lexer
-from structgen.engine.tokenset import empty_buffer, row_token_ids, token_set
+from structgen.engine.tokenset import row_token_ids, token_set
 from structgen.engine.vocab import TokenTrie
 
 EMPTY_SEQUENCE: Final = 0
@@ -74,7 +74,7 @@ class TokenGroup:
     allowed or none is, so masks work per group, not per token.
 
     ``size`` is the number of tokens. ``token_ids`` lists them, except in a large
-    group derived from another state's (``derive_groups``), which holds only its
+    group converged from another state's (``converged_groups``), which holds only its
     token set: ``ids()`` gives the list either way."""
 
     sequence: Final[int]
@@ -88,12 +88,22 @@ class TokenGroup:
         self.token_ids = vec[i32]()
         self.size = 0
         self._tokens = -1
+        self._first_bytes = -1
 
     def tokens(self, vocab_size: int) -> int:
         """The group as a token set (built on first use)."""
         if self._tokens < 0:
             self._tokens = token_set(self.token_ids, vocab_size)
         return self._tokens
+
+    def first_bytes(self, first_byte: list[int]) -> int:
+        """The first bytes of the group's tokens, as a 256-bit set (built on first use)."""
+        if self._first_bytes < 0:
+            found = 0
+            for token_id in self.ids():
+                found |= 1 << first_byte[token_id]
+            self._first_bytes = found
+        return self._first_bytes
 
     def ids(self) -> vec[i32]:
         """The token ids (ascending when rebuilt from the set)."""
@@ -103,14 +113,11 @@ class TokenGroup:
         return self.token_ids
 
 
-def token_groups(
-    lexer: Lexer, trie: TokenTrie, start: int, sequences: SequenceTable, first_bytes: list[bool] | None = None
-) -> list[TokenGroup]:
+def token_groups(lexer: Lexer, trie: TokenTrie, start: int, sequences: SequenceTable) -> list[TokenGroup]:
     """The inverse table from lexer state ``start``: every token that can be lexed
     from it, grouped by (ended-lexeme sequence, end state), groups in order of
     first appearance and tokens in trie order. Tokens in no group cannot be lexed
-    from ``start`` at all. With ``first_bytes``, only tokens whose first byte is
-    marked there are walked."""
+    from ``start`` at all."""
     table = lexer.table
     accepts = lexer.accepts
     node_byte = trie.node_byte
@@ -130,9 +137,6 @@ def token_groups(
     while node < node_count:
         depth = node_depth[node]
         byte = node_byte[node]
-        if depth == 1 and first_bytes is not None and not first_bytes[byte]:
-            node = subtree_end[node]
-            continue
         state = state_at[depth - 1]
         sequence = sequence_at[depth - 1]
         following = table[state * 256 + byte]
@@ -185,70 +189,165 @@ def first_moves(lexer: Lexer, trie: TokenTrie, state: int) -> list[int]:
     return out
 
 
-def derive_groups(
+def converged_groups(
     lexer: Lexer,
     trie: TokenTrie,
     start: int,
+    reference: int,
+    reference_groups: list[TokenGroup],
     sequences: SequenceTable,
-    reference: list[TokenGroup],
-    differs: list[bool],
     vocab_size: int,
 ) -> list[TokenGroup]:
-    """The groups of lexer state ``start`` from those of a state whose first bytes
-    lead to the same states (so every token under such a byte does the same from
-    both): ``differs`` marks, per root child, where they do not. Tokens under those
-    are walked from ``start``; the reference's groups lose them. Inside a JSON
-    string most lexer states (a key's prefix, say) differ from the generic string
-    body in one or two first bytes, so this costs a small walk and a few set
-    operations instead of a walk over the whole vocabulary."""
-    roots = trie.roots()
-    first_bytes = [False] * 256
-    gone = empty_buffer(vocab_size)  # the tokens under differing first bytes
-    for i in range(len(roots)):
-        if differs[i]:
-            node = roots[i]
-            first_bytes[trie.node_byte[node]] = True
-            for k in range(trie.first_token[node], trie.first_token[trie.subtree_end[node]]):
-                token_id = trie.token_ids[k]
-                gone[token_id >> 3] = gone[token_id >> 3] | u8(1 << (token_id & 7))
-    removed = int.from_bytes(memoryview(gone), "little")
-    first_byte = trie.first_byte()
+    """The groups of lexer state ``start`` from those of the state ``reference``,
+    walking only where the two differ.
+
+    Both states are stepped along the trie together. Once a path leaves them in
+    the same lexer state having ended the same lexemes, every token under it does
+    the same from both, and the reference's groups already hold it: the subtree is
+    skipped. So a state costs the part of the vocabulary it treats differently.
+    Inside a JSON string, a key's prefix differs from the generic string body only
+    along the key's own bytes; in the whitespace before a token, the k-th space
+    differs from the start only along runs of whitespace. Unchanged groups are the
+    reference's own objects (groups are not modified once built)."""
+    table = lexer.table
+    accepts = lexer.accepts
+    node_byte = trie.node_byte
+    node_depth = trie.node_depth
+    subtree_end = trie.subtree_end
+    first_token = trie.first_token
+    trie_tokens = trie.token_ids
     stride = lexer.dfa.state_count
-    group_of: dict[int, int] = {}
-    groups: list[TokenGroup] = []
-    for old in reference:
-        group = TokenGroup(old.sequence, old.end_state)
-        if len(old.token_ids) == old.size and old.size <= 4 * LARGE_GROUP:
-            ids = vec[i32]()
-            for token_id in old.token_ids:
-                if not first_bytes[first_byte[token_id]]:
-                    ids = append(ids, token_id)
+    state_at = [start] * (trie.max_depth + 1)
+    sequence_at = [EMPTY_SEQUENCE] * (trie.max_depth + 1)
+    other_at = [reference] * (trie.max_depth + 1)  # the reference's walk; DEAD once it fails
+    other_sequence_at = [EMPTY_SEQUENCE] * (trie.max_depth + 1)
+    walked_of: dict[int, int] = {}
+    walked: list[TokenGroup] = []  # tokens whose outcome differs, grouped as token_groups does
+    removed = vec[i32]()  # tokens the reference's groups hold that ``start`` treats otherwise
+    node = 1
+    node_count = len(node_byte)
+    while node < node_count:
+        depth = node_depth[node]
+        byte = node_byte[node]
+        other = other_at[depth - 1]
+        other_sequence = other_sequence_at[depth - 1]
+        if other != DEAD:
+            moved = table[other * 256 + byte]
+            if moved == DEAD and other != START and accepts[other]:
+                moved = table[START * 256 + byte]
+                if moved != DEAD:
+                    other_sequence = sequences.extend(other_sequence, other)
+            other = moved
+        state = state_at[depth - 1]
+        sequence = sequence_at[depth - 1]
+        following = table[state * 256 + byte]
+        if following == DEAD and state != START and accepts[state]:
+            following = table[START * 256 + byte]
+            if following != DEAD:
+                sequence = sequences.extend(sequence, state)
+        if following == DEAD or (following == other and sequence == other_sequence):
+            # failed from ``start`` (the reference's tokens here go), or converged (they stay)
+            if following == DEAD and other != DEAD:
+                for k in range(first_token[node], first_token[subtree_end[node]]):
+                    removed = append(removed, i32(trie_tokens[k]))
+            node = subtree_end[node]
+            continue
+        state_at[depth] = following
+        sequence_at[depth] = sequence
+        other_at[depth] = other
+        other_sequence_at[depth] = other_sequence
+        first = first_token[node]
+        last = first_token[node + 1]
+        if first < last:
+            key = sequence * stride + following
+            index = walked_of.get(key, -1)
+            if index < 0:
+                index = len(walked)
+                walked_of[key] = index
+                walked.append(TokenGroup(sequence, following))
+            group = walked[index]
+            ids = group.token_ids
+            for k in range(first, last):
+                ids = append(ids, i32(trie_tokens[k]))
+                if other != DEAD:
+                    removed = append(removed, i32(trie_tokens[k]))
             group.token_ids = ids
             group.size = len(ids)
-        else:
-            group._tokens = old.tokens(vocab_size) & ~removed
-            group.size = group._tokens.bit_count()
-            if group.size <= LARGE_GROUP:
-                group.ids()
+        node += 1
+    return _merged(reference_groups, removed, walked, trie.first_byte(), stride, vocab_size)
+
+
+def _merged(
+    reference: list[TokenGroup], removed: vec[i32], walked: list[TokenGroup], first_byte: list[int], stride: int,
+    vocab_size: int,
+) -> list[TokenGroup]:
+    """``reference``'s groups less the ``removed`` tokens, plus the ``walked`` groups."""
+    removed_first_bytes = 0
+    removed_ids: set[int] = set()
+    for token_id in removed:
+        removed_first_bytes |= 1 << first_byte[token_id]
+        removed_ids.add(int(token_id))
+    removed_set = token_set(removed, vocab_size) if removed_ids else 0
+    group_of: dict[int, int] = {}
+    groups: list[TokenGroup] = []
+    shared: list[bool] = []  # per group: the reference's own object (copied before a change)
+    for old in reference:
+        group = old
+        if old.first_bytes(first_byte) & removed_first_bytes:
+            group = _without(old, removed_ids, removed_set, vocab_size)
         if group.size:
-            group_of[old.sequence * stride + old.end_state] = len(groups)
+            group_of[group.sequence * stride + group.end_state] = len(groups)
             groups.append(group)
-    for walked in token_groups(lexer, trie, start, sequences, first_bytes):
-        key = walked.sequence * stride + walked.end_state
+            shared.append(group is old)
+    for extra in walked:
+        key = extra.sequence * stride + extra.end_state
         index = group_of.get(key, -1)
         if index < 0:
             group_of[key] = len(groups)
-            groups.append(walked)
+            groups.append(extra)
+            shared.append(False)
             continue
         group = groups[index]
-        size = group.size + walked.size
+        if shared[index]:
+            group = _without(group, set(), 0, vocab_size)
+            groups[index] = group
+            shared[index] = False
         if len(group.token_ids) == group.size:
             ids = group.token_ids
-            for token_id in walked.token_ids:
+            for token_id in extra.token_ids:
                 ids = append(ids, token_id)
             group.token_ids = ids
             group._tokens = -1
         else:
-            group._tokens = group._tokens | walked.tokens(vocab_size)
-        group.size = size
+            group._tokens = group._tokens | extra.tokens(vocab_size)
+        group.size += extra.size
+        group._first_bytes = -1
     return groups
+
+
+def _without(old: TokenGroup, removed_ids: set[int], removed: int, vocab_size: int) -> TokenGroup:
+    """``old`` less the tokens in ``removed_ids`` (``removed``: the same as a set);
+    ``old`` itself when it holds none of them, a copy when ``removed_ids`` is empty."""
+    if len(old.token_ids) == old.size and old.size <= 4 * LARGE_GROUP:
+        if removed_ids:
+            kept = vec[i32]()
+            for token_id in old.token_ids:
+                if int(token_id) not in removed_ids:
+                    kept = append(kept, token_id)
+            if len(kept) == old.size:
+                return old
+        else:
+            kept = vec[i32](old.token_ids)
+        group = TokenGroup(old.sequence, old.end_state)
+        group.token_ids = kept
+        group.size = len(kept)
+        return group
+    tokens = old.tokens(vocab_size)
+    if removed and tokens & removed == 0:
+        return old
+    group = TokenGroup(old.sequence, old.end_state)
+    group._tokens = tokens & ~removed
+    group.size = group._tokens.bit_count()
+    if group.size <= LARGE_GROUP:
+        group.ids()
+    return group

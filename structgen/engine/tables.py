@@ -29,11 +29,10 @@ from structgen.engine.lexer import START, Lexer
 from structgen.engine.lr import ACCEPT, LRTable
 from structgen.engine.spanner import (
     EMPTY_SEQUENCE,
-    ENDS_LEXEME,
     LARGE_GROUP,
     SequenceTable,
     TokenGroup,
-    derive_groups,
+    converged_groups,
     first_moves,
     token_groups,
 )
@@ -58,9 +57,27 @@ MAX_PARTIAL_DEPTH: Final = 64
 """Longest partial stack a classification builds; past it, as past the work limit,
 the group is checked online."""
 
+CANDIDATES: Final = 3
+"""States the first bytes lead to that are tried as references for converging a
+lexer state's groups (those reached under the most tokens), besides the start."""
+
 MAX_MEMOIZED: Final = 200_000
 """Partial-stack results kept for building more entries; past it they are dropped."""
 
+
+
+def _convergence_gain(moves: list[int], other: list[int], weights: list[int]) -> int:
+    """How much converging from the state with first moves ``other`` saves over a
+    whole walk, in tokens under the trie root's children: those under first bytes
+    both states move alike on are skipped; those under bytes only ``other`` can
+    take would have to leave its groups one by one."""
+    gain = 0
+    for i in range(len(moves)):
+        if moves[i] == other[i] and moves[i] >= 0:
+            gain += weights[i]
+        elif moves[i] == DEAD and other[i] != DEAD:
+            gain -= weights[i]
+    return gain
 
 
 class MaskEntry:
@@ -119,8 +136,9 @@ class MaskTables:
         self._entries: list[MaskEntry | None] = [None] * (lexer.dfa.state_count * table.state_count)
         self._contexts: dict[tuple[int, ...], _Context] = {}
         self._memoized = 0  # partial results held by _contexts
-        self._shared: dict[int, tuple[int, bytes]] = {}
-        self._weights: list[int] = []  # one set and row per distinct always-accepted set
+        self._shared: dict[int, tuple[int, bytes]] = {}  # one set and row per distinct always-accepted set
+        self._weights: list[int] = []  # tokens under each root child of the trie
+        self._moves: dict[int, list[int]] = {}  # lexer state -> first_moves, for choosing references
 
     def groups(self, lexer_state: int) -> list[TokenGroup]:
         """The vocabulary grouped by what it does from ``lexer_state``."""
@@ -131,42 +149,38 @@ class MaskTables:
         return found
 
     def _make_groups(self, lexer_state: int) -> list[TokenGroup]:
-        """Derived from the state most of the first bytes lead to, when that state
-        agrees with this one on most of the vocabulary's first bytes (the
-        generic string body, for a state inside a key); else one walk of the trie."""
-        lexer = self.lexer
-        trie = self.trie
+        """Converged from the state it saves most to start from (the generic
+        string body, for a state inside a key; the start, for a state in the
+        whitespace before a token); one walk of the trie when none saves anything.
+        The candidates are the start and the states most first bytes lead to."""
         weights = self._root_weights()
-        moves = first_moves(lexer, trie, lexer_state)
-        weight_to: dict[int, int] = {}
-        total = 0
+        moves = self._first_moves(lexer_state)
+        reached: dict[int, int] = {}  # state -> tokens under the first bytes leading there
         for i in range(len(moves)):
-            if moves[i] != DEAD:
-                total += weights[i]
-                if moves[i] >= 0:
-                    weight_to[moves[i]] = weight_to.get(moves[i], 0) + weights[i]
+            if moves[i] >= 0:
+                reached[moves[i]] = reached.get(moves[i], 0) + weights[i]
+        candidates = [START] + sorted(reached, key=lambda state: -reached[state])[:CANDIDATES]
         reference = -1
         best = 0
-        for state, weight in weight_to.items():
-            if weight > best:
-                reference, best = state, weight
-        if reference < 0 or reference == lexer_state or best * 2 < total:
-            return token_groups(lexer, trie, lexer_state, self.sequences)
-        reference_moves = first_moves(lexer, trie, reference)
-        differs = [False] * len(moves)
-        agreeing = 0
-        for i in range(len(moves)):
-            if moves[i] != reference_moves[i] or moves[i] == ENDS_LEXEME:
-                differs[i] = True
-            elif moves[i] != DEAD:
-                agreeing += weights[i]
-        if agreeing * 2 < total:
-            return token_groups(lexer, trie, lexer_state, self.sequences)
+        for candidate in candidates:
+            if candidate != lexer_state:
+                gain = _convergence_gain(moves, self._first_moves(candidate), weights)
+                if gain > best:
+                    reference, best = candidate, gain
+        if reference < 0:
+            return token_groups(self.lexer, self.trie, lexer_state, self.sequences)
         base = self._groups[reference]
-        if base is None:
-            base = token_groups(lexer, trie, reference, self.sequences)
+        if base is None:  # walked whole, not converged in turn: no chains, no cycles
+            base = token_groups(self.lexer, self.trie, reference, self.sequences)
             self._groups[reference] = base
-        return derive_groups(lexer, trie, lexer_state, self.sequences, base, differs, self.vocab_size)
+        return converged_groups(self.lexer, self.trie, lexer_state, reference, base, self.sequences, self.vocab_size)
+
+    def _first_moves(self, lexer_state: int) -> list[int]:
+        found = self._moves.get(lexer_state)
+        if found is None:
+            found = first_moves(self.lexer, self.trie, lexer_state)
+            self._moves[lexer_state] = found
+        return found
 
     def _root_weights(self) -> list[int]:
         """Tokens under each root child of the trie."""
