@@ -92,11 +92,19 @@ def string_of_length(low: int, high: int | None) -> str:
     return f'"{CHAR}{{{low},{upper}}}"'
 
 
+ESCAPE = r'(?:\\["\\/bfnrt]|' + UNICODE_ESCAPE + ")"
+"""One escaped character (no declared name contains one: see ``string_except``)."""
+
+
 def string_except(words: list[str]) -> str | None:
     """A quoted string whose text is none of ``words`` as ``json.dumps`` spells them
-    (None when a word needs an escape: that case is not built). A trie of the words,
-    and at each node: end here if no word ends here, or go on with a character that
-    leaves the trie."""
+    (None when a word needs an escape: that case is not built).
+
+    Over a trie of the words, such a text either ends at a trie node where no word
+    ends, or leaves the trie (a character no word continues with there, or any
+    escape) and then goes on freely. The free tail is written once, after all the
+    ways of leaving, not once per trie node: the pattern grows with the trie, not
+    with the trie times the (long) pattern of one character."""
     spelled = [json.dumps(word, ensure_ascii=False)[1:-1] for word in dict.fromkeys(words)]
     if any("\\" in word for word in spelled):
         return None
@@ -108,19 +116,37 @@ def string_except(words: list[str]) -> str | None:
         for char in word:
             node = node.setdefault(char, {})
         node[""] = {}  # a word ends here
-    return '"' + _not_in_trie(trie) + '"'
+    leaving = f"(?:{_leave_trie(trie)}|{_trie_paths(trie)}{ESCAPE}){CHAR}*"
+    ending = _end_off_words(trie)
+    return '"(?:' + (f"{ending}|" if ending is not None else "") + leaving + ')"'
 
 
-def _not_in_trie(node: dict[str, Any]) -> str:
-    """Texts (in CHAR units) that the trie below ``node`` does not spell whole."""
-    options = [] if "" in node else [""]
-    children = sorted(char for char in node if char)
-    excluded = "".join(re.escape(char) for char in children)
-    leave = r'(?:[^"\\\x00-\x1f' + excluded + r']|\\["\\/bfnrt]|' + UNICODE_ESCAPE + ")"
-    options.append(leave + CHAR + "*")
-    for char in children:
-        options.append(re.escape(char) + _not_in_trie(node[char]))
+def _children(node: dict[str, Any]) -> list[str]:
+    return sorted(char for char in node if char)
+
+
+def _leave_trie(node: dict[str, Any]) -> str:
+    """Paths below ``node``, then one unescaped character that leaves the trie."""
+    excluded = "".join(re.escape(char) for char in _children(node))
+    options = [r'[^"\\\x00-\x1f' + excluded + "]"]
+    options += [re.escape(char) + _leave_trie(node[char]) for char in _children(node)]
     return "(?:" + "|".join(options) + ")"
+
+
+def _trie_paths(node: dict[str, Any]) -> str:
+    """Every path below ``node``, the empty one included."""
+    options = [""] + [re.escape(char) + _trie_paths(node[char]) for char in _children(node)]
+    return "(?:" + "|".join(options) + ")"
+
+
+def _end_off_words(node: dict[str, Any]) -> str | None:
+    """Paths below ``node`` that end where no word ends (None: there are none)."""
+    options = [] if "" in node else [""]
+    for char in _children(node):
+        below = _end_off_words(node[char])
+        if below is not None:
+            options.append(re.escape(char) + below)
+    return "(?:" + "|".join(options) + ")" if options else None
 
 
 def integer_range(low: int | None, high: int | None) -> str:

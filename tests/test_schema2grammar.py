@@ -32,11 +32,11 @@ def test_integer_ranges_equal_brute_force(low: int | None, high: int | None) -> 
 
 
 def test_names_other_than_the_declared_ones() -> None:
-    words = ["count", "co", "x", "é", "a b"]
+    words = ["count", "co", "x", "é", "a b", "counter", "cx"]
     pattern = re.compile(regexes.string_except(words) or "")
     rng = random.Random(3)
-    candidates = words + ["", "c", "cou", "counts", "xy", "coa", "é!", "a", "a b ", "\n", 'q"'] + [
-        "".join(rng.choice("coxunté ab") for _ in range(rng.randint(0, 6))) for _ in range(500)
+    candidates = words + ["", "c", "cou", "counts", "xy", "coa", "é!", "a", "a b ", "\n", 'q"', "co\x01", "count\\"] + [
+        "".join(rng.choice("coxunteré ab\n\\\x01") for _ in range(rng.randint(0, 8))) for _ in range(3000)
     ]
     for text in candidates:
         assert bool(pattern.fullmatch(json.dumps(text, ensure_ascii=False))) == (text not in words), text
