@@ -91,19 +91,37 @@ def test_a_text_as_one_token(text: bytes) -> None:
     assert [lexer.accepts[s] for s in ended] + [lexer.accepts[end_state]] == lexemes
 
 
-def test_groups_derived_from_a_similar_state_equal_a_whole_walk() -> None:
-    """``MaskTables.groups`` derives most states inside a string from the generic
-    string body (same first-byte moves, one walk of the differing first bytes);
-    every state's groups must equal a walk of the whole trie."""
-    schema = {
-        "type": "object",
-        "properties": {"alpha": {"type": "string", "maxLength": 3}, "beta": {"type": "integer"}, "alps": {}},
-    }
-    grammar = Grammar.from_json_schema(schema)
+SCHEMAS_FOR_GROUPS = [
+    ({"type": "object", "properties": {"alpha": {"type": "string", "maxLength": 3}, "beta": {"type": "integer"}, "alps": {}}}, {}),
+    (
+        {
+            "type": "object",
+            "properties": {
+                "n": {"type": "number", "minimum": 0},
+                "k": {"type": "integer", "maximum": 120},
+                "e": {"enum": ["x", 1.5, True, None]},
+                "l": {"type": "array", "items": {"type": "boolean"}, "maxItems": 2},
+            },
+            "additionalProperties": {"type": "string"},
+        },
+        {"max_whitespace": 3},
+    ),
+]
+
+
+@pytest.mark.parametrize(("schema", "options"), SCHEMAS_FOR_GROUPS)
+def test_groups_built_from_other_states_equal_a_whole_walk(schema: dict[str, object], options: dict[str, int]) -> None:
+    """``MaskTables.groups`` converges most states from a similar one (a key's
+    prefix from the string body, the k-th space before a token from the start) and
+    relabels the start's groups for the bytes that end a lexeme (after a closing
+    quote, a number's digits); every state's groups must equal a walk of the
+    whole trie."""
+    grammar = Grammar.from_json_schema(schema, **options)
     rng = random.Random(2)
     pieces = [bytes([b]) for b in range(256)]
     pieces += [bytes(rng.choice(b'abelpstxyz{}[]:,"\\ 0123456789') for _ in range(rng.randint(2, 6))) for _ in range(3000)]
-    pieces += [b'"alpha"', b'"alp', b'ha":', "日本".encode()]
+    pieces += [bytes(rng.choice(b' \n\t{}[]:,"0.5e-+tnf') for _ in range(rng.randint(2, 7))) for _ in range(2000)]
+    pieces += [b'"alpha"', b'"alp', b'ha":', "日本".encode(), b"    ", b" \n  ", b'  "n": ', b"120, ", b"1.5e+3}"]
     trie = build_trie(pieces, excluded=[])
     tables = MaskTables(grammar.lexer, grammar.table, grammar.ignored, trie, len(pieces))
     for state in range(grammar.lexer.dfa.state_count):

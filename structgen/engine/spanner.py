@@ -113,11 +113,14 @@ class TokenGroup:
         return self.token_ids
 
 
-def token_groups(lexer: Lexer, trie: TokenTrie, start: int, sequences: SequenceTable) -> list[TokenGroup]:
+def token_groups(
+    lexer: Lexer, trie: TokenTrie, start: int, sequences: SequenceTable, first_bytes: list[bool] | None = None
+) -> list[TokenGroup]:
     """The inverse table from lexer state ``start``: every token that can be lexed
     from it, grouped by (ended-lexeme sequence, end state), groups in order of
     first appearance and tokens in trie order. Tokens in no group cannot be lexed
-    from ``start`` at all."""
+    from ``start`` at all. With ``first_bytes``, only the tokens whose first byte is
+    marked there are walked."""
     table = lexer.table
     accepts = lexer.accepts
     node_byte = trie.node_byte
@@ -137,6 +140,9 @@ def token_groups(lexer: Lexer, trie: TokenTrie, start: int, sequences: SequenceT
     while node < node_count:
         depth = node_depth[node]
         byte = node_byte[node]
+        if depth == 1 and first_bytes is not None and not first_bytes[byte]:
+            node = subtree_end[node]
+            continue
         state = state_at[depth - 1]
         sequence = sequence_at[depth - 1]
         following = table[state * 256 + byte]
@@ -275,6 +281,71 @@ def converged_groups(
             group.size = len(ids)
         node += 1
     return _merged(reference_groups, removed, walked, trie.first_byte(), stride, vocab_size)
+
+
+def ended_groups(
+    lexer: Lexer,
+    trie: TokenTrie,
+    state: int,
+    moves: list[int],
+    start_groups: list[TokenGroup],
+    sequences: SequenceTable,
+    vocab_size: int,
+) -> list[TokenGroup]:
+    """The groups of a lexer state that can end its lexeme (a key's closing quote,
+    the digits of a number), from the start's groups (``start_groups``).
+
+    A token whose first byte ends the lexeme then does what it does from the
+    start: its group is the start's, with ``state`` in front of the sequence. Only
+    the tokens whose first byte continues the lexeme are walked; for a state that
+    every byte ends (a closing quote, a bracket), none are. ``moves``: the state's
+    ``first_moves``."""
+    roots = trie.roots()
+    ending = [False] * 256
+    continuing = [False] * 256
+    ends_mask = 0
+    for i in range(len(roots)):
+        byte = trie.node_byte[roots[i]]
+        if moves[i] == ENDS_LEXEME:
+            ending[byte] = True
+            ends_mask |= 1 << byte
+        elif moves[i] != DEAD:
+            continuing[byte] = True
+    first_byte = trie.first_byte()
+    renamed: dict[int, int] = {EMPTY_SEQUENCE: sequences.extend(EMPTY_SEQUENCE, state)}
+    prefixed: list[TokenGroup] = []
+    for old in start_groups:
+        group = TokenGroup(_prefixed(old.sequence, renamed, sequences), old.end_state)
+        if old.first_bytes(first_byte) & ~ends_mask == 0:  # every token of it ends the lexeme first
+            if len(old.token_ids) == old.size:
+                group.token_ids = vec[i32](old.token_ids)
+            else:
+                group._tokens = old._tokens
+            group.size = old.size
+        else:
+            kept = vec[i32]()
+            for token_id in old.ids():
+                if ending[first_byte[token_id]]:
+                    kept = append(kept, token_id)
+            group.token_ids = kept
+            group.size = len(kept)
+        if group.size:
+            prefixed.append(group)
+    walked = token_groups(lexer, trie, state, sequences, continuing) if any(continuing) else []
+    return _merged(prefixed, vec[i32](), walked, first_byte, lexer.dfa.state_count, vocab_size)
+
+
+def _prefixed(sequence: int, renamed: dict[int, int], sequences: SequenceTable) -> int:
+    """``sequence`` with the state of ``renamed[EMPTY_SEQUENCE]`` in front (memoized there)."""
+    missing: list[int] = []
+    while sequence not in renamed:
+        missing.append(sequence)
+        sequence = sequences.parent[sequence]
+    found = renamed[sequence]
+    for pending in reversed(missing):
+        found = sequences.extend(found, sequences.last[pending])
+        renamed[pending] = found
+    return found
 
 
 def _merged(

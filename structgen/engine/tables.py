@@ -29,10 +29,12 @@ from structgen.engine.lexer import START, Lexer
 from structgen.engine.lr import ACCEPT, LRTable
 from structgen.engine.spanner import (
     EMPTY_SEQUENCE,
+    ENDS_LEXEME,
     LARGE_GROUP,
     SequenceTable,
     TokenGroup,
     converged_groups,
+    ended_groups,
     first_moves,
     token_groups,
 )
@@ -149,12 +151,17 @@ class MaskTables:
         return found
 
     def _make_groups(self, lexer_state: int) -> list[TokenGroup]:
-        """Converged from the state it saves most to start from (the generic
+        """From the start's, for a state that can end its lexeme (``ended_groups``);
+        else converged from the state it saves most to start from (the generic
         string body, for a state inside a key; the start, for a state in the
         whitespace before a token); one walk of the trie when none saves anything.
         The candidates are the start and the states most first bytes lead to."""
         weights = self._root_weights()
         moves = self._first_moves(lexer_state)
+        if lexer_state != START and ENDS_LEXEME in moves:
+            return ended_groups(
+                self.lexer, self.trie, lexer_state, moves, self.groups(START), self.sequences, self.vocab_size
+            )
         reached: dict[int, int] = {}  # state -> tokens under the first bytes leading there
         for i in range(len(moves)):
             if moves[i] >= 0:
