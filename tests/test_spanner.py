@@ -10,7 +10,7 @@ import pytest
 from structgen import Grammar, TokenizerInfo
 from structgen.engine.dfa import DEAD
 from structgen.engine.lexer import START, Lexer
-from structgen.engine.spanner import EMPTY_SEQUENCE, SequenceTable, token_groups
+from structgen.engine.spanner import EMPTY_SEQUENCE, SequenceTable, lexeme_groups, token_groups
 from structgen.engine.tables import MaskTables
 from structgen.engine.vocab import build_trie
 
@@ -132,3 +132,32 @@ def test_groups_built_from_other_states_equal_a_whole_walk(schema: dict[str, obj
             for group in token_groups(grammar.lexer, trie, state, tables.sequences)
         }
         assert {(group.sequence, group.end_state): sorted(group.ids()) for group in derived} == expected, state
+
+
+def test_lexeme_walks_are_shared_by_grammars_and_equal_a_whole_walk() -> None:
+    """What the vocabulary does inside a JSON string is walked once per vocabulary
+    (``TokenTrie.lexeme_walks``) and reused by the next grammar whose lexer has the
+    same automaton there; the reused groups must still equal a whole walk."""
+    rng = random.Random(4)
+    pieces = [bytes([b]) for b in range(256)]
+    pieces += [bytes(rng.choice(b'abkeyz{}[]:,"\\\\ 0123456789u') for _ in range(rng.randint(2, 7))) for _ in range(4000)]
+    trie = build_trie(pieces, excluded=[])
+    first = Grammar.from_json_schema({"type": "object", "properties": {"key": {"type": "string"}}})
+    second = Grammar.from_json_schema({"type": "array", "items": {"enum": ["a", 3]}, "maxItems": 3}, whitespace="compact")
+    second_other = Grammar.from_json_schema({"type": "object", "additionalProperties": {"type": "string"}}, max_whitespace=2)
+    walks = 0
+    for grammar in [first, second, second_other]:
+        tables = MaskTables(grammar.lexer, grammar.table, grammar.ignored, trie, len(pieces))
+        for state in range(grammar.lexer.dfa.state_count):
+            expected = {
+                (group.sequence, group.end_state): sorted(group.token_ids)
+                for group in token_groups(grammar.lexer, trie, state, tables.sequences)
+            }
+            assert {(g.sequence, g.end_state): sorted(g.ids()) for g in tables.groups(state)} == expected, state
+        assert len(trie.lexeme_walks) >= walks
+        walks = len(trie.lexeme_walks)
+    string_body = Grammar.from_json_schema({"type": "string"}, whitespace="compact")
+    inside = string_body.lexer.dfa.run(b'"ab')
+    before = len(trie.lexeme_walks)
+    assert lexeme_groups(string_body.lexer, trie, inside, SequenceTable(), len(pieces)) is not None
+    assert len(trie.lexeme_walks) == before  # the string body's walk was already there

@@ -24,7 +24,7 @@ from mypy_extensions import i32
 from structgen.engine.dfa import DEAD
 from structgen.engine.lexer import START, Lexer
 from structgen.engine.tokenset import row_token_ids, token_set
-from structgen.engine.vocab import TokenTrie
+from structgen.engine.vocab import LexemeWalk, TokenTrie
 
 EMPTY_SEQUENCE: Final = 0
 
@@ -121,6 +121,30 @@ def token_groups(
     first appearance and tokens in trie order. Tokens in no group cannot be lexed
     from ``start`` at all. With ``first_bytes``, only the tokens whose first byte is
     marked there are walked."""
+    groups: list[TokenGroup] = []
+    _walk(lexer, trie, 1, len(trie.node_byte), start, EMPTY_SEQUENCE, sequences, groups, {}, first_bytes)
+    for found in groups:
+        found.size = len(found.token_ids)
+    return groups
+
+
+def _walk(
+    lexer: Lexer,
+    trie: TokenTrie,
+    first_node: int,
+    end_node: int,
+    parent_state: int,
+    parent_sequence: int,
+    sequences: SequenceTable,
+    groups: list[TokenGroup],
+    group_of: dict[int, int],
+    first_bytes: list[bool] | None,
+) -> None:
+    """Walk the trie's nodes ``first_node`` up to ``end_node`` (whole subtrees, all
+    children of one parent, which the lexer left in ``parent_state`` having ended
+    ``parent_sequence``), adding each token to its group in ``groups``
+    (``group_of``: sequence * state count + end state -> index). ``first_bytes``:
+    see ``token_groups``."""
     table = lexer.table
     accepts = lexer.accepts
     node_byte = trie.node_byte
@@ -129,15 +153,12 @@ def token_groups(
     first_token = trie.first_token
     trie_tokens = trie.token_ids
     stride = lexer.dfa.state_count
-    state_at = [start] * (trie.max_depth + 1)
-    sequence_at = [EMPTY_SEQUENCE] * (trie.max_depth + 1)
-    group_of: dict[int, int] = {}  # sequence * stride + end state -> index in groups
-    groups: list[TokenGroup] = []
+    state_at = [parent_state] * (trie.max_depth + 1)
+    sequence_at = [parent_sequence] * (trie.max_depth + 1)
     last_key = -1
     group = TokenGroup(EMPTY_SEQUENCE, START)  # the group of last_key
-    node = 1
-    node_count = len(node_byte)
-    while node < node_count:
+    node = first_node
+    while node < end_node:
         depth = node_depth[node]
         byte = node_byte[node]
         if depth == 1 and first_bytes is not None and not first_bytes[byte]:
@@ -175,9 +196,133 @@ def token_groups(
                 ids = append(ids, i32(trie_tokens[k]))
             group.token_ids = ids
         node += 1
-    for found in groups:
-        found.size = len(found.token_ids)
+
+
+def lexeme_groups(
+    lexer: Lexer, trie: TokenTrie, start: int, sequences: SequenceTable, vocab_size: int
+) -> list[TokenGroup] | None:
+    """``token_groups(lexer, trie, start, ...)``, mostly from what the vocabulary
+    does inside the lexeme ``start`` is in, shared by every grammar whose lexer has
+    the same automaton there (``TokenTrie.lexeme_walks``). None when that automaton
+    has more than ``MAX_LEXEME_STATES`` states (a bounded string's counter).
+
+    Inside a JSON string, a walk of the trie goes through nearly the whole
+    vocabulary (15 ms at 128k tokens), yet all of it but what follows the closing
+    quote is the same in every schema's grammar. Stored per vocabulary: the
+    tokens that stay in the lexeme, by state, and the trie nodes where the lexeme
+    ends; here, only the subtrees under those nodes are walked (from the start,
+    as the grammar's lexer goes on)."""
+    states = _lexeme_states(lexer, start)
+    if not states:
+        return None
+    number = {state: i for i, state in enumerate(states)}
+    signature = [1 if lexer.accepts[state] else 0 for state in states]
+    for state in states:
+        for byte in range(256):
+            target = lexer.table[state * 256 + byte]
+            signature.append(-1 if target == DEAD else number[target])
+    key = tuple(signature)
+    found = trie.lexeme_walks.get(key)
+    if found is None:
+        found = _lexeme_walk(lexer, trie, start, number)
+        if len(trie.lexeme_walks) < MAX_LEXEME_WALKS:
+            trie.lexeme_walks[key] = found
+    groups: list[TokenGroup] = []
+    group_of: dict[int, int] = {}
+    stride = lexer.dfa.state_count
+    first_byte = trie.first_byte()
+    for i in range(len(found.staying_states)):
+        group = TokenGroup(EMPTY_SEQUENCE, states[found.staying_states[i]])
+        group.token_ids = vec[i32](found.staying_ids[i])
+        group.size = len(group.token_ids)
+        if found.staying_sets[i] < 0 and group.size > LARGE_GROUP:  # built once per vocabulary
+            found.staying_sets[i] = group.tokens(vocab_size)
+            found.staying_first_bytes[i] = group.first_bytes(first_byte)
+        group._tokens = found.staying_sets[i]
+        group._first_bytes = found.staying_first_bytes[i]
+        group_of[EMPTY_SEQUENCE * stride + group.end_state] = len(groups)
+        groups.append(group)
+    subtree_end = trie.subtree_end
+    for i in range(len(found.ending_nodes)):
+        node = found.ending_nodes[i]
+        _walk(lexer, trie, node, subtree_end[node], states[found.ending_states[i]], EMPTY_SEQUENCE, sequences, groups,
+              group_of, None)
+    for group in groups:
+        group.size = len(group.token_ids)
     return groups
+
+
+MAX_LEXEME_STATES: Final = 64
+"""Largest automaton inside a lexeme whose vocabulary walk is shared across grammars."""
+
+MAX_LEXEME_WALKS: Final = 256
+"""Shared lexeme walks kept per vocabulary."""
+
+
+def _lexeme_states(lexer: Lexer, start: int) -> list[int]:
+    """The states reachable from ``start`` without ending a lexeme, ``start`` first
+    and the rest in the order a breadth-first search by byte finds them (so equal
+    automata list their states alike); empty past ``MAX_LEXEME_STATES``."""
+    table = lexer.table
+    states = [start]
+    seen = {start}
+    position = 0
+    while position < len(states):
+        state = states[position]
+        position += 1
+        for byte in range(256):
+            target = table[state * 256 + byte]
+            if target != DEAD and target not in seen:
+                if len(states) == MAX_LEXEME_STATES:
+                    return []
+                seen.add(target)
+                states.append(target)
+    return states
+
+
+def _lexeme_walk(lexer: Lexer, trie: TokenTrie, start: int, number: dict[int, int]) -> LexemeWalk:
+    """One walk of the trie inside the lexeme from ``start``; states by their
+    ``number`` (their index in ``_lexeme_states``)."""
+    table = lexer.table
+    accepts = lexer.accepts
+    node_byte = trie.node_byte
+    node_depth = trie.node_depth
+    subtree_end = trie.subtree_end
+    first_token = trie.first_token
+    trie_tokens = trie.token_ids
+    walk = LexemeWalk()
+    staying_index: dict[int, int] = {}
+    state_at = [start] * (trie.max_depth + 1)
+    node = 1
+    node_count = len(node_byte)
+    while node < node_count:
+        depth = node_depth[node]
+        state = state_at[depth - 1]
+        following = table[state * 256 + node_byte[node]]
+        if following == DEAD:
+            if state != START and accepts[state]:  # the lexeme ends before this node's byte
+                walk.ending_nodes.append(node)
+                walk.ending_states.append(number[state])
+            node = subtree_end[node]
+            continue
+        state_at[depth] = following
+        first = first_token[node]
+        last = first_token[node + 1]
+        if first < last:
+            index = staying_index.get(following, -1)
+            if index < 0:
+                index = len(walk.staying_states)
+                staying_index[following] = index
+                walk.staying_states.append(number[following])
+                walk.staying_ids.append(vec[i32]())
+                walk.staying_sets.append(-1)
+                walk.staying_first_bytes.append(-1)
+            ids = walk.staying_ids[index]
+            for k in range(first, last):
+                ids = append(ids, i32(trie_tokens[k]))
+            walk.staying_ids[index] = ids
+        node += 1
+    return walk
 
 
 def first_moves(lexer: Lexer, trie: TokenTrie, state: int) -> list[int]:

@@ -36,6 +36,7 @@ from structgen.engine.spanner import (
     converged_groups,
     ended_groups,
     first_moves,
+    lexeme_groups,
     token_groups,
 )
 from structgen.engine.tokenset import add_to_row, empty_buffer, to_row, word_count
@@ -175,12 +176,20 @@ class MaskTables:
                 if gain > best:
                     reference, best = candidate, gain
         if reference < 0:
-            return token_groups(self.lexer, self.trie, lexer_state, self.sequences)
+            return self._walked_groups(lexer_state)
         base = self._groups[reference]
         if base is None:  # walked whole, not converged in turn: no chains, no cycles
-            base = token_groups(self.lexer, self.trie, reference, self.sequences)
+            base = self._walked_groups(reference)
             self._groups[reference] = base
         return converged_groups(self.lexer, self.trie, lexer_state, reference, base, self.sequences, self.vocab_size)
+
+    def _walked_groups(self, lexer_state: int) -> list[TokenGroup]:
+        """A whole walk of the trie, but for what the vocabulary's shared lexeme walks hold."""
+        if lexer_state != START:
+            shared = lexeme_groups(self.lexer, self.trie, lexer_state, self.sequences, self.vocab_size)
+            if shared is not None:
+                return shared
+        return token_groups(self.lexer, self.trie, lexer_state, self.sequences)
 
     def _first_moves(self, lexer_state: int) -> list[int]:
         found = self._moves.get(lexer_state)

@@ -10,7 +10,26 @@ from __future__ import annotations
 
 from typing import Final
 
+from librt.vecs import vec
+from mypy_extensions import i32
+
 from structgen.engine.dfa import DEAD
+
+
+class LexemeWalk:
+    """What the vocabulary does inside one lexeme, from one state of a lexer
+    automaton (``spanner.lexeme_groups``), with that automaton's states numbered
+    as it numbers them: the tokens that stay in the lexeme, by the state they end
+    in, and the trie nodes whose byte comes after the lexeme ended (in the state
+    listed beside each)."""
+
+    def __init__(self) -> None:
+        self.staying_states: list[int] = []
+        self.staying_ids: list[vec[i32]] = []
+        self.staying_sets: list[int] = []  # the same tokens as sets (-1 until built)
+        self.staying_first_bytes: list[int] = []  # their first bytes, as 256-bit sets
+        self.ending_nodes: list[int] = []
+        self.ending_states: list[int] = []
 
 
 class TokenTrie:
@@ -41,6 +60,8 @@ class TokenTrie:
         self.max_depth = max(node_depth)
         self._roots: list[int] = []
         self._first_byte: list[int] = []
+        # lexeme walks shared by every grammar compiled for this vocabulary, by automaton
+        self.lexeme_walks: dict[tuple[int, ...], LexemeWalk] = {}
 
     def roots(self) -> list[int]:
         """The children of the root (one per first byte), in preorder."""
