@@ -211,6 +211,17 @@ def _add_repeat(nfa: _Nfa, tasks: list[_Task], node: Node, start: int, end: int)
     nfa.epsilon[current].append(end)
 
 
+def _edge_bounds(nfa: _Nfa) -> list[int]:
+    """0, 256, and every byte where some edge's range starts or ends after: the
+    alphabet's classes for the subset construction."""
+    bounds = {0, 256}
+    for edges in nfa.edges:
+        for lo, hi, _ in edges:
+            bounds.add(lo)
+            bounds.add(hi + 1)
+    return sorted(bounds)
+
+
 def _closure(nfa: _Nfa, states: list[int]) -> tuple[int, ...]:
     seen = set(states)
     pending = list(states)
@@ -252,23 +263,29 @@ def build_dfa(nodes: list[Node], max_states: int = MAX_DFA_STATES, shortest: lis
     subsets: list[tuple[int, ...]] = [start]
     table: list[int] = []
     position = 0
+    bounds = _edge_bounds(nfa)  # bytes between two bounds move alike in every state
+    class_of = [0] * 256
+    for c in range(len(bounds) - 1):
+        for byte in range(bounds[c], bounds[c + 1]):
+            class_of[byte] = c
     while position < len(subsets):
         subset = subsets[position]
         position += 1
-        targets: list[list[int]] = [[] for _ in range(256)]
+        targets: list[list[int]] = [[] for _ in range(len(bounds) - 1)]
         for state in subset:
             for lo, hi, target in nfa.edges[state]:
-                for byte in range(lo, hi + 1):
-                    targets[byte].append(target)
-        seen_targets: dict[tuple[int, ...], int] = {}  # bytes of one range share targets
-        for byte in range(256):
-            if not targets[byte]:
-                table.append(DEAD)
+                for c in range(class_of[lo], class_of[hi] + 1):
+                    targets[c].append(target)
+        seen_targets: dict[tuple[int, ...], int] = {}  # classes of one range share targets
+        for c in range(len(bounds) - 1):
+            width = bounds[c + 1] - bounds[c]
+            if not targets[c]:
+                table.extend([DEAD] * width)
                 continue
-            key = tuple(targets[byte])
+            key = tuple(targets[c])
             known = seen_targets.get(key, DEAD)
             if known == DEAD:
-                following = _closure(nfa, targets[byte])
+                following = _closure(nfa, targets[c])
                 if stops is not None:
                     following = _stop_matched(nfa, following, stops)
                 known = index_of.get(following, DEAD)
@@ -279,7 +296,7 @@ def build_dfa(nodes: list[Node], max_states: int = MAX_DFA_STATES, shortest: lis
                     index_of[following] = known
                     subsets.append(following)
                 seen_targets[key] = known
-            table.append(known)
+            table.extend([known] * width)
     accepts = [sorted({nfa.accept_of[s] for s in subset if nfa.accept_of[s] >= 0}) for subset in subsets]
     table, accepts = _trim(table, accepts)
     return _minimize(table, accepts)
@@ -343,15 +360,16 @@ def _splice_gap(gap: _Gap, rests: ByteDFA, max_states: int) -> ByteDFA | None:
     count = rests.state_count + chain
     if count > max_states:
         raise AutomatonLimitError(f"the automaton needs more than {max_states} DFA states")
-    start_row = [DEAD if target == DEAD else target + chain for target in table[:256]]
+    shifted = [DEAD if target == DEAD else target + chain for target in table]
+    run_bytes = [byte for byte in range(256) if gap.byte_set[byte]]
     new_table: list[int] = []
     for state in range(chain + 1):  # the start, then the run's states 1..chain
         following = state + 1 if state < chain else (chain if gap.high == UNBOUNDED else DEAD)
-        for byte in range(256):
-            new_table.append(following if gap.byte_set[byte] else start_row[byte])
-    for index in range(256, len(table)):
-        target = table[index]
-        new_table.append(DEAD if target == DEAD else target + chain)
+        row = shifted[:256]
+        for byte in run_bytes:
+            row[byte] = following
+        new_table.extend(row)
+    new_table.extend(shifted[256:])
     accepts: list[list[int]] = [[] for _ in range(chain + 1)] + rests.accepts[1:]
     return ByteDFA(new_table, accepts)
 
@@ -384,6 +402,8 @@ def _trim(table: list[int], accepts: list[list[int]]) -> tuple[list[int], list[l
     count = len(accepts)
     useful = can_reach(table, count, [bool(labels) for labels in accepts])
     useful[0] = True
+    if all(useful):  # the usual case: nothing to drop, nothing to renumber
+        return table, accepts
     renumber = [DEAD] * count
     kept = 0
     for state in range(count):
