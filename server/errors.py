@@ -9,18 +9,21 @@ from __future__ import annotations
 
 from typing import Any
 
-_TYPES = {400: "invalid_request_error", 401: "authentication_error", 404: "invalid_request_error"}
+_TYPES = {400: "invalid_request_error", 401: "authentication_error", 404: "invalid_request_error", 429: "rate_limit_error"}
 
 
 class APIError(Exception):
     """A request the server answers with an OpenAI-shaped error body."""
 
-    def __init__(self, message: str, *, status: int = 400, param: str | None = None, code: str | None = None) -> None:
+    def __init__(
+        self, message: str, *, status: int = 400, param: str | None = None, code: str | None = None, retry_after: int | None = None
+    ) -> None:
         super().__init__(message)
         self.message = message
         self.status = status
         self.param = param
         self.code = code
+        self.retry_after = retry_after  # seconds, for a 429
 
     @property
     def type(self) -> str:
@@ -30,6 +33,8 @@ class APIError(Exception):
         return {"error": {"message": self.message, "type": self.type, "param": self.param, "code": self.code}}
 
     def headers(self) -> dict[str, str]:
+        if self.retry_after is not None:
+            return {"retry-after": str(self.retry_after)}
         # a server error that would fail again the same way: the SDK must not retry it
         return {"x-should-retry": "false"} if self.status >= 500 else {}
 

@@ -30,7 +30,7 @@ from structgen.constraint import Constraint, make_constraint
 from structgen.tool_calls import Tool, ToolDefinitionError, ToolSet
 
 from server.errors import bad_request
-from server.protocol import ChatCompletionRequest, JSONObjectFormat, JSONSchemaResponseFormat
+from server.protocol import ChatCompletionRequest, GenerationRequest, JSONObjectFormat, JSONSchemaResponseFormat
 from server.tool_syntax import ToolSyntax
 
 SCHEMA_OPTIONS = {"whitespace": "compact", "closed_objects": True}
@@ -75,7 +75,7 @@ def plan_output(request: ChatCompletionRequest, syntax: ToolSyntax) -> OutputPla
         return OutputPlan(content, content)
     if choice == "auto":
         calls = calls_constraint(syntax, list(tools.tools.values()), request.parallel_tool_calls)
-        trigger = syntax.open + syntax.call_prefix
+        trigger = syntax.first + syntax.call_prefix
         if form is None:
             return OutputPlan(free_text_or(syntax.tag, trigger), content, tools, calls, trigger)
         if "schema" in form.keywords:
@@ -102,7 +102,7 @@ def read_tools(request: ChatCompletionRequest) -> ToolSet | None:
         raise bad_request(str(exc), "tools") from None
 
 
-def content_format(request: ChatCompletionRequest) -> ContentFormat | None:
+def content_format(request: GenerationRequest) -> ContentFormat | None:
     """The ``response_format`` or ``guided_*`` field that constrains the content, if any."""
     given: list[ContentFormat] = []
     response_format = request.response_format
@@ -170,7 +170,7 @@ def check_schema(schema: Any, param: str) -> None:
 
 
 def calls_constraint(syntax: ToolSyntax, tools: list[Tool], parallel: bool) -> Constraint:
-    """One call of one of ``tools`` (``parallel``: one or more) inside the syntax's tags."""
+    """One call of one of ``tools`` (``parallel``: one or more) in the syntax's envelope."""
     if len(tools) == 1:
         schema = syntax.call_schema(_rebased(tools[0], f"#/properties/{syntax.arguments_key}"))
     else:
@@ -184,14 +184,12 @@ def calls_constraint(syntax: ToolSyntax, tools: list[Tool], parallel: bool) -> C
         value_rules = _renamed_rules(json.dumps(schema, ensure_ascii=False), "tool_call_value")
     except (ValueError, RecursionError) as exc:
         raise bad_request(f"tools: a tool's parameters cannot be translated: {exc}", "tools") from None
-    more = " (TOOL_NEXT tool_call_value)*" if parallel else ""
-    lark = (
-        f"start: TOOL_OPEN tool_call_value{more} TOOL_CLOSE\n{value_rules}"
-        f"TOOL_OPEN: {json.dumps(syntax.open)}\n"
-        f"TOOL_NEXT: {json.dumps(syntax.close + syntax.separator + syntax.open)}\n"
-        f"TOOL_CLOSE: {json.dumps(syntax.close)}\n"
-    )
-    return make_constraint(grammar=lark)
+    terminals = {"TOOL_OPEN": syntax.first, "TOOL_NEXT": syntax.between, "TOOL_CLOSE": syntax.last}
+    calls = "tool_call_value (TOOL_NEXT tool_call_value)*" if parallel else "tool_call_value"
+    rule = " ".join(part for part in ("TOOL_OPEN" if syntax.first else "", calls, "TOOL_CLOSE" if syntax.last else "") if part)
+    # an empty envelope part (Llama 3 writes bare JSON) is no terminal
+    definitions = "".join(f"{name}: {json.dumps(text)}\n" for name, text in terminals.items() if text)
+    return make_constraint(grammar=f"start: {rule}\n{value_rules}{definitions}")
 
 
 @lru_cache(maxsize=64)
@@ -248,6 +246,14 @@ def _without(tag: str) -> list[str]:
     return [f"(?:{element})+(?:{aborted})*", f"(?:{aborted})+"]
 
 
+_METACHARACTERS = frozenset("\\.^$|?*+()[]{}/-")
+
+
 def _literal(text: str) -> str:
-    """``text`` as a regex inside a lark ``/.../`` (every non-alphanumeric escaped)."""
-    return "".join(c if c.isascii() and c.isalnum() else f"\\x{ord(c):02x}" if ord(c) < 256 else f"\\u{ord(c):04x}" for c in text)
+    """``text`` as a regex inside a lark ``/.../`` (every non-alphanumeric escaped:
+    regex metacharacters with a backslash — lark's reader turns ``\\x5b`` back into
+    a bare ``[`` — the rest by code)."""
+    return "".join(
+        c if c.isascii() and c.isalnum() else f"\\{c}" if c in _METACHARACTERS else f"\\x{ord(c):02x}" if ord(c) < 256 else f"\\u{ord(c):04x}"
+        for c in text
+    )

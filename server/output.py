@@ -9,8 +9,6 @@ gets twice, so nothing is ever repeated.
 
 from __future__ import annotations
 
-import secrets
-import string
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -21,12 +19,6 @@ from server.errors import APIError
 from server.grammars import OutputPlan
 from server.protocol import AssistantMessage, FunctionCall, ToolCall
 from server.tool_syntax import ParsedCall, ToolSyntax, hold_back
-
-_ID_CHARACTERS = string.ascii_letters + string.digits
-
-
-def new_call_id() -> str:
-    return "call_" + "".join(secrets.choice(_ID_CHARACTERS) for _ in range(24))
 
 
 @dataclass
@@ -72,9 +64,9 @@ def check_output(plan: OutputPlan, reading: Reading) -> None:
         raise APIError(f"the generated output failed validation: {exc}", status=500, code="output_validation_failed") from None
 
 
-def message(reading: Reading) -> AssistantMessage:
+def message(reading: Reading, syntax: ToolSyntax) -> AssistantMessage:
     calls = [
-        ToolCall(id=new_call_id(), function=FunctionCall(name=c.name, arguments=c.arguments))
+        ToolCall(id=syntax.new_call_id(), function=FunctionCall(name=c.name, arguments=c.arguments))
         for c in reading.calls
         if c.name is not None
     ]
@@ -102,7 +94,7 @@ class ChoiceStream:
             if call.name is None:
                 break
             if index == len(self.calls_sent):
-                header = {"id": new_call_id(), "type": "function", "function": {"name": call.name, "arguments": ""}}
+                header = {"id": self.syntax.new_call_id(), "type": "function", "function": {"name": call.name, "arguments": ""}}
                 out.append({"tool_calls": [{"index": index, **header}]})
                 self.calls_sent.append(0)
             if len(call.arguments) > self.calls_sent[index]:

@@ -102,29 +102,53 @@ class StreamOptions(_Open):
     include_usage: bool = False
 
 
-class ChatCompletionRequest(_Open):
+class GenerationRequest(_Open):
+    """What chat and text completions share: sampling and the content's constraint."""
+
     model: str
-    messages: list[Message] = Field(min_length=1)
-    tools: list[ToolParam] | None = None
-    tool_choice: ToolChoice | None = None
-    parallel_tool_calls: bool = True
     response_format: ResponseFormat | None = None
     stream: bool = False
     stream_options: StreamOptions | None = None
     max_tokens: int | None = Field(default=None, ge=1)
-    max_completion_tokens: int | None = Field(default=None, ge=1)
     temperature: float | None = Field(default=None, ge=0, le=2)
     top_p: float | None = Field(default=None, gt=0, le=1)
     n: int = Field(default=1, ge=1, le=16)
     seed: int | None = None
     stop: str | list[str] | None = None
-    logprobs: bool | None = None
     # extensions (vLLM's former names): constraints without a response_format
     repetition_penalty: float | None = Field(default=None, gt=0)
     guided_json: dict[str, Any] | bool | str | None = None
     guided_regex: str | None = None
     guided_grammar: str | None = None
     guided_choice: list[str] | None = None
+
+
+class ChatCompletionRequest(GenerationRequest):
+    messages: list[Message] = Field(min_length=1)
+    tools: list[ToolParam] | None = None
+    tool_choice: ToolChoice | None = None
+    parallel_tool_calls: bool = True
+    max_completion_tokens: int | None = Field(default=None, ge=1)
+    logprobs: bool | None = None
+
+
+Prompt = Union[str, list[str], list[int], list[list[int]]]
+
+
+class CompletionRequest(GenerationRequest):
+    prompt: Prompt
+    echo: bool = False
+    suffix: str | None = None
+    logprobs: int | None = None
+    best_of: int | None = Field(default=None, ge=1)
+
+    def prompts(self) -> list[str | list[int]]:
+        """Each prompt, as text or token ids."""
+        if isinstance(self.prompt, str):
+            return [self.prompt]
+        if self.prompt and all(isinstance(p, int) for p in self.prompt):
+            return [list(self.prompt)]  # type: ignore[arg-type]
+        return list(self.prompt)  # type: ignore[arg-type]
 
 
 # -- responses
@@ -185,6 +209,25 @@ class ChatCompletionChunk(BaseModel):
     model: str
     system_fingerprint: None = None
     choices: list[ChunkChoice]
+    usage: Usage | None = None
+
+
+class CompletionChoice(BaseModel):
+    index: int
+    text: str
+    logprobs: None = None
+    finish_reason: str | None
+
+
+class Completion(BaseModel):
+    """A text completion; streamed, each chunk is one of these too."""
+
+    id: str
+    object: Literal["text_completion"] = "text_completion"
+    created: int
+    model: str
+    system_fingerprint: None = None
+    choices: list[CompletionChoice]
     usage: Usage | None = None
 
 

@@ -1,21 +1,27 @@
-"""A model's tool-call syntax: the envelope around each call, how past calls and
+"""A model's tool-call syntax: the envelope around the calls, how past calls and
 tool results are written into the prompt, and how generated text is read back.
 
-Hermes' ``<tool_call>{"name": ..., "arguments": {...}}</tool_call>`` is the one
-built (Qwen and Hermes models write it; for templates that ignore tools, such as
-SmolLM2's, the server teaches it in a system block). Another syntax whose calls are
-JSON objects between fixed tags is one more ``ToolSyntax(...)``; a different shape
-(Mistral's ``[TOOL_CALLS][...]``) overrides ``parse`` and the grammar pieces.
+Every syntax built here writes each call as a JSON object ``{name_key: ...,
+arguments_key: {...}}``; the envelope is the text before the first call, between
+two calls and after the last. Hermes' ``<tool_call>...</tool_call>`` (Qwen,
+Hermes; and the server's own for templates that ignore tools, such as SmolLM2's)
+is here; Llama 3's bare JSON (``syntax_llama3.py``) and Mistral's
+``[TOOL_CALLS][...]`` (``syntax_mistral.py``) are one small file each, and
+``syntax_choice.py`` picks one by chat template.
 """
 
 from __future__ import annotations
 
 import json
 import re
+import secrets
+import string
 from dataclasses import dataclass
 from typing import Any
 
 from structgen.tool_calls import Tool
+
+ID_CHARACTERS = string.ascii_letters + string.digits
 
 
 @dataclass
@@ -36,26 +42,35 @@ class ParsedOutput:
 
 @dataclass(frozen=True)
 class ToolSyntax:
-    """Calls as JSON objects ``{name_key: ..., arguments_key: {...}}`` between tags."""
+    """Calls as JSON objects ``{name_key: ..., arguments_key: {...}}`` in an envelope."""
 
     name: str
-    open: str  # written before each call (exactly, by the grammar)
-    close: str  # written after each call
-    separator: str  # between two calls
-    result_open: str
+    first: str  # before the first call (exactly, by the grammar)
+    between: str  # between two calls
+    last: str  # after the last call
+    result_open: str  # around a tool result, for templates that ignore tools
     result_close: str
     name_key: str = "name"
     arguments_key: str = "arguments"
+    start_tag: str | None = None  # the text that starts the calls; None: ``first`` without its spaces
+
+    def __post_init__(self) -> None:
+        if not self.between.strip() or not self.tag:
+            raise ValueError(f"{self.name}: calls need a visible separator and a start tag")
 
     @property
     def tag(self) -> str:
-        """The text that starts a call: in ``auto``, free text may not contain it."""
-        return self.open.strip()
+        """The text that starts the calls: in ``auto``, free text may not contain it."""
+        return self.start_tag if self.start_tag is not None else self.first.strip()
 
     @property
     def call_prefix(self) -> str:
         """What every call's compact JSON starts with, up to the name's first character."""
         return "{" + json.dumps(self.name_key) + ':"'
+
+    def new_call_id(self) -> str:
+        """An id for a generated call, as OpenAI writes them."""
+        return "call_" + "".join(secrets.choice(ID_CHARACTERS) for _ in range(24))
 
     def call_schema(self, tool: Tool) -> dict[str, Any]:
         """The JSON Schema of one call of ``tool``: its name, then its arguments."""
@@ -66,13 +81,10 @@ class ToolSyntax:
             "additionalProperties": False,
         }
 
-    def render_call(self, name: str, arguments: Any) -> str:
-        """A past call as the model would have written it."""
-        body = json.dumps({self.name_key: name, self.arguments_key: arguments}, ensure_ascii=False)
-        return self.open + body + self.close
-
     def render_calls(self, calls: list[tuple[str, Any]]) -> str:
-        return self.separator.join(self.render_call(name, arguments) for name, arguments in calls)
+        """Past calls as the model would have written them."""
+        bodies = [json.dumps({self.name_key: name, self.arguments_key: arguments}, ensure_ascii=False) for name, arguments in calls]
+        return self.first + self.between.join(bodies) + self.last
 
     def render_result(self, content: str) -> str:
         return self.result_open + content + self.result_close
@@ -86,7 +98,7 @@ class ToolSyntax:
             )
             for t in tools
         )
-        example = self.render_call("<function-name>", {"<argument>": "<value>"})
+        example = self.render_calls([("<function-name>", {"<argument>": "<value>"})])
         return (
             "You may call one or more functions to assist with the user query. "
             f"The available functions are listed within <tools></tools> tags:\n<tools>\n{listed}\n</tools>\n"
@@ -110,10 +122,10 @@ class ToolSyntax:
             r"\s*\{\s*" + re.escape(json.dumps(self.name_key)) + r'\s*:\s*"([A-Za-z0-9_-]*)"\s*,\s*'
             + re.escape(json.dumps(self.arguments_key)) + r"\s*:\s*"
         )
-        tail = re.compile(r"\s*\}\s*" + re.escape(self.close.strip()) + r"\s*")
-        position = start
-        while text.startswith(self.tag, position):
-            match = head.match(text, position + len(self.tag))
+        between = re.compile(r"\s*\}" + _spaced(self.between))
+        position = start + len(self.first.strip())
+        while True:
+            match = head.match(text, position)
             if match is None:
                 calls.append(ParsedCall(None, "", False))
                 break
@@ -122,11 +134,16 @@ class ToolSyntax:
                 calls.append(ParsedCall(match.group(1), text[match.end() :], False))
                 break
             calls.append(ParsedCall(match.group(1), text[match.end() : end], True))
-            closing = tail.match(text, end)
-            if closing is None:
+            following = between.match(text, end)
+            if following is None:
                 break
-            position = closing.end()
+            position = following.end()
         return ParsedOutput(text[:start], calls)
+
+
+def _spaced(text: str) -> str:
+    """A regex for ``text`` in which every run of whitespace is any whitespace."""
+    return r"\s*" + r"\s*".join(re.escape(part) for part in text.split()) + r"\s*"
 
 
 def json_end(text: str, start: int) -> int | None:
@@ -167,10 +184,9 @@ def hold_back(text: str, words: tuple[str, ...]) -> str:
 
 HERMES = ToolSyntax(
     name="hermes",
-    open="<tool_call>\n",
-    close="\n</tool_call>",
-    separator="\n",
+    first="<tool_call>\n",
+    between="\n</tool_call>\n<tool_call>\n",
+    last="\n</tool_call>",
     result_open="<tool_response>\n",
     result_close="\n</tool_response>",
 )
-

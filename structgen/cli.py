@@ -32,6 +32,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     serve.add_argument("--port", type=int, default=8000, help="port to listen on")
     serve.add_argument("--api-key", help="require 'Authorization: Bearer KEY' on /v1 requests")
     serve.add_argument("--model-id", help="the model's name in the API (default: the model file's name)")
+    serve.add_argument("--max-batch", type=int, default=16, help="sequences decoded together; more wait in a queue (default 16)")
+    serve.add_argument("--max-requests", type=int, default=64, help="requests in flight; more get HTTP 429 (default 64)")
     args = parser.parse_args(argv)
 
     if args.version:
@@ -49,7 +51,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command == "validate":
         return _validate(args.tools, args.calls, args.json)
     if args.command == "serve":
-        return _serve(args.model, args.device, args.host, args.port, args.api_key, args.model_id)
+        return _serve(args.model, args.device, args.host, args.port, args.api_key, args.model_id, args.max_batch, args.max_requests)
     parser.print_help()
     return 2
 
@@ -147,7 +149,9 @@ def _validate(tools_path: str, calls_path: str, as_json: bool) -> int:
     return 0 if valid == total else 1
 
 
-def _serve(model: str | None, device: str, host: str, port: int, api_key: str | None, model_id: str | None) -> int:
+def _serve(
+    model: str | None, device: str, host: str, port: int, api_key: str | None, model_id: str | None, max_batch: int, max_requests: int
+) -> int:
     """Load the model, then serve it until interrupted (imports the server lazily:
     FastAPI and uvicorn are the ``server`` extra)."""
     from pathlib import Path
@@ -157,9 +161,14 @@ def _serve(model: str | None, device: str, host: str, port: int, api_key: str | 
     try:
         import uvicorn
 
-        from server import create_app
+        from server import Limits, create_app
     except ImportError as exc:
         print(f"structgen serve: {exc} (install structgen[server])", file=sys.stderr)
+        return 2
+    try:
+        limits = Limits(max_batch=max_batch, max_requests=max_requests)
+    except ValueError as exc:
+        print(f"structgen serve: {exc}", file=sys.stderr)
         return 2
     source = model or str(bundled_model_path())
     try:
@@ -168,7 +177,7 @@ def _serve(model: str | None, device: str, host: str, port: int, api_key: str | 
         print(f"structgen serve: {exc}", file=sys.stderr)
         return 1
     name = model_id or Path(source).stem
-    app = create_app(loaded, tokenizer, model_id=name, api_key=api_key)
+    app = create_app(loaded, tokenizer, model_id=name, api_key=api_key, limits=limits)
     print(f"serving {name} on http://{host}:{port}/v1", file=sys.stderr)
     uvicorn.run(app, host=host, port=port, log_level="info")
     return 0

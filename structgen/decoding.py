@@ -1,13 +1,19 @@
 """The constrained decoding loop: one forward pass per step for a whole batch.
 
-Each sequence has its own matcher. A step feeds every sequence the tokens it got
-since the last step — one sampled token, or several when jump-forward appended
-forced text — in one forward pass over a shared KV cache: sequences that feed
-fewer tokens are padded on the left of the step, and padded cache slots are
-masked out of attention, with explicit position ids, so each sequence sees
-exactly its own tokens. The masks of the step are computed on a worker thread
-while the forward pass runs (torch releases the GIL inside its kernels; on CUDA
-the launch returns at once), and the two meet at sampling.
+Each sequence has its own matcher and its own decoding options (sampling, stop
+strings, jump-forward). A step feeds every sequence the tokens it got since the
+last step — one sampled token, or several when jump-forward appended forced
+text — in one forward pass over a shared KV cache: sequences that feed fewer
+tokens are padded on the left of the step, and padded cache slots are masked out
+of attention, with explicit position ids, so each sequence sees exactly its own
+tokens. The masks of the step are computed on a worker thread while the forward
+pass runs (torch releases the GIL inside its kernels; on CUDA the launch returns
+at once), and the two meet at sampling.
+
+The batch is open: ``Decoder.step(batch, joining)`` lets sequences join between
+steps (their prompts are prefilled in a cache of their own, then joined to the
+batch's, ``batch_cache.py``) and drops finished ones, which is what a server's
+continuous batching needs; ``Decoder.run`` is a fixed batch stepped to the end.
 """
 
 from __future__ import annotations
@@ -20,6 +26,7 @@ from typing import Any, Callable
 import numpy as np
 import numpy.typing as npt
 
+from structgen.batch_cache import drop_leading_padding, join_rows
 from structgen.bitmask import allocate_token_bitmask, apply_token_bitmask_inplace
 from structgen.completion import shortest_completion
 from structgen.constraint import Constraint
@@ -39,14 +46,34 @@ def mask_worker() -> ThreadPoolExecutor:
     return _mask_worker
 
 
+@dataclass(frozen=True)
+class DecodeOptions:
+    """How one sequence is decoded."""
+
+    sampling: SamplingParams = SamplingParams()
+    jump_forward: bool = True
+    stop: tuple[str, ...] = ()
+    close_within_max_tokens: bool = False
+
+
+NextPhase = Callable[["Sequence"], "tuple[Constraint, Matcher] | None"]
+"""Asked when a sequence's grammar allows nothing but stopping: a constraint and
+its matcher (already fed what the sequence wrote, as far as it needs) take over
+and decoding goes on; None ends the sequence. A grammar in phases — free text,
+then tool calls — is one phase per grammar."""
+
+
 @dataclass
 class Sequence:
-    """One generation in a batch: its constraint, matcher and tokens so far."""
+    """One generation in a batch: its constraint, matcher, options and tokens so far."""
 
     prompt_ids: list[int]
     constraint: Constraint
     matcher: Matcher | None
     max_tokens: int
+    options: DecodeOptions = DecodeOptions()
+    generator: Any = None  # torch.Generator for sampling (shared by the sequences of one request); None: greedy
+    next_phase: NextPhase | None = None  # asked once, when the grammar allows only stopping
     output: list[int] = field(default_factory=list)
     pending: list[int] = field(default_factory=list)  # accepted, not yet fed to the model
     forced: set[int] = field(default_factory=set)  # positions in output appended by jump-forward
@@ -55,6 +82,7 @@ class Sequence:
     finish_reason: str | None = None
     stop_string: str | None = None  # the stop= string that ended it
     cut: int | None = None  # characters of the decoded output kept when a stop string ended it
+    started: bool = False  # the forced start was appended (Decoder.step does it on joining)
 
     def text(self, info: TokenizerInfo) -> str:
         # cut counts characters, not bytes: a replaced invalid byte is one character of three bytes
@@ -65,12 +93,23 @@ class Sequence:
         return self.finish_reason is not None
 
 
+@dataclass
+class Batch:
+    """The sequences being decoded together and their shared KV cache."""
+
+    sequences: list[Sequence] = field(default_factory=list)
+    cache: Any = None  # a transformers Cache; None before the first forward pass
+    attention: Any = None  # (sequences, cache slots) long tensor: 1 where a slot holds a token
+
+
 @dataclass(frozen=True)
-class DecodeOptions:
-    sampling: SamplingParams
-    jump_forward: bool = True
-    stop: tuple[str, ...] = ()
-    close_within_max_tokens: bool = False
+class StepStats:
+    """What one step did: for metrics."""
+
+    batch_size: int  # sequences in the forward pass
+    joined: int  # of them, how many joined at this step
+    mask_seconds: float  # computing the batch's masks (on the mask worker, during the forward pass)
+    forward_seconds: float  # prefill of the joining sequences and the step's forward pass
 
 
 CLOSE_HORIZON = 64
@@ -89,8 +128,22 @@ def check_request(prompt_ids: list[int], max_tokens: int) -> None:
         raise ValueError("the prompt is empty")
 
 
+def step_width(pending: list[int]) -> int:
+    """How many tokens each row feeds in a step, given how many each has pending.
+
+    Every row computes as many positions as the widest feed (the shorter ones are
+    padded), so one row with a long jump-forward would make all the others compute
+    padding: the width is the longest feed unless padding would then be more than
+    half the positions computed; rows with more wait for the next step to feed the
+    rest (and sample only then). One row, or rows alike, feed everything at once."""
+    for width in range(max(pending), 1, -1):
+        if 2 * sum(min(n, width) for n in pending) >= width * len(pending):
+            return width
+    return 1
+
+
 class Decoder:
-    """Runs a batch of sequences on one model to the end."""
+    """Steps batches of sequences on one model."""
 
     def __init__(self, model: Any, tokenizer: Any, info: TokenizerInfo, encoder: TokenEncoder) -> None:
         self.model = model
@@ -100,69 +153,170 @@ class Decoder:
         pad = getattr(tokenizer, "pad_token_id", None)
         self.pad_id = pad if pad is not None else (info.stop_token_ids or [0])[0]
 
-    def new_sequence(self, prompt_ids: list[int], constraint: Constraint, max_tokens: int) -> Sequence:
+    def new_sequence(
+        self,
+        prompt_ids: list[int],
+        constraint: Constraint,
+        max_tokens: int,
+        options: DecodeOptions = DecodeOptions(),
+        generator: Any = None,
+    ) -> Sequence:
+        """A sequence to decode; ``generator`` (see ``new_generator``) is shared by
+        sequences that should draw from one random stream, made here when it is
+        needed and not given."""
         check_request(prompt_ids, max_tokens)
         matcher = Matcher(compile(constraint.grammar, self.info)) if constraint.grammar is not None else None
-        return Sequence(list(prompt_ids), constraint, matcher, max_tokens, pending=list(prompt_ids))
+        if generator is None:
+            generator = self.new_generator(options.sampling)
+        return Sequence(list(prompt_ids), constraint, matcher, max_tokens, options, generator, pending=list(prompt_ids))
 
-    def run(
-        self, sequences: list[Sequence], options: DecodeOptions, on_step: Callable[[list[Sequence]], None] | None = None
-    ) -> float:
-        """Decode until every sequence has finished; returns the seconds spent.
+    def new_generator(self, sampling: SamplingParams) -> Any:
+        """A random stream for ``sampling`` on the model's device (None when greedy)."""
+        return make_generator(sampling, self.model.device)
 
-        ``on_step`` sees the sequences after each step (to stream their new text); a
-        sequence it marks done (``finish_reason`` set, e.g. ``"cancelled"``) leaves
-        the batch before the next forward pass."""
-        import torch
-
+    def run(self, sequences: list[Sequence]) -> float:
+        """Decode a fixed batch until every sequence has finished; returns the seconds spent."""
         started = time.perf_counter()
-        device = self.model.device
-        generator = make_generator(options.sampling, device)
-        for sequence in sequences:
-            if options.jump_forward:
-                self._jump_forward(sequence, None)
-            self._check_end(sequence, options)  # the forced start may already fill max_tokens
-        active = [s for s in sequences if not s.done]
-        cache: Any = None
-        attention = torch.zeros((len(active), 0), dtype=torch.long, device=device)
-        with torch.inference_mode():
-            while active:
-                masks = mask_worker().submit(self._fill_masks, active)
-                logits, cache, attention = self._forward(active, cache, attention)
-                penalize_repeats(logits, [s.output for s in active], options.sampling.repetition_penalty)
-                apply_token_bitmask_inplace(logits, masks.result())
-                chosen = sample(logits, options.sampling, generator).tolist()
-                for sequence, token_id in zip(active, chosen):
-                    sequence.forward_passes += 1
-                    self._advance(sequence, int(token_id), options)
-                if on_step is not None:
-                    on_step(sequences)
-                keep = [i for i, s in enumerate(active) if not s.done]
-                if len(keep) < len(active):
-                    if keep:
-                        index = torch.tensor(keep, device=device)
-                        cache.batch_select_indices(index)
-                        attention = attention[index]
-                    active = [active[i] for i in keep]
+        batch = Batch()
+        joining = list(sequences)
+        while self.step(batch, joining) is not None:
+            joining = []
         return time.perf_counter() - started
 
-    def _fill_masks(self, active: list[Sequence]) -> npt.NDArray[np.int32]:
+    def step(self, batch: Batch, joining: list[Sequence] | None = None) -> StepStats | None:
+        """One forward pass and one token (or more, with jump-forward) for every
+        sequence of ``batch``, after ``joining`` joined it; None when no sequence
+        was left to step. Sequences marked done since the last step leave first,
+        finished ones leave after it."""
+        import torch
+
+        with torch.inference_mode():
+            self._leave(batch)
+            for sequence in joining or ():
+                self._start(sequence)
+            newcomers = [s for s in joining or () if not s.done]
+            everyone = batch.sequences + newcomers
+            if not everyone:
+                return None
+            masks = mask_worker().submit(self._fill_masks, everyone)
+            began = time.perf_counter()
+            if newcomers:
+                self._join(batch, newcomers)
+            logits = self._forward(batch)
+            forward_seconds = time.perf_counter() - began
+            bitmask, mask_seconds = masks.result()
+            ready = [i for i, s in enumerate(everyone) if not s.pending]  # the others feed the rest next step
+            if ready:
+                logits, bitmask, fed = logits[ready], bitmask[ready], [everyone[i] for i in ready]
+                penalize_repeats(logits, [s.output for s in fed], [s.options.sampling.repetition_penalty for s in fed])
+                apply_token_bitmask_inplace(logits, bitmask)
+                for sequence, token_id in zip(fed, self._choose(logits, fed)):
+                    sequence.forward_passes += 1
+                    self._advance(sequence, token_id)
+            self._leave(batch)
+        return StepStats(len(everyone), len(newcomers), mask_seconds, forward_seconds)
+
+    def _start(self, sequence: Sequence) -> None:
+        """Append the text the grammar forces before any token; the forced start may
+        already fill ``max_tokens``."""
+        if sequence.started or sequence.done:
+            return
+        sequence.started = True
+        if sequence.options.jump_forward:
+            self._jump_forward(sequence, None)
+        self._check_end(sequence)
+
+    def _join(self, batch: Batch, joining: list[Sequence]) -> None:
+        """Prefill the joining sequences (their pending tokens but the last, which
+        the step feeds; prompts much longer than the others' feed the rest in
+        later steps), then join their cache to the batch's. An empty batch needs
+        no prefill: the step feeds them everything."""
+        import torch
+
+        device = self.model.device
+        if not batch.sequences:
+            batch.sequences, batch.cache = list(joining), None
+            batch.attention = torch.zeros((len(joining), 0), dtype=torch.long, device=device)
+            return
+        cache: Any = None
+        attention = torch.zeros((len(joining), 0), dtype=torch.long, device=device)
+        if any(len(s.pending) > 1 for s in joining):
+            last = [s.pending[-1] for s in joining]
+            for sequence in joining:
+                sequence.pending = sequence.pending[:-1]
+            _, cache, attention = self._feed(joining, None, attention, step_width([len(s.pending) for s in joining]))
+            for sequence, token_id in zip(joining, last):
+                sequence.pending.append(token_id)  # after what a long prompt has left to feed
+        if batch.attention is None:
+            batch.attention = torch.zeros((0, 0), dtype=torch.long, device=device)
+        batch.cache, batch.attention = join_rows(batch.cache, batch.attention, cache, attention)
+        batch.sequences = batch.sequences + joining
+
+    def _leave(self, batch: Batch) -> None:
+        """Drop the finished sequences' rows, and padding no row needs any more."""
+        import torch
+
+        keep = [i for i, s in enumerate(batch.sequences) if not s.done]
+        if len(keep) == len(batch.sequences):
+            return
+        if not keep:
+            batch.sequences, batch.cache, batch.attention = [], None, None
+            return
+        if batch.cache is not None:
+            index = torch.tensor(keep, device=batch.attention.device)
+            batch.cache.batch_select_indices(index)
+            batch.attention = batch.attention[index]
+        else:
+            batch.attention = batch.attention[keep]
+        batch.sequences = [batch.sequences[i] for i in keep]
+        batch.cache, batch.attention = drop_leading_padding(batch.cache, batch.attention)
+
+    def _choose(self, logits: Any, sequences: list[Sequence]) -> list[int]:
+        """The next token of each row: greedy rows together, sampled rows in groups
+        that share their parameters and random stream."""
+        greedy = [i for i, s in enumerate(sequences) if s.options.sampling.greedy]
+        if len(greedy) == len(sequences):
+            return [int(t) for t in logits.argmax(dim=-1).tolist()]
+        chosen = [0] * len(sequences)
+        groups: dict[tuple[int, SamplingParams], list[int]] = {}
+        for row, sequence in enumerate(sequences):
+            if not sequence.options.sampling.greedy:
+                groups.setdefault((id(sequence.generator), sequence.options.sampling), []).append(row)
+        parts = [(greedy, logits[greedy].argmax(dim=-1))] if greedy else []
+        for rows in groups.values():
+            first = sequences[rows[0]]
+            parts.append((rows, sample(logits[rows], first.options.sampling, first.generator)))
+        for rows, tokens in parts:
+            for row, token_id in zip(rows, tokens.tolist()):
+                chosen[row] = int(token_id)
+        return chosen
+
+    def _fill_masks(self, active: list[Sequence]) -> tuple[npt.NDArray[np.int32], float]:
+        began = time.perf_counter()
         bitmask = allocate_token_bitmask(len(active), self.info.vocab_size)
         for row, sequence in enumerate(active):
             if sequence.matcher is not None:
                 sequence.matcher.fill_next_token_bitmask(bitmask, row)
-        return bitmask
+        return bitmask, time.perf_counter() - began
 
-    def _forward(self, active: list[Sequence], cache: Any, attention: Any) -> tuple[Any, Any, Any]:
-        """Feed each sequence its pending tokens, left-padded to the longest."""
+    def _forward(self, batch: Batch) -> Any:
+        """The step's forward pass over the whole batch: the logits of each row's last
+        fed token (only rows that fed all their pending tokens sample from them)."""
+        width = step_width([len(s.pending) for s in batch.sequences])
+        logits, batch.cache, batch.attention = self._feed(batch.sequences, batch.cache, batch.attention, width)
+        return logits
+
+    def _feed(self, active: list[Sequence], cache: Any, attention: Any, limit: int | None = None) -> tuple[Any, Any, Any]:
+        """Feed each sequence its pending tokens (at most ``limit``; the rest stay
+        pending), left-padded to the longest."""
         import torch
 
-        width = max(len(s.pending) for s in active)
-        ids = [[self.pad_id] * (width - len(s.pending)) + s.pending for s in active]
-        step_mask = [[0] * (width - len(s.pending)) + [1] * len(s.pending) for s in active]
+        feeds = [s.pending[:limit] for s in active]
+        width = max(len(f) for f in feeds)
+        ids = [[self.pad_id] * (width - len(f)) + f for f in feeds]
+        step_mask = [[0] * (width - len(f)) + [1] * len(f) for f in feeds]
         positions = [
-            [s.positions] * (width - len(s.pending)) + list(range(s.positions, s.positions + len(s.pending)))
-            for s in active
+            [s.positions] * (width - len(f)) + list(range(s.positions, s.positions + len(f))) for s, f in zip(active, feeds)
         ]
         device = self.model.device
         attention = torch.cat([attention, torch.tensor(step_mask, device=device)], dim=1)
@@ -174,12 +328,12 @@ class Decoder:
             use_cache=True,
             logits_to_keep=1,
         )
-        for sequence in active:
-            sequence.positions += len(sequence.pending)
-            sequence.pending = []
+        for sequence, fed in zip(active, feeds):
+            sequence.positions += len(fed)
+            sequence.pending = sequence.pending[len(fed) :]
         return out.logits[:, -1, :].float(), out.past_key_values, attention
 
-    def _advance(self, sequence: Sequence, token_id: int, options: DecodeOptions) -> None:
+    def _advance(self, sequence: Sequence, token_id: int) -> None:
         """Take the sampled token; then jump forward, and see whether the sequence ended."""
         if token_id in self.stop_ids:
             if sequence.matcher is not None and not sequence.matcher.accept_token(token_id):
@@ -190,12 +344,13 @@ class Decoder:
             raise RuntimeError(f"internal error: token {token_id} was allowed by the mask, then refused")
         sequence.output.append(token_id)
         sequence.pending.append(token_id)
-        if options.jump_forward and sequence.matcher is not None:
+        if sequence.options.jump_forward and sequence.matcher is not None:
             self._jump_forward(sequence, token_id)
-        self._check_end(sequence, options)
+        self._check_end(sequence)
 
-    def _check_end(self, sequence: Sequence, options: DecodeOptions) -> None:
+    def _check_end(self, sequence: Sequence) -> None:
         """End the sequence on a stop string, on ``max_tokens``, or when only stopping is left."""
+        options = sequence.options
         if options.stop and self._cut_at_stop(sequence, options.stop):
             sequence.finish_reason = "stop"
             return
@@ -206,7 +361,6 @@ class Decoder:
             sequence.finish_reason = "length"
             return
         self._finish_if_only_stop(sequence)
-
     def _close_near_budget(self, sequence: Sequence) -> bool:
         """Append the output's shortest completion (as forced tokens) when the token
         budget is about to run out before the output can end; True if it was."""
@@ -260,14 +414,24 @@ class Decoder:
             sequence.pending.append(token_id)
 
     def _finish_if_only_stop(self, sequence: Sequence) -> None:
-        """End without another forward pass when the grammar allows nothing but stopping."""
+        """End without another forward pass when the grammar allows nothing but
+        stopping, unless the sequence's next phase takes over."""
         matcher = sequence.matcher
         if sequence.done or matcher is None or not matcher.can_terminate():
             return
         if matcher.find_jump_forward_string():
             return
-        if all(t in self.stop_ids for t in matcher.allowed_tokens()):
+        if not all(t in self.stop_ids for t in matcher.allowed_tokens()):
+            return
+        phase = sequence.next_phase(sequence) if sequence.next_phase is not None else None
+        if phase is None:
             sequence.finish_reason = "stop"
+            return
+        sequence.next_phase = None
+        sequence.constraint, sequence.matcher = phase
+        if sequence.options.jump_forward:
+            self._jump_forward(sequence, None)
+        self._check_end(sequence)
 
     def _cut_at_stop(self, sequence: Sequence, stop: tuple[str, ...]) -> bool:
         text = sequence.text(self.info)

@@ -166,10 +166,12 @@ def _run(
     options: DecodeOptions,
 ) -> list[Generation]:
     decoder = _decoder(model, tokenizer)
+    generator = decoder.new_generator(options.sampling)  # one random stream for the batch
     sequences = [
-        decoder.new_sequence(_prompt_ids(tokenizer, p), c, max_tokens) for p, c in zip(prompts, constraints)
+        decoder.new_sequence(_prompt_ids(tokenizer, p), c, max_tokens, options, generator)
+        for p, c in zip(prompts, constraints)
     ]
-    seconds = decoder.run(sequences, options)
+    seconds = decoder.run(sequences)
     return [_generation(decoder.info, s, seconds) for s in sequences]
 
 

@@ -53,15 +53,13 @@ def make_generator(params: SamplingParams, device: Any) -> Any:
     return generator
 
 
-def penalize_repeats(logits: Any, outputs: list[list[int]], penalty: float) -> None:
+def penalize_repeats(logits: Any, outputs: list[list[int]], penalties: list[float]) -> None:
     """Divide positive logits, multiply negative ones, of tokens each row already
-    produced (in place)."""
+    produced, by that row's penalty (in place)."""
     import torch
 
-    if penalty == 1.0:
-        return
-    for row, tokens in enumerate(outputs):
-        if tokens:
+    for row, (tokens, penalty) in enumerate(zip(outputs, penalties)):
+        if tokens and penalty != 1.0:
             seen = torch.tensor(sorted(set(tokens)), device=logits.device)
             values = logits[row, seen]
             logits[row, seen] = torch.where(values > 0, values / penalty, values * penalty)

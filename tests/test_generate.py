@@ -383,9 +383,9 @@ def test_a_stop_string_after_an_invalid_byte_cuts_at_the_right_place(model: Any,
     """A lone UTF-8 lead byte decodes to one replacement character of three bytes."""
     decoder = _decoder(model, tokenizer)
     info = decoder.info
-    sequence = decoder.new_sequence([1], make_constraint(), 10)
+    sequence = decoder.new_sequence([1], make_constraint(), 10, DecodeOptions(SamplingParams(), stop=(";",)))
     sequence.output = [info.decoded_vocab.index(b"\xe6"), *tokenizer.encode("ab;cd", add_special_tokens=False)]
-    decoder._check_end(sequence, DecodeOptions(SamplingParams(), stop=(";",)))
+    decoder._check_end(sequence)
     assert sequence.finish_reason == "stop"
     assert sequence.text(info) == "\ufffdab"
 
@@ -487,3 +487,66 @@ def test_a_draw_that_lands_on_a_masked_token_takes_the_best_instead() -> None:
     for seed in range(20):
         chosen = sample(logits, SamplingParams(1.0, 1.0, 0, seed), torch.Generator().manual_seed(seed))
         assert int(chosen) in (2, 5)
+
+
+def test_sequences_joining_a_running_batch_decode_what_they_decode_alone(model: Any, tokenizer: Any) -> None:
+    """Continuous batching: a sequence prefilled and joined mid-way (its cache
+    left-padded to the batch's, or the batch's to its) gets the greedy tokens it
+    gets alone, and so do the sequences already running."""
+    from structgen.decoding import Batch
+    from structgen.generate import _prompt_ids
+
+    decoder = _decoder(model, tokenizer)
+    person = make_constraint(schema=SCHEMAS["person"])
+    words = make_constraint(regex=r"[a-z ]{20,40}\.")
+    work = [
+        (_prompt_ids(tokenizer, "Hello, write a JSON object please"), person),
+        (_prompt_ids(tokenizer, "x"), words),  # one token: nothing to prefill
+        (_prompt_ids(tokenizer, "A much longer prompt than the others, so that the batch's cache is the shorter one"), person),
+    ]
+
+    def alone(prompt: list[int], constraint: Any) -> list[int]:
+        sequence = decoder.new_sequence(prompt, constraint, 60)
+        decoder.run([sequence])
+        return sequence.output
+
+    expected = [alone(p, c) for p, c in work]
+    batch = Batch()
+    joined = [decoder.new_sequence(p, c, 60) for p, c in work]
+    sizes = [decoder.step(batch, [joined[0]])]
+    sizes += [decoder.step(batch) for _ in range(3)]
+    sizes += [decoder.step(batch, joined[1:])]
+    while (stats := decoder.step(batch)) is not None:
+        sizes.append(stats)
+    assert [s.output for s in joined] == expected
+    assert max(s.batch_size for s in sizes if s is not None) == 3 and batch.sequences == []
+
+
+def test_each_sequence_keeps_its_own_options(model: Any, tokenizer: Any) -> None:
+    """Per-sequence sampling and stop strings in one batch: a row's options and
+    random stream decide its output, not the rows beside it."""
+    decoder = _decoder(model, tokenizer)
+    free = make_constraint()
+    alone = decoder.new_sequence([1], free, 12)
+    decoder.run([alone])
+    text = alone.text(decoder.info)
+    stop = text[4:6]
+    greedy = decoder.new_sequence([1], free, 12)
+    stopped = decoder.new_sequence([1], free, 12, DecodeOptions(stop=(stop,)))
+    sampled = [decoder.new_sequence([1], free, 12, DecodeOptions(SamplingParams(temperature=1.0, seed=5))) for _ in range(2)]
+    decoder.run([greedy, sampled[0], stopped, sampled[1]])
+    assert greedy.output == alone.output and greedy.finish_reason == alone.finish_reason
+    assert stopped.finish_reason == "stop" and stopped.stop_string == stop and stopped.text(decoder.info) == text[: text.index(stop)]
+    assert sampled[0].generator is not sampled[1].generator and sampled[0].output == sampled[1].output  # same seed, own streams
+    again = decoder.new_sequence([1], free, 12, DecodeOptions(SamplingParams(temperature=1.0, seed=5)))
+    decoder.run([again])
+    assert again.output == sampled[0].output
+
+
+def test_a_long_feed_does_not_make_the_whole_batch_compute_padding() -> None:
+    from structgen.decoding import step_width
+
+    assert step_width([7]) == 7  # alone: everything at once
+    assert step_width([66, 70, 60]) == 70  # alike: everything at once
+    assert step_width([1] * 15 + [8]) == 2  # one jump-forward among many single tokens: fed over steps
+    assert step_width([1, 1, 1, 8]) == 3  # at most half of what the step computes is padding

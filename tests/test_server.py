@@ -15,6 +15,7 @@ import re
 import socket
 import threading
 import time
+from contextlib import contextmanager
 from typing import Any, Iterator
 
 import jsonschema
@@ -83,16 +84,11 @@ class Script:
         return output
 
 
-@pytest.fixture(scope="module")
-def live() -> Iterator[tuple[openai.OpenAI, Script, str]]:
+@contextmanager
+def serving(app: Any) -> Iterator[str]:
+    """``app`` on a live uvicorn server on a free port; yields its base URL."""
     import uvicorn
 
-    from server import create_app
-
-    tokenizer = structgen.load_tokenizer()
-    model = tiny_model(tokenizer)
-    script = Script(model, tokenizer)
-    app = create_app(model, tokenizer, model_id=MODEL, api_key=KEY)
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
@@ -102,10 +98,20 @@ def live() -> Iterator[tuple[openai.OpenAI, Script, str]]:
     while not server.started:
         assert thread.is_alive(), "the server did not start"
         time.sleep(0.02)
-    base = f"http://127.0.0.1:{port}/v1"
-    yield openai.OpenAI(base_url=base, api_key=KEY, max_retries=0), script, base
+    yield f"http://127.0.0.1:{port}/v1"
     server.should_exit = True
     thread.join(timeout=10)
+
+
+@pytest.fixture(scope="module")
+def live() -> Iterator[tuple[openai.OpenAI, Script, str]]:
+    from server import create_app
+
+    tokenizer = structgen.load_tokenizer()
+    model = tiny_model(tokenizer)
+    script = Script(model, tokenizer)
+    with serving(create_app(model, tokenizer, model_id=MODEL, api_key=KEY)) as base:
+        yield openai.OpenAI(base_url=base, api_key=KEY, max_retries=0), script, base
 
 
 @pytest.fixture
@@ -122,7 +128,7 @@ def script(live: tuple[openai.OpenAI, Script, str]) -> Script:
 def arguments_of(call: Any, tool: dict[str, Any]) -> Any:
     """A call's arguments, parsed and valid against its tool."""
     assert call.type == "function" and call.function.name == tool["function"]["name"]
-    assert call.id.startswith("call_")
+    assert re.fullmatch(r"call_[A-Za-z0-9]{24}|[A-Za-z0-9]{9}", call.id)  # OpenAI's ids; Mistral's templates want 9 characters
     value = json.loads(call.function.arguments)
     jsonschema.validate(value, tool["function"]["parameters"])
     return value
@@ -317,13 +323,13 @@ def test_hostile_arguments_streamed_and_whole(client: openai.OpenAI, script: Scr
     assert streamed.function.arguments == call.function.arguments
 
 
-def stream_chunks(base: str, body: dict[str, Any]) -> list[Any]:
+def stream_chunks(base: str, body: dict[str, Any], path: str = "/chat/completions") -> list[Any]:
     """The raw SSE events of a streamed request (``[DONE]`` as the string)."""
     import httpx2
 
     events: list[Any] = []
     headers = {"Authorization": f"Bearer {KEY}"}
-    with httpx2.stream("POST", base + "/chat/completions", json={**body, "stream": True}, headers=headers, timeout=60) as response:
+    with httpx2.stream("POST", base + path, json={**body, "stream": True}, headers=headers, timeout=60) as response:
         assert response.status_code == 200 and response.headers["content-type"].startswith("text/event-stream")
         for line in response.iter_lines():
             if line.startswith("data: "):
@@ -473,10 +479,10 @@ def test_disconnect_cancels_the_decode(live: tuple[openai.OpenAI, Script, str], 
             while script.forward_passes < before + 3:
                 time.sleep(0.01)  # until the decode is running; then the client hangs up
     script.text = None
-    # the next request waits for the lock, so the cancelled decode has stopped when it returns
-    client.chat.completions.create(model=MODEL, messages=ASK, max_tokens=1)
-    spent = script.forward_passes - before - 1
+    wait_for_idle(base)  # the cancelled sequence left the batch
+    spent = script.forward_passes - before
     assert 0 < spent < 300, spent
+    client.chat.completions.create(model=MODEL, messages=ASK, max_tokens=1)  # the server goes on serving
 
 
 def test_concurrent_requests_are_not_mixed_up(client: openai.OpenAI) -> None:
@@ -538,3 +544,252 @@ def test_a_template_that_knows_tools_renders_them() -> None:
     text = tokenizer.decode(prompt.token_ids(messages, ToolSet.read([WEATHER])))
     assert '"name": "get_weather"' in text and "<tools>" in text
     assert '"arguments": {"city": "Paris"}' in text  # a dict for the template, not the JSON string
+
+
+def metrics(base: str) -> dict[str, float]:
+    """``GET /metrics`` as {sample name with its labels: value}."""
+    import httpx2
+
+    response = httpx2.get(base.removesuffix("/v1") + "/metrics")
+    assert response.status_code == 200 and response.headers["content-type"].startswith("text/plain")
+    samples = {}
+    for line in response.text.splitlines():
+        if line and not line.startswith("#"):
+            name, value = line.rsplit(" ", 1)
+            samples[name] = float(value)
+    return samples
+
+
+def wait_for_idle(base: str) -> None:
+    """Until no sequence is queued or running (a deadline only guards against a hang)."""
+    deadline = time.monotonic() + 60
+    while metrics(base)["structgen_running_sequences"] or metrics(base)["structgen_queued_sequences"]:
+        assert time.monotonic() < deadline, "the batch never emptied"
+        time.sleep(0.02)
+
+
+def test_metrics_in_prometheus_format(live: tuple[openai.OpenAI, Script, str]) -> None:
+    client, _, base = live
+    before = metrics(base)
+    client.chat.completions.create(model=MODEL, messages=ASK, max_tokens=3, extra_body={"guided_regex": "[a-z]{1,9}"})
+    after = metrics(base)
+    chat_ok = 'structgen_requests_total{endpoint="/v1/chat/completions",status="200"}'
+    assert after[chat_ok] == before.get(chat_ok, 0) + 1
+    assert after["structgen_completion_tokens_total"] >= before.get("structgen_completion_tokens_total", 0) + 1
+    assert after["structgen_prompt_tokens_total"] > before.get("structgen_prompt_tokens_total", 0)
+    for histogram in ("structgen_compile_seconds", "structgen_mask_seconds", "structgen_step_seconds", "structgen_batch_size"):
+        assert after[f"{histogram}_count"] > before[f"{histogram}_count"], histogram
+        assert after[f'{histogram}_bucket{{le="+Inf"}}'] == after[f"{histogram}_count"]
+    assert after["structgen_queued_sequences"] == after["structgen_running_sequences"] == 0
+    import httpx2
+
+    text = httpx2.get(base.removesuffix("/v1") + "/metrics").text
+    assert "# TYPE structgen_batch_size histogram" in text and "# TYPE structgen_queued_sequences gauge" in text
+
+
+def own_schema(client_index: int) -> dict[str, Any]:
+    """A different schema per client; ``id`` says whose answer it is. Every
+    part is bounded, so the answer is complete within 200 tokens."""
+    shapes: list[dict[str, Any]] = [
+        {"type": "integer", "minimum": 0, "maximum": 999},
+        {"type": "string", "maxLength": 20},
+        {"type": "array", "items": {"type": "boolean"}, "maxItems": 4},
+        {"enum": ["red", "green", "blue"]},
+    ]
+    return {
+        "type": "object",
+        "properties": {"id": {"const": f"client {client_index}"}, "value": shapes[client_index % len(shapes)], "note": {"type": "string", "maxLength": 30}},
+        "required": ["id", "value", "note"],
+        "additionalProperties": False,
+    }
+
+
+def test_concurrent_clients_share_one_batch(live: tuple[openai.OpenAI, Script, str]) -> None:
+    from concurrent.futures import ThreadPoolExecutor
+
+    client, _, base = live
+    before = metrics(base)
+
+    def ask(client_index: int) -> list[tuple[dict[str, Any], Any]]:
+        schema = own_schema(client_index)
+        answers = []
+        for turn in range(3):
+            fields = {"response_format": {"type": "json_schema", "json_schema": {"name": f"c{client_index}", "schema": schema}}}
+            if turn == 1:
+                fields = {"extra_body": {"guided_json": schema}}
+            reply = client.chat.completions.create(model=MODEL, messages=ASK, max_tokens=200, stream=turn == 2, **fields)
+            if turn == 2:
+                text = "".join(chunk.choices[0].delta.content or "" for chunk in reply if chunk.choices)
+            else:
+                text = reply.choices[0].message.content
+            answers.append((schema, json.loads(text)))
+        return answers
+
+    with ThreadPoolExecutor(8) as pool:
+        results = list(pool.map(ask, range(8)))
+    for client_index, answers in enumerate(results):
+        for schema, value in answers:
+            jsonschema.validate(value, schema)
+            assert value["id"] == f"client {client_index}"
+    after = metrics(base)
+    steps = after["structgen_batch_size_count"] - before["structgen_batch_size_count"]
+    alone = after['structgen_batch_size_bucket{le="1"}'] - before['structgen_batch_size_bucket{le="1"}']
+    assert steps > alone, "no step decoded two sequences at once"
+
+
+def test_text_completions(live: tuple[openai.OpenAI, Script, str], script: Script) -> None:
+    client, _, base = live
+    script.text = "Once upon a time."
+    try:
+        whole = client.completions.create(model=MODEL, prompt="<|im_start|>assistant\n", max_tokens=20)
+        assert whole.object == "text_completion" and whole.choices[0].text == "Once upon a time."
+        assert whole.choices[0].finish_reason == "stop" and whole.usage is not None and whole.usage.completion_tokens > 0
+        streamed = client.completions.create(model=MODEL, prompt="<|im_start|>assistant\n", max_tokens=20, stream=True, stop=[" a "])
+        chunks = list(streamed)
+        assert "".join(c.choices[0].text for c in chunks) == "Once upon"
+        assert [c.choices[0].finish_reason for c in chunks if c.choices[0].finish_reason] == ["stop"]
+    finally:
+        script.text = None
+    many = client.completions.create(model=MODEL, prompt=["Name a color:", "Pick one:"], n=2, max_tokens=5, extra_body={"guided_choice": ["red", "blue"]})
+    assert sorted(c.index for c in many.choices) == [0, 1, 2, 3] and {c.text for c in many.choices} <= {"red", "blue"}
+    schema = {"type": "object", "properties": {"n": {"type": "integer"}}, "required": ["n"], "additionalProperties": False}
+    formatted = client.completions.create(
+        model=MODEL, prompt=[1, 2, 3], max_tokens=30, extra_body={"response_format": {"type": "json_schema", "json_schema": {"name": "n", "schema": schema}}}
+    )
+    jsonschema.validate(json.loads(formatted.choices[0].text), schema)
+    usage = stream_chunks(base, {"model": MODEL, "prompt": "hi", "max_tokens": 3, "stream_options": {"include_usage": True}}, "/completions")
+    assert usage[-1] == "[DONE]" and usage[-2]["choices"] == [] and usage[-2]["usage"]["prompt_tokens"] > 0
+    cut = client.completions.create(model=MODEL, prompt="hi", max_tokens=2, extra_body={"guided_regex": "[a-z]{10}"})
+    assert cut.choices[0].finish_reason == "length"
+
+
+@pytest.mark.parametrize(
+    ("request_fields", "param"),
+    [
+        ({"prompt": ""}, "prompt"),
+        ({"prompt": []}, "prompt"),
+        ({"prompt": [10**9]}, "prompt"),
+        ({"echo": True}, "echo"),
+        ({"logprobs": 2}, "logprobs"),
+        ({"guided_regex": "(unclosed"}, "guided_regex"),
+        ({"n": 17}, "n"),
+    ],
+)
+def test_bad_completions_are_400(live: tuple[openai.OpenAI, Script, str], request_fields: dict[str, Any], param: str) -> None:
+    import httpx2
+
+    _, _, base = live
+    body = {"model": MODEL, "prompt": "hi", "max_tokens": 3, **request_fields}
+    response = httpx2.post(base + "/completions", json=body, headers={"Authorization": f"Bearer {KEY}"})
+    assert response.status_code == 400, response.text
+    assert response.json()["error"]["param"] == param
+
+
+LIMITS = {"max_batch": 1, "max_requests": 2, "max_body_bytes": 20_000, "max_schema_bytes": 2_000, "max_tokens": 3_000, "compile_seconds": 2.0}
+
+
+class NoStop:
+    """Makes the model never want to stop: free text runs to ``max_tokens``, so a
+    request stays in flight as long as a test needs."""
+
+    def __init__(self, model: Any, tokenizer: Any) -> None:
+        self.ids = list(tokenizer.all_special_ids)
+        model.register_forward_hook(self._hook)
+
+    def _hook(self, module: Any, args: Any, output: Any) -> Any:
+        output.logits[..., self.ids] = -1000.0
+        return output
+
+
+@pytest.fixture(scope="module")
+def limited() -> Iterator[tuple[openai.OpenAI, str]]:
+    from server import Limits, create_app
+
+    tokenizer = structgen.load_tokenizer()
+    model = tiny_model(tokenizer, seed=1)
+    NoStop(model, tokenizer)
+    with serving(create_app(model, tokenizer, model_id=MODEL, limits=Limits(**LIMITS))) as base:
+        yield openai.OpenAI(base_url=base, api_key=KEY, max_retries=0), base
+
+
+def test_too_many_requests_is_429_and_max_batch_queues(limited: tuple[openai.OpenAI, str]) -> None:
+    import httpx2
+
+    client, base = limited
+    long = {"model": MODEL, "messages": ASK, "max_tokens": 3_000, "stream": True}
+    with httpx2.stream("POST", base + "/chat/completions", json=long, timeout=60) as first:
+        lines = first.iter_lines()
+        while not next(lines).startswith("data: "):
+            pass  # decoding
+        with httpx2.stream("POST", base + "/chat/completions", json=long, timeout=60) as second:
+            assert second.status_code == 200
+            deadline = time.monotonic() + 60
+            while metrics(base)["structgen_queued_sequences"] != 1:  # max_batch 1: the second waits
+                assert time.monotonic() < deadline
+                time.sleep(0.01)
+            assert metrics(base)["structgen_running_sequences"] == 1
+            with pytest.raises(openai.RateLimitError) as refused:
+                client.chat.completions.create(model=MODEL, messages=ASK, max_tokens=3)
+            assert refused.value.response.headers["retry-after"] == "1"
+            assert isinstance(refused.value.body, dict) and refused.value.body["code"] == "too_many_requests"
+            assert refused.value.body["type"] == "rate_limit_error" and refused.value.body["message"]
+    wait_for_idle(base)  # hanging up freed both places, queued or running
+    assert client.chat.completions.create(model=MODEL, messages=ASK, max_tokens=3).choices[0].finish_reason == "length"
+    assert metrics(base)['structgen_requests_total{endpoint="/v1/chat/completions",status="429"}'] == 1
+
+
+@pytest.mark.parametrize(
+    ("request_fields", "param", "code"),
+    [
+        ({"max_tokens": 3_001}, "max_tokens", None),
+        ({"max_completion_tokens": 3_001}, "max_completion_tokens", None),
+        ({"guided_regex": "a" * 2_001}, "guided_regex", "schema_too_large"),
+        ({"response_format": {"type": "json_schema", "json_schema": {"name": "big", "schema": {"enum": ["x" * 2_000]}}}}, "response_format", "schema_too_large"),
+        ({"tools": [{"type": "function", "function": {"name": "f", "parameters": {"enum": ["x" * 2_000]}}}]}, "tools[0].function.parameters", "schema_too_large"),
+        ({"messages": [{"role": "user", "content": "x" * 20_001}]}, None, "request_too_large"),
+        ({"n": 2}, "n", None),  # more sequences than max_batch
+        ({"guided_regex": "[a-z]{2000}"}, None, "compile_timeout"),
+    ],
+)
+def test_limits_are_400(limited: tuple[openai.OpenAI, str], request_fields: dict[str, Any], param: str | None, code: str | None) -> None:
+    client, _ = limited
+    body: dict[str, Any] = {"model": MODEL, "messages": ASK, "max_tokens": 3, **request_fields}
+    extra = {k: body.pop(k) for k in list(body) if k.startswith("guided_")}
+    with pytest.raises(openai.BadRequestError) as raised:
+        client.chat.completions.create(**body, extra_body=extra)
+    error = raised.value.body
+    assert isinstance(error, dict) and error["param"] == param and error["code"] == code and error["message"]
+
+
+@pytest.fixture(scope="module", params=["llama3_json", "mistral"])
+def other_syntax(request: pytest.FixtureRequest) -> Iterator[tuple[openai.OpenAI, Script, Any]]:
+    from server import create_app
+    from server.syntax_choice import SYNTAXES
+
+    syntax = SYNTAXES[request.param]
+    tokenizer = structgen.load_tokenizer()
+    model = tiny_model(tokenizer)
+    script = Script(model, tokenizer)
+    with serving(create_app(model, tokenizer, model_id=MODEL, syntax=syntax)) as base:
+        yield openai.OpenAI(base_url=base, api_key=KEY, max_retries=0), script, syntax
+
+
+def test_other_tool_call_syntaxes(other_syntax: tuple[openai.OpenAI, Script, Any]) -> None:
+    client, script, syntax = other_syntax
+    assert [m.tool_call_syntax for m in client.models.list().data] == [syntax.name]
+    bodies = ['{"name":"get_weather","%s":{"city":"Tokyo"}}' % syntax.arguments_key, '{"name":"get_time","%s":{"zone":"CET","hours":3}}' % syntax.arguments_key]
+    try:
+        script.text = "Checking. " + syntax.first + syntax.between.join(bodies) + syntax.last
+        whole = client.chat.completions.create(model=MODEL, messages=ASK, tools=[WEATHER, TIME], max_tokens=80)
+        with client.chat.completions.stream(model=MODEL, messages=ASK, tools=[WEATHER, TIME], max_tokens=80) as stream:
+            streamed = stream.get_final_completion().choices[0]
+        script.text = script.text.removeprefix("Checking. ")
+        required = client.chat.completions.create(model=MODEL, messages=ASK, tools=[WEATHER, TIME], tool_choice="required", max_tokens=80)
+    finally:
+        script.text = None
+    for choice in (whole.choices[0], streamed):
+        assert choice.message.content == "Checking. " and choice.finish_reason == "tool_calls"
+        weather, clock = choice.message.tool_calls or []
+        assert arguments_of(weather, WEATHER) == {"city": "Tokyo"} and arguments_of(clock, TIME) == {"zone": "CET", "hours": 3}
+        assert all(len(c.id) == 9 for c in (weather, clock)) == (syntax.name == "mistral")
+    assert [c.function.name for c in required.choices[0].message.tool_calls or []] == ["get_weather", "get_time"]

@@ -1,0 +1,38 @@
+"""Counts HTTP requests by endpoint and status code (ASGI middleware).
+
+Pure ASGI rather than Starlette's ``BaseHTTPMiddleware``: that one wraps
+streaming responses and hides client disconnects from the endpoints, which must
+see them to free a hung-up client's place in the batch.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Awaitable, Callable, MutableMapping
+
+from server.metrics import Counter
+
+Scope = MutableMapping[str, Any]
+Message = MutableMapping[str, Any]
+ASGIApp = Callable[[Scope, Callable[[], Awaitable[Message]], Callable[[Message], Awaitable[None]]], Awaitable[None]]
+
+ENDPOINTS = frozenset({"/v1/chat/completions", "/v1/completions", "/v1/models", "/health", "/metrics"})
+
+
+class RequestMetrics:
+    def __init__(self, app: ASGIApp, counter: Counter) -> None:
+        self.app = app
+        self.counter = counter
+
+    async def __call__(self, scope: Scope, receive: Callable[[], Awaitable[Message]], send: Callable[[Message], Awaitable[None]]) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        path = scope.get("path", "")
+        endpoint = path if path in ENDPOINTS else "other"  # unknown paths must not grow the label set
+
+        async def counted(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                self.counter.add(endpoint=endpoint, status=str(message["status"]))
+            await send(message)
+
+        await self.app(scope, receive, counted)
