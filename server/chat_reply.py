@@ -2,22 +2,18 @@
 
 from __future__ import annotations
 
-import logging
 from typing import AsyncIterator
 
 from structgen.decoding import Sequence
 
 from server.engine import Engine, Handle
-from server.errors import APIError
 from server.grammars import OutputPlan
 from server.metrics import ServerMetrics
 from server.output import ChoiceStream, check_output, finish_reason, message, read_output
 from server.protocol import ChatCompletion, ChatCompletionChunk, Choice, ChunkChoice, Usage
 from server.serving import Updates
-from server.sse import error_event, event
+from server.sse import event, guarded
 from server.tool_syntax import ToolSyntax
-
-log = logging.getLogger("structgen.server")
 
 
 class ChatReply:
@@ -47,32 +43,27 @@ class ChatReply:
             choices.append(Choice(index=index, message=message(reading, self.syntax), finish_reason=reason))
         return ChatCompletion(id=self.id, created=self.created, model=self.model, choices=choices, usage=self._usage(sequences))
 
-    async def events(self, handle: Handle, updates: Updates, include_usage: bool) -> AsyncIterator[str]:
+    def events(self, handle: Handle, updates: Updates, include_usage: bool) -> AsyncIterator[str]:
+        """The stream of chunks, ended and guarded as every stream is (``sse.guarded``)."""
+        return guarded(self.id, self._chunks(handle, updates, include_usage), handle.cancel)
+
+    async def _chunks(self, handle: Handle, updates: Updates, include_usage: bool) -> AsyncIterator[str]:
         streams = [ChoiceStream(self.plan, self.syntax, self.stops) for _ in handle.job.sequences]
-        try:
-            async for texts in updates:
-                for index, text in enumerate(texts):
-                    for delta in streams[index].deltas(text, final=False):
-                        yield self._chunk(index, delta)
-            sequences = await handle.result()
-            for index, sequence in enumerate(sequences):
-                text = sequence.text(self.engine.info)
-                reading = read_output(self.plan, self.syntax, text, True, self.stops)
-                check_output(self.plan, reading)
-                for delta in streams[index].deltas(text, final=True):
+        async for texts in updates:
+            for index, text in enumerate(texts):
+                for delta in streams[index].deltas(text, final=False):
                     yield self._chunk(index, delta)
-                yield self._chunk(index, {}, finish_reason(self.plan, sequence.finish_reason, reading.calls))
-            usage = self._usage(sequences)
-            if include_usage:
-                yield event(ChatCompletionChunk(id=self.id, created=self.created, model=self.model, choices=[], usage=usage))
-            yield "data: [DONE]\n\n"
-        except APIError as exc:
-            yield error_event(exc)
-        except Exception as exc:  # headers are sent: the only way left to report it
-            log.exception("stream %s failed", self.id)
-            yield error_event(APIError(f"generation failed: {exc}", status=500))
-        finally:
-            handle.cancel()  # a no-op once the job is over; else the client went away
+        sequences = await handle.result()
+        for index, sequence in enumerate(sequences):
+            text = sequence.text(self.engine.info)
+            reading = read_output(self.plan, self.syntax, text, True, self.stops)
+            check_output(self.plan, reading)
+            for delta in streams[index].deltas(text, final=True):
+                yield self._chunk(index, delta)
+            yield self._chunk(index, {}, finish_reason(self.plan, sequence.finish_reason, reading.calls))
+        usage = self._usage(sequences)
+        if include_usage:
+            yield event(ChatCompletionChunk(id=self.id, created=self.created, model=self.model, choices=[], usage=usage))
 
     def _chunk(self, index: int, delta: dict[str, object], reason: str | None = None) -> str:
         return event(

@@ -7,23 +7,20 @@ chat endpoint's (``response_format``, ``guided_*``). No tools here.
 
 from __future__ import annotations
 
-import logging
 from dataclasses import dataclass
 from typing import Any, AsyncIterator
 
 from structgen.decoding import Sequence
 
 from server.engine import Engine, Handle
-from server.errors import APIError, bad_request
+from server.errors import bad_request
 from server.grammars import OutputPlan
 from server.metrics import ServerMetrics
 from server.output import Reading, check_output
 from server.protocol import Completion, CompletionChoice, CompletionRequest, Usage
 from server.serving import Updates
-from server.sse import error_event, event
+from server.sse import event, guarded
 from server.tool_syntax import hold_back
-
-log = logging.getLogger("structgen.server")
 
 DEFAULT_MAX_TOKENS = 16
 """OpenAI's default for text completions (chat's is the model's room)."""
@@ -68,30 +65,25 @@ class CompletionReply:
         ]
         return Completion(id=self.id, created=self.created, model=self.model, choices=choices, usage=self._usage(sequences))
 
-    async def events(self, handle: Handle, updates: Updates, include_usage: bool) -> AsyncIterator[str]:
+    def events(self, handle: Handle, updates: Updates, include_usage: bool) -> AsyncIterator[str]:
+        """The stream of chunks, ended and guarded as every stream is (``sse.guarded``)."""
+        return guarded(self.id, self._chunks(handle, updates, include_usage), handle.cancel)
+
+    async def _chunks(self, handle: Handle, updates: Updates, include_usage: bool) -> AsyncIterator[str]:
         sent = [0] * len(handle.job.sequences)
-        try:
-            async for texts in updates:
-                for index, text in enumerate(texts):
-                    settled = hold_back(text, self.stops)  # what may still become a stop string waits
-                    if len(settled) > sent[index]:
-                        yield self._chunk(index, settled[sent[index] :], None)
-                        sent[index] = len(settled)
-            sequences = await handle.result()
-            for index, sequence in enumerate(sequences):
-                text = self._text(sequence)
-                yield self._chunk(index, text[sent[index] :], _reason(sequence))
-            usage = self._usage(sequences)
-            if include_usage:
-                yield event(Completion(id=self.id, created=self.created, model=self.model, choices=[], usage=usage))
-            yield "data: [DONE]\n\n"
-        except APIError as exc:
-            yield error_event(exc)
-        except Exception as exc:  # headers are sent: the only way left to report it
-            log.exception("stream %s failed", self.id)
-            yield error_event(APIError(f"generation failed: {exc}", status=500))
-        finally:
-            handle.cancel()  # a no-op once the job is over; else the client went away
+        async for texts in updates:
+            for index, text in enumerate(texts):
+                settled = hold_back(text, self.stops)  # what may still become a stop string waits
+                if len(settled) > sent[index]:
+                    yield self._chunk(index, settled[sent[index] :], None)
+                    sent[index] = len(settled)
+        sequences = await handle.result()
+        for index, sequence in enumerate(sequences):
+            text = self._text(sequence)
+            yield self._chunk(index, text[sent[index] :], _reason(sequence))
+        usage = self._usage(sequences)
+        if include_usage:
+            yield event(Completion(id=self.id, created=self.created, model=self.model, choices=[], usage=usage))
 
     def _text(self, sequence: Sequence) -> str:
         text = sequence.text(self.engine.info)

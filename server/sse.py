@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 import json
+import logging
+from typing import AsyncIterator, Callable
 
 from pydantic import BaseModel
 
 from server.errors import APIError
+
+log = logging.getLogger("structgen.server")
 
 
 def event(chunk: BaseModel) -> str:
@@ -16,3 +20,21 @@ def event(chunk: BaseModel) -> str:
 def error_event(error: APIError) -> str:
     """A failure after the stream started (the status line is long gone)."""
     return f"data: {json.dumps(error.body(), ensure_ascii=False)}\n\n"
+
+
+async def guarded(stream_id: str, events: AsyncIterator[str], cancel: Callable[[], None]) -> AsyncIterator[str]:
+    """``events``, then ``data: [DONE]``. A failure after the stream started becomes
+    an error event (headers are sent: the only way left to report it); ``cancel``
+    runs at the end either way, a no-op once the job is over, else the client went
+    away and its place in the batch is freed."""
+    try:
+        async for chunk in events:
+            yield chunk
+        yield "data: [DONE]\n\n"
+    except APIError as exc:
+        yield error_event(exc)
+    except Exception as exc:
+        log.exception("stream %s failed", stream_id)
+        yield error_event(APIError(f"generation failed: {exc}", status=500))
+    finally:
+        cancel()

@@ -157,12 +157,12 @@ class MaskTables:
         string body, for a state inside a key; the start, for a state in the
         whitespace before a token); one walk of the trie when none saves anything.
         The candidates are the start and the states most first bytes lead to."""
-        weights = self._root_weights()
         moves = self._first_moves(lexer_state)
         if lexer_state != START and ENDS_LEXEME in moves:
             return ended_groups(
                 self.lexer, self.trie, lexer_state, moves, self.groups(START), self.sequences, self.vocab_size
             )
+        weights = self._root_weights()
         reached: dict[int, int] = {}  # state -> tokens under the first bytes leading there
         for i in range(len(moves)):
             if moves[i] >= 0:
