@@ -53,10 +53,15 @@ class Unsupported(ValueError):
     valid ECMA-262), with the reason."""
 
 
+def parse(pattern: str) -> Node:
+    """``pattern``'s tree (``Unsupported`` for what no finite automaton expresses)."""
+    return _Parser(pattern).parse()
+
+
 def json_string_regex(pattern: str) -> str:
     """A regex for the text between the quotes of every JSON string (as
     ``json.dumps`` spells its characters) whose value the pattern matches somewhere."""
-    tree = _Parser(pattern).parse()
+    tree = parse(pattern)
     branches = tree.children if tree.kind == "alt" else [tree]
     out = []
     for branch in branches:
@@ -72,7 +77,7 @@ def json_string_regex(pattern: str) -> str:
 def python_regex(pattern: str) -> str:
     """A Python ``re`` pattern that ``re.search`` matches exactly where ECMA-262 finds
     ``pattern`` (with the ``u`` flag: code points) in a decoded string."""
-    return _emit(_Parser(pattern).parse(), _python_set, {"^": r"\A", "$": r"\Z"})
+    return _emit(parse(pattern), python_set, {"^": r"\A", "$": r"\Z"})
 
 
 class _Parser:
@@ -283,7 +288,7 @@ def _emit(node: Node, spell: Callable[[Ranges], str], anchors: dict[str, str] | 
     return anchors[node.kind]
 
 
-def _python_set(ranges: Ranges) -> str:
+def python_set(ranges: Ranges) -> str:
     """One code point of ``ranges`` (surrogates included: a decoded JSON string may hold one)."""
     if not ranges:
         return "(?!)"
@@ -298,7 +303,7 @@ def _emit_set(ranges: Ranges) -> str:
         for code in range(low, min(high, 0x5C) + 1):
             if code < 0x20 or code in (0x22, 0x5C):
                 spelled.append(re.escape(json.dumps(chr(code))[1:-1]))
-        raw += _minus((low, high), [(0x00, 0x1F), (0x22, 0x22), (0x5C, 0x5C), SURROGATES])
+        raw += minus((low, high), [(0x00, 0x1F), (0x22, 0x22), (0x5C, 0x5C), SURROGATES])
     if raw:
         spelled.insert(0, "[" + "".join(_class_char(a) if a == b else f"{_class_char(a)}-{_class_char(b)}"
                                          for a, b in raw) + "]")
@@ -307,7 +312,7 @@ def _emit_set(ranges: Ranges) -> str:
     return spelled[0] if len(spelled) == 1 else "(?:" + "|".join(spelled) + ")"
 
 
-def _minus(part: tuple[int, int], holes: Ranges) -> Ranges:
+def minus(part: tuple[int, int], holes: Ranges) -> Ranges:
     pieces = [part]
     for hole_low, hole_high in holes:
         pieces = [piece for low, high in pieces for piece in ((low, min(high, hole_low - 1)), (max(low, hole_high + 1), high))

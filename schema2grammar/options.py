@@ -43,7 +43,10 @@ class Options:
     (yes from draft 6 on). ``Grammar.from_pydantic`` sets False: Pydantic reads
     ``1e+20`` as no ``int``. ``leap_seconds``: whether ``time`` and ``date-time``
     allow second 60 (RFC 3339 does; ``from_pydantic`` sets False: Python's
-    ``datetime`` cannot hold one)."""
+    ``datetime`` cannot hold one). ``format_assertion``: whether ``format`` is
+    checked; None (default) follows the draft: an annotation only in a schema
+    that declares draft 2019-09 or 2020-12, checked otherwise (drafts 4 to 7, and
+    a schema that declares none, as most schemas written for generation)."""
 
     whitespace: str = "flexible"
     max_whitespace: int = MAX_WHITESPACE
@@ -54,6 +57,7 @@ class Options:
     indent: int | None = None
     float_integers: bool | None = None
     leap_seconds: bool = True
+    format_assertion: bool | None = None
 
     def __post_init__(self) -> None:
         if self.whitespace not in ("flexible", "compact"):

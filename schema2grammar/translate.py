@@ -20,7 +20,7 @@ import re
 from typing import Any
 from urllib.parse import unquote
 
-from schema2grammar import ecma, regexes
+from schema2grammar import ecma, property_names, regexes
 from schema2grammar.options import MAX_INDENT_LEVELS, Options
 from schema2grammar.report import APPROXIMATED, ENFORCED, REJECTED, Report
 
@@ -86,6 +86,13 @@ def follow_pointer(root: Any, target: str) -> Any:
     return current
 
 
+def _found_by(patterns: dict[str, Any] | None, name: str) -> list[Any]:
+    """The schemas of the ``patterns`` (ECMA-262) that match somewhere in ``name``."""
+    if patterns is None:
+        return []
+    return [sub for pattern, sub in patterns.items() if re.search(ecma.python_regex(pattern), name) is not None]
+
+
 def _pointer_token(key: str | int) -> str:
     return str(key).replace("~", "~0").replace("/", "~1")
 
@@ -107,6 +114,10 @@ class _Translator:
         self.float_integers = not (isinstance(declared, str) and re.search(r"draft-0[34]/", declared) is not None)
         if options.float_integers is not None:
             self.float_integers = options.float_integers
+        # 2019-09 and 2020-12 make format an annotation unless a vocabulary asks for more
+        self.format_assertion = not (isinstance(declared, str) and re.search(r"/draft/20(19-09|20-12)/", declared) is not None)
+        if options.format_assertion is not None:
+            self.format_assertion = options.format_assertion
         gap = 0 if options.indent is not None or options.separators is not None else options.gap
         self.ws = f"[ \\t\\n\\r]{{0,{gap}}}" if gap else ""
 
@@ -338,7 +349,9 @@ class _Translator:
         if high is not None and high < low:
             raise NoValue(f"{pointer or '#'}: maxLength {high} is below minLength {low}")
         fmt = schema.get("format")
-        if fmt is not None:
+        if fmt is not None and not self.format_assertion:
+            report.add(pointer, "format", ENFORCED, "an annotation in this draft: not checked (format_assertion=True checks it)")
+        elif fmt is not None:
             if fmt in regexes.FORMATS and low == 0 and high is None:
                 report.add(pointer, "format", ENFORCED, regexes.FORMAT_NOTES.get(fmt, ""))
                 pattern = regexes.FORMATS[fmt]
@@ -477,45 +490,75 @@ class _Translator:
         if self.options.closed_objects and "additionalProperties" not in schema and "patternProperties" not in schema:
             additional = False  # narrower than the schema: valid outputs stay valid
             report.add(pointer, "additionalProperties", APPROXIMATED, "absent: no extra properties (closed_objects)")
-        for key in ("patternProperties", "propertyNames", "minProperties", "maxProperties", "dependentRequired",
+        for key in ("propertyNames", "minProperties", "maxProperties", "dependentRequired",
                     "dependentSchemas", "dependencies", "unevaluatedProperties"):
             if key in schema:
                 self.approximate(pointer, key, "not enforced yet")
-        if "patternProperties" in schema and additional is not True:
+        missing = [key for key in dict.fromkeys(listed) if key not in properties]
+        patterns = self.pattern_properties(schema, pointer)
+        names = None if patterns is None else self.name_regions(patterns, list(properties) + missing, pointer)
+        if names is None:
+            patterns = None  # not enforced (reported): declared names take their own schema only
+        if names is None and "patternProperties" in schema and additional is not True:
             # names matching a pattern escape additionalProperties: widened to any value
             self.approximate(pointer, "additionalProperties", "beside patternProperties: any extra property")
             additional = True
         elif "additionalProperties" in schema:
             report.add(
                 pointer, "additionalProperties", ENFORCED,
-                "extra properties come after the declared ones; a declared name spelled with \\u escapes counts as extra",
+                "extra properties come after the declared ones; a declared name spelled with \\u escapes counts as extra"
+                if names is None else "extra properties come after the declared ones, names spelled as json.dumps spells them",
             )
-        missing = [key for key in dict.fromkeys(listed) if key not in properties]
-        if missing and schema.get("additionalProperties", True) is False and "patternProperties" not in schema:
-            raise NoValue(f"{pointer or '#'}: required properties {missing} are not allowed")
         colon, comma = self.punct(":"), self.punct(",")
         members: list[tuple[str, bool]] = []
         for key, sub in properties.items():
+            key_pointer = f"{pointer}/properties/{_pointer_token(key)}"
+            matched = _found_by(patterns, key)
             try:
-                value = self.node(sub, f"{pointer}/properties/{_pointer_token(key)}")
+                value = self.node({"allOf": [sub, *matched]} if matched else sub, key_pointer)
             except NoValue:
                 if key in required:
                     raise
                 continue  # a property no value satisfies must be absent
             members.append((f"{self.literal(key)} {colon} {value}", key in required))
-        for key in missing:  # required but undeclared: any value, in the order `required` lists them
-            members.append((f"{self.literal(key)} {colon} {self.any_value()}", True))
-        extra = None
-        try:
-            extra_value = None if additional is False else self.node(additional, f"{pointer}/additionalProperties")
-        except NoValue:  # additionalProperties no value satisfies: none allowed
-            extra_value = None
-        if extra_value is not None:
-            names = regexes.string_except(list(properties) + missing)
-            if names is None:
-                self.approximate(pointer, "additionalProperties", "a declared name with an escaped character may repeat as an extra property")
-                names = regexes.STRING
-            extra = f"{self.terminal(names)} {colon} {extra_value}"
+        for key in missing:  # required but undeclared: in the order `required` lists them
+            matched = _found_by(patterns, key)
+            if matched:
+                sub = {"allOf": matched}
+            elif additional is False:
+                raise NoValue(f"{pointer or '#'}: required property {key!r} is not allowed")
+            else:
+                sub = additional
+            members.append((f"{self.literal(key)} {colon} {self.node(sub, f'{pointer}/required')}", True))
+        extras: list[str] = []
+        if names is not None:
+            assert patterns is not None
+            for region in names:
+                chosen = [list(patterns)[i] for i in region.matched]
+                if chosen:
+                    sub = patterns[chosen[0]] if len(chosen) == 1 else {"allOf": [patterns[p] for p in chosen]}
+                    where = f"{pointer}/patternProperties/{_pointer_token(chosen[0])}"
+                elif additional is False:
+                    continue
+                else:
+                    sub, where = additional, f"{pointer}/additionalProperties"
+                try:
+                    value = self.node(sub, where)
+                except NoValue:  # no value satisfies these names' schemas: none of them allowed
+                    continue
+                extras.append(f"{self.terminal(chr(34) + region.regex + chr(34))} {colon} {value}")
+        else:
+            try:
+                extra_value = None if additional is False else self.node(additional, f"{pointer}/additionalProperties")
+            except NoValue:  # additionalProperties no value satisfies: none allowed
+                extra_value = None
+            if extra_value is not None:
+                other = regexes.string_except(list(properties) + missing)
+                if other is None:
+                    self.approximate(pointer, "additionalProperties", "a declared name with an escaped character may repeat as an extra property")
+                    other = regexes.STRING
+                extras.append(f"{self.terminal(other)} {colon} {extra_value}")
+        extra = None if not extras else extras[0] if len(extras) == 1 else self.rule("extra", " | ".join(extras))
         # started: what may follow once a member was written; fresh: before any
         started = fresh = ""  # "" stands for nothing more
         if extra is not None:
@@ -531,6 +574,26 @@ class _Translator:
             started = self.rule("more", " | ".join(new_started))
             fresh = self.rule("first", " | ".join(new_fresh))
         return f"{self.punct('{')} {fresh} {self.punct('}')}"
+
+    def pattern_properties(self, schema: dict[str, Any], pointer: str) -> dict[str, Any] | None:
+        """``patternProperties`` checked (None when absent)."""
+        if "patternProperties" not in schema:
+            return None
+        patterns = schema["patternProperties"]
+        if not isinstance(patterns, dict):
+            raise SchemaError(f"{pointer or '#'}/patternProperties: must be an object")
+        return patterns
+
+    def name_regions(self, patterns: dict[str, Any], declared: list[str], pointer: str) -> list[property_names.Region] | None:
+        """The names beside the ``declared`` ones, split by the patterns they match;
+        None, reported, when no regex of bounded size says so."""
+        try:
+            found = property_names.regions(list(patterns), declared)
+        except ecma.Unsupported as exc:
+            self.approximate(pointer, "patternProperties", f"not enforced: {exc}")
+            return None
+        self.report.add(pointer, "patternProperties", ENFORCED, "names spelled as json.dumps spells them")
+        return found
 
     # -- combinators, constants, any value
 

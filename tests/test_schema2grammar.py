@@ -18,8 +18,28 @@ import pydantic
 import pytest
 
 from schema2grammar import APPROXIMATED, ENFORCED, Options, SchemaError, translate
-from schema2grammar import regexes
+from schema2grammar import ecma, property_names, regexes
 from structgen import Grammar
+
+
+@pytest.mark.parametrize(("patterns", "declared"), [
+    (["^x-"], ["name"]), (["^[a-z]+$"], ["name", "id"]), (["^x-", "[0-9]"], []),
+    (["^[a-z_]{1,8}$", "^x-.*$", "a"], ["names", "x-a"]), (["."], ["a"]), (["^$"], []), (["b|^1", "é$"], ["id"]),
+])
+def test_name_regions_split_names_by_the_patterns_they_match(patterns: list[str], declared: list[str]) -> None:
+    """Every name but the declared ones, as json.dumps spells it, is in exactly one
+    region: the one of the patterns whose ECMA search finds it."""
+    regions = [(r.matched, re.compile(r.regex)) for r in property_names.regions(patterns, declared)]
+    searches = [re.compile(ecma.python_regex(p)) for p in patterns]
+    rng = random.Random(5)
+    names = declared + ["", "x", "x-", "x-a", "ax-", "ab", "é", "x-é", "12", "a1", '"', "\\", "\n", "\x01", "a b"] + [
+        "".join(rng.choice('ax-1_é"\\ \nbX\x1f') for _ in range(rng.randint(0, 6))) for _ in range(2000)
+    ]
+    for name in names:
+        spelled = json.dumps(name, ensure_ascii=False)[1:-1]
+        hits = [matched for matched, regex in regions if regex.fullmatch(spelled)]
+        expected = [] if name in declared else [tuple(i for i, s in enumerate(searches) if s.search(name))]
+        assert hits == expected, (patterns, name)
 
 
 @pytest.mark.parametrize(("low", "high"), [(0, 250), (-37, 12), (15, None), (None, -3), (None, None), (7, 7), (-1000, -999), (99, 101)])
@@ -346,12 +366,52 @@ def test_counts_written_as_floats() -> None:
         translate({"type": "string", "maxLength": 1.5})
 
 
-def test_pattern_properties_widen_additional_properties() -> None:
-    schema = {"properties": {"a": {}}, "patternProperties": {"^v": {}}, "additionalProperties": False}
+def test_pattern_properties_are_enforced_exactly() -> None:
+    """A name matching a pattern takes its schema (all of them when several match,
+    a declared name's own too); a name matching none takes additionalProperties."""
+    schema = {"properties": {"name": {"type": "string"}, "x-id": {"minimum": 0}},
+              "patternProperties": {"^x-": {"type": "integer"}, "[0-9]$": {"type": "integer", "maximum": 5}},
+              "additionalProperties": {"type": "boolean"}, "required": ["name"]}
     grammar = Grammar.from_json_schema(schema)
-    assert grammar.accepts('{"a": 1, "vroom": 2}')
+    valid = [{"name": "a"}, {"name": "a", "x-b": 7}, {"name": "a", "y": True}, {"name": "a", "y1": 4},
+             {"name": "a", "x-1": 3}, {"name": "a", "x-id": 2}, {"name": "a", "é9": 0, "ü": False},
+             {"name": "a", 'q"1': 2, "a\\b": True, "x-\n": 1, "\x01": False, "/": True}]
+    invalid = [{"name": "a", "x-b": "s"}, {"name": "a", "y": 1}, {"name": "a", "y1": 6}, {"name": "a", "x-1": 9},
+               {"name": "a", "x-id": "s"}, {"name": "a", "x-id": -1}, {"name": "a", "é9": True},
+               {"name": "a", 'q"1': True}, {"name": "a", "a\\b": 1}, {"name": "a", "x-\n": True}, {"name": "a", "\x01": 1}]
+    for instance in valid:
+        assert grammar.accepts(json.dumps(instance, ensure_ascii=False)), instance
+    for instance in invalid:
+        assert not grammar.accepts(json.dumps(instance, ensure_ascii=False)), instance
+    statuses = {(e.keyword, e.status) for e in grammar.report.entries if e.pointer == ""}
+    assert ("patternProperties", ENFORCED) in statuses and ("additionalProperties", ENFORCED) in statuses
+
+
+def test_pattern_properties_with_additional_properties_false() -> None:
+    schema = {"properties": {"a": {}}, "patternProperties": {"^v": {"type": "integer"}}, "additionalProperties": False}
+    assert _accepts(schema, {"a": 1, "vroom": 2, "v": 3})
+    assert not _accepts(schema, {"a": 1, "wroom": 2}) and not _accepts(schema, {"vroom": "2"})
+
+
+def test_required_names_take_the_schemas_of_the_patterns_they_match() -> None:
+    schema = {"required": ["x-a", "b"], "patternProperties": {"^x-": {"type": "integer"}},
+              "additionalProperties": {"type": "string"}}
+    assert _accepts(schema, {"x-a": 1, "b": "s"})
+    assert not _accepts(schema, {"x-a": "1", "b": "s"}) and not _accepts(schema, {"x-a": 1, "b": 2})
+    closed = {"type": "object", "required": ["b"], "patternProperties": {"^x-": {}}, "additionalProperties": False}
+    with pytest.raises(SchemaError, match="required property 'b' is not allowed"):
+        Grammar.from_json_schema(closed)
+
+
+def test_pattern_properties_beyond_an_automaton_are_approximated() -> None:
+    """A lookahead has no automaton: the names are not told apart, and the report says so."""
+    schema = {"patternProperties": {"^(?!x)": {"type": "integer"}}, "additionalProperties": False}
+    grammar = Grammar.from_json_schema(schema)
+    assert grammar.accepts('{"y": "anything"}')
     statuses = {(e.keyword, e.status) for e in grammar.report.entries}
     assert ("additionalProperties", APPROXIMATED) in statuses and ("patternProperties", APPROXIMATED) in statuses
+    with pytest.raises(SchemaError, match="patternProperties"):
+        Grammar.from_json_schema(schema, strict=True)
 
 
 def test_required_undeclared_names_in_the_order_required_lists_them() -> None:
@@ -570,3 +630,16 @@ def test_pydantic_grammars_leave_out_what_pydantic_cannot_read() -> None:
     assert not grammar.accepts(leap) and not grammar.accepts(big)
     plain = Grammar.from_json_schema(Stamp.model_json_schema())
     assert plain.accepts(leap) and plain.accepts(big)
+
+
+def test_format_is_an_annotation_where_the_draft_says_so() -> None:
+    """Drafts 2019-09 and 2020-12 only annotate with ``format``; earlier drafts, and
+    schemas that name no draft, check it; ``format_assertion`` decides either way."""
+    date = {"type": "string", "format": "date"}
+    new = {"$schema": "https://json-schema.org/draft/2020-12/schema", **date}
+    old = {"$schema": "http://json-schema.org/draft-07/schema#", **date}
+    assert Grammar.from_json_schema(new).accepts('"not a date"')
+    assert not Grammar.from_json_schema(new, format_assertion=True).accepts('"not a date"')
+    assert not Grammar.from_json_schema(old).accepts('"not a date"') and not _accepts(date, "not a date")
+    assert Grammar.from_json_schema(old, format_assertion=False).accepts('"not a date"')
+    assert all(_accepts(s, "2024-02-29") for s in (date, new, old))

@@ -39,6 +39,10 @@ from structgen.engine.vocab import TokenTrie
 MAX_JUMP_FORWARD: Final = 4096
 """Default bound on the bytes one jump-forward call returns."""
 
+MAX_PATHS: Final = 8
+"""The most stack paths one mask refines separately where a GLR stack branches
+under its top (past it, the entry known so far serves every path)."""
+
 MASK_CACHE_SIZE: Final = 256
 """Masks a matcher (with its forks) remembers; the cache is emptied when full."""
 
@@ -280,15 +284,17 @@ class Matcher:
         base = compiled.empty_row
         base_set = 0
         dependent: list[TokenGroup] = []
-        if len(tops) == 1:
-            entry = self._entry(lexer_state, tops[0])
+        entries: list[MaskEntry] = []
+        for node in tops:
+            self._entries(lexer_state, node, entries)
+        if len(entries) == 1:
+            entry = entries[0]
             base = entry.row
             base_set = entry.always
             dependent = entry.dependent
         else:
             listed: set[int] = set()
-            for node in tops:
-                entry = self._entry(lexer_state, node)
+            for entry in entries:
                 always |= entry.always
                 for group in entry.dependent:
                     if id(group) not in listed:
@@ -330,16 +336,28 @@ class Matcher:
             add_to_row(row, compiled.stop_ids)
         return bytes(memoryview(row))
 
-    def _entry(self, lexer_state: int, top: StackNode) -> MaskEntry:
-        """The table entry for ``top``, refined with the states under it while many
-        groups still depend on them (as long as the stack under it is one path)."""
+    def _entries(self, lexer_state: int, top: StackNode, found: list[MaskEntry]) -> None:
+        """The table entries for ``top``, added to ``found``: refined with the states
+        under it while many groups still depend on them, one entry per path where
+        the stack under it branches (``MAX_PATHS`` in all). A group is allowed when
+        some path takes it, so the mask is the union over the entries."""
         tables = self.compiled.tables
-        entry = tables.entry(lexer_state, top.state)
-        below = top.only_parent()
-        while len(entry.dependent) > REFINE_AT and below is not None and len(entry.context) < MAX_CONTEXT:
-            entry = tables.refine(entry, lexer_state, below.state)
-            below = below.only_parent()
-        return entry
+        work: list[tuple[MaskEntry, StackNode]] = [(tables.entry(lexer_state, top.state), top)]
+        while work:
+            entry, node = work.pop()
+            while len(entry.dependent) > REFINE_AT and len(entry.context) < MAX_CONTEXT:
+                parents = node.parents
+                if len(parents) == 1:
+                    node = parents[0]
+                    entry = tables.refine(entry, lexer_state, node.state)
+                elif parents and len(found) + len(work) + len(parents) <= MAX_PATHS:
+                    for other in parents[1:]:
+                        work.append((tables.refine(entry, lexer_state, other.state), other))
+                    node = parents[0]
+                    entry = tables.refine(entry, lexer_state, node.state)
+                else:
+                    break
+            found.append(entry)
 
     def _tops_after(
         self,
