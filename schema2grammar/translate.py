@@ -275,7 +275,9 @@ class _Translator:
             if isinstance(current, dict):
                 if current.get("$anchor") == name or current.get("$id") == target:
                     return current
-                todo.extend(current.values())
+                # a subschema with an $id of its own is another resource: its anchors are not this one's
+                todo.extend(value for value in current.values()
+                            if not (isinstance(value, dict) and isinstance(value.get("$id"), str) and not value["$id"].startswith("#")))
             elif isinstance(current, list):
                 todo.extend(current)
         raise SchemaError(f"{pointer or '#'}: $ref {target!r} points to nothing")
@@ -387,10 +389,43 @@ class _Translator:
         return self.terminal(regexes.integer_spellings(low, high))
 
     def type_number(self, schema: dict[str, Any], pointer: str) -> str:
-        for key in ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf"):
-            if key in schema:
-                self.approximate(pointer, key, "bounds on non-integer numbers are not enforced yet")
-        return self.terminal(regexes.NUMBER)
+        if "multipleOf" in schema:
+            self.approximate(pointer, "multipleOf", "not enforced on non-integer numbers")
+        keys = [key for key in ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum") if key in schema]
+        if not keys:
+            return self.terminal(regexes.NUMBER)
+        found = self.number_bounds(schema, pointer)
+        if found is None:
+            for key in keys:
+                self.approximate(pointer, key, "bounds that are not integers (or above 1e15) are not enforced on numbers yet")
+            return self.terminal(regexes.NUMBER)
+        regex = regexes.number_range(*found)
+        if regex is None:
+            raise NoValue(f"{pointer or '#'}: no number lies within the bounds")
+        for key in keys:
+            self.report.add(pointer, key, ENFORCED, "numbers spelled as json.dumps spells them")
+        return self.terminal(regex)
+
+    def number_bounds(self, schema: dict[str, Any], pointer: str) -> tuple[regexes.Bound | None, regexes.Bound | None] | None:
+        """The tightest lower and upper bounds, when every bound is an integer within
+        ``MAX_NUMBER_BOUND`` (None otherwise: not enforced)."""
+        low: regexes.Bound | None = None
+        high: regexes.Bound | None = None
+        for key in ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"):
+            value = schema.get(key)
+            if value is None or isinstance(value, bool):  # draft 4: exclusive* qualify minimum/maximum
+                continue
+            if not isinstance(value, (int, float)) or value != value:
+                raise SchemaError(f"{pointer or '#'}: {key} must be a number")
+            if isinstance(value, float) and (math.isinf(value) or value != int(value)) or abs(value) > regexes.MAX_NUMBER_BOUND:
+                return None
+            exclusive = key.startswith("exclusive") or schema.get("exclusive" + key[0].upper() + key[1:]) is True
+            bound = (int(value), exclusive)
+            if key in ("minimum", "exclusiveMinimum"):
+                low = bound if low is None or (bound[0], bound[1]) > (low[0], low[1]) else low
+            else:
+                high = bound if high is None or (bound[0], not bound[1]) < (high[0], not high[1]) else high
+        return low, high
 
     def bounds(self, schema: dict[str, Any], pointer: str, integer: bool) -> tuple[int | None, int | None]:
         """Integer bounds from minimum/maximum/exclusive* (drafts 4 and 6+)."""
@@ -662,6 +697,8 @@ class _Translator:
         names = _names(merged)
         if any(key in source for source in sources for key in _SIBLING_BOUND if names - _names(source)):
             exact = False  # additionalProperties would judge the other parts' names too: left to them
+        if any(_after_prefix(source) and _prefix(merged) != _prefix(source) for source in sources):
+            exact = False  # items would start after the other parts' prefixItems: left to them
         if exact:
             self.report.add(pointer, "allOf", ENFORCED, "merged")
         else:
@@ -778,6 +815,19 @@ _TYPE_KEYWORDS = {
 _RULE_NAME = re.compile(r"\b[a-z]\w*")
 _SIBLING_BOUND = frozenset({"additionalProperties", "unevaluatedProperties"})
 """Keywords whose meaning depends on their own schema's ``properties``."""
+
+
+def _after_prefix(schema: dict[str, Any]) -> bool:
+    """Whether a schema object constrains the items after its own tuple (whose
+    meaning then depends on that tuple's length)."""
+    items = schema.get("items")
+    return "additionalItems" in schema or "unevaluatedItems" in schema or (items is not None and not isinstance(items, list))
+
+
+def _prefix(schema: dict[str, Any]) -> int:
+    """How many items a schema object's tuple (``prefixItems``, or a list ``items``) holds."""
+    items = schema.get("prefixItems", schema.get("items"))
+    return len(items) if isinstance(items, list) else 0
 
 
 def _names(schema: dict[str, Any]) -> set[str]:

@@ -188,7 +188,7 @@ def test_report_lists_every_keyword_with_its_pointer() -> None:
     schema = {
         "title": "T",
         "type": "object",
-        "properties": {"name": {"type": "string", "pattern": "^(?=a)"}, "n": {"type": "number", "minimum": 0}},
+        "properties": {"name": {"type": "string", "pattern": "^(?=a)"}, "n": {"type": "number", "minimum": 0.5}},
         "x-custom": 1,
         "not": {"type": "null"},
     }
@@ -312,9 +312,9 @@ def _accepts(schema: Any, instance: Any) -> bool:
 
 def test_keywords_without_type_constrain_their_own_type_only() -> None:
     schema = {"maxLength": 2, "minimum": 3, "properties": {"a": {"type": "integer"}}, "items": {"type": "null"}}
-    for instance in ["ab", 12, 1.5, True, None, [None], {"a": 1}, {"b": "x"}]:
+    for instance in ["ab", 12, 4.5, True, None, [None], {"a": 1}, {"b": "x"}]:
         assert _accepts(schema, instance), instance
-    for instance in ["abc", [1], {"a": "x"}]:
+    for instance in ["abc", [1], {"a": "x"}, 1.5, 2]:
         assert not _accepts(schema, instance), instance
 
 
@@ -643,3 +643,67 @@ def test_format_is_an_annotation_where_the_draft_says_so() -> None:
     assert not Grammar.from_json_schema(old).accepts('"not a date"') and not _accepts(date, "not a date")
     assert Grammar.from_json_schema(old, format_assertion=False).accepts('"not a date"')
     assert all(_accepts(s, "2024-02-29") for s in (date, new, old))
+
+
+def _number_spellings(rng: random.Random) -> list[str]:
+    """json.dumps spellings of ints and floats of every size, and other spellings
+    (exponents anywhere, trailing zeros, -0)."""
+    values: list[float | int] = [0.0, -0.0, 1e16, 3.5e20, -2e17, 1e-7, -4.5e-9]
+    for _ in range(1500):
+        values.append(rng.choice([rng.randint(-300, 300), rng.uniform(-300, 300), rng.uniform(-2, 2), rng.uniform(-1e-3, 1e-3)]))
+    found = {json.dumps(v) for v in values}
+    for head in ["0", "1", "5", "10", "100", "99", "-0", "-1", "-5", "-10", "-100"]:
+        found.update(head + tail for tail in ["", ".0", ".00", ".5", ".01", "e0", "e1", "e-1", "E2", "e+2", "e-05", ".5e1"])
+    return sorted(found)
+
+
+def test_number_ranges_equal_brute_force() -> None:
+    """Every spelling the regex takes is within the bounds; every json.dumps
+    spelling within them is taken."""
+    rng = random.Random(11)
+    spellings = _number_spellings(rng)
+    choices = [0, 0, 1, -1, 5, -5, 10, 100, -100]
+    for _ in range(150):
+        low = None if rng.random() < 0.3 else (rng.choice(choices + [rng.randint(-200, 200)]), rng.random() < 0.3)
+        high = None if rng.random() < 0.3 else (rng.choice(choices + [rng.randint(-200, 200)]), rng.random() < 0.3)
+        regex = regexes.number_range(low, high)
+        pattern = re.compile(regex) if regex is not None else None
+        for text in spellings:
+            value = json.loads(text)
+            inside = (low is None or (value > low[0] if low[1] else value >= low[0])) and (
+                high is None or (value < high[0] if high[1] else value <= high[0]))
+            taken = pattern is not None and pattern.fullmatch(text) is not None
+            assert not taken or inside, (low, high, text)
+            if text == json.dumps(value) and text != "-0.0":
+                assert taken == inside, (low, high, text)
+
+
+def test_number_bounds_are_enforced() -> None:
+    schema = {"type": "number", "exclusiveMinimum": 0, "maximum": 100}
+    assert all(_accepts(schema, v) for v in (100, 100.0, 0.5, 99.99, 1e-05))
+    assert not any(_accepts(schema, v) for v in (0, 0.0, 100.5, 101, -1, 1e16))
+    draft4 = {"$schema": "http://json-schema.org/draft-04/schema#", "type": "number", "minimum": -90, "exclusiveMinimum": True}
+    assert _accepts(draft4, -89.5) and not _accepts(draft4, -90) and not _accepts(draft4, -90.0)
+    fractional = Grammar.from_json_schema({"type": "number", "minimum": 0.5})
+    assert fractional.accepts("0.1")  # a bound that is not an integer: approximated, and reported so
+    assert ("minimum", APPROXIMATED) in {(e.keyword, e.status) for e in fractional.report.entries}
+    with pytest.raises(SchemaError, match="no number lies within the bounds"):
+        Grammar.from_json_schema({"type": "number", "maximum": 1.0, "minimum": 2})
+
+
+def test_items_beside_a_tuple_from_another_allof_part_are_approximated() -> None:
+    """``items`` applies after its own schema's ``prefixItems`` only: merged with
+    another part's tuple, it would start later; the merge says so."""
+    schema = {"allOf": [{"prefixItems": [{"minimum": 3}]}], "items": {"minimum": 5}}
+    grammar = Grammar.from_json_schema(schema)
+    assert grammar.accepts("[5, 5]")
+    assert ("allOf", APPROXIMATED) in {(e.keyword, e.status) for e in grammar.report.entries}
+
+
+def test_an_anchor_belongs_to_its_own_resource() -> None:
+    """``#bigint`` names the anchor of the root resource, not the one inside a
+    subschema with an ``$id`` of its own."""
+    schema = {"$id": "https://example.com/base.json", "$ref": "#bigint", "$defs": {
+        "bigint": {"$anchor": "bigint", "maximum": 10},
+        "smallint": {"$id": "https://example.com/other/", "$anchor": "bigint", "maximum": 2}}}
+    assert _accepts(schema, 5) and not _accepts(schema, 50)

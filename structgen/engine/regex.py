@@ -93,7 +93,7 @@ def parse(pattern: str, flags: str = "") -> Node:
 
 
 def ends_at_first_match(pattern: str, flags: str = "") -> bool:
-    """Whether ``pattern`` (already accepted by ``parse``) ends with a lazy repeat
+    r"""Whether ``pattern`` (already accepted by ``parse``) ends with a lazy repeat
     followed by a fixed delimiter (``".*?"``, ``/\*(.|\n)*?\*/``): such a terminal
     ends at its first match, exactly as ``re.match`` ends it. Other lazy repeats
     (``a*?b+``) denote the same language as their greedy forms and are read so."""
