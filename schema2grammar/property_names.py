@@ -46,9 +46,10 @@ class Region:
     regex: str
 
 
-def regions(patterns: list[str], declared: list[str]) -> list[Region]:
+def regions(patterns: list[str], declared: list[str], unmatched: bool = True) -> list[Region]:
     """The non-empty regions of the names that are not ``declared``, for ``patterns``
-    (ECMA-262, unanchored search): one per set of patterns a name can match."""
+    (ECMA-262, unanchored search): one per set of patterns a name can match, the
+    empty set included only when ``unmatched`` (no ``additionalProperties: false``)."""
     trees = [ecma.parse(pattern) for pattern in patterns]
     nfas = [_search_nfa(tree) for tree in trees]
     cuts = _cut_points([ranges for nfa in nfas for moves in nfa.moves for ranges, _ in moves]
@@ -60,7 +61,7 @@ def regions(patterns: list[str], declared: list[str]) -> list[Region]:
     names_bit = 1 << len(patterns)
     found: list[Region] = []
     size = 0
-    for matched in sorted({s for s in signatures if not s & names_bit}):
+    for matched in sorted({s for s in signatures if not s & names_bit and (s or unmatched)}):
         accepting = [s == matched for s in signatures]
         regex = _to_regex(product, accepting, classes)
         if regex is None:

@@ -531,7 +531,8 @@ class _Translator:
                 self.approximate(pointer, key, "not enforced yet")
         missing = [key for key in dict.fromkeys(listed) if key not in properties]
         patterns = self.pattern_properties(schema, pointer)
-        names = None if patterns is None else self.name_regions(patterns, list(properties) + missing, pointer)
+        names = None if patterns is None else self.name_regions(
+            patterns, list(properties) + missing, additional is not False, pointer)
         if names is None:
             patterns = None  # not enforced (reported): declared names take their own schema only
         if names is None and "patternProperties" in schema and additional is not True:
@@ -619,11 +620,14 @@ class _Translator:
             raise SchemaError(f"{pointer or '#'}/patternProperties: must be an object")
         return patterns
 
-    def name_regions(self, patterns: dict[str, Any], declared: list[str], pointer: str) -> list[property_names.Region] | None:
-        """The names beside the ``declared`` ones, split by the patterns they match;
-        None, reported, when no regex of bounded size says so."""
+    def name_regions(
+        self, patterns: dict[str, Any], declared: list[str], unmatched: bool, pointer: str
+    ) -> list[property_names.Region] | None:
+        """The names beside the ``declared`` ones, split by the patterns they match
+        (those matching none only when ``unmatched``); None, reported, when no
+        regex of bounded size says so."""
         try:
-            found = property_names.regions(list(patterns), declared)
+            found = property_names.regions(list(patterns), declared, unmatched)
         except ecma.Unsupported as exc:
             self.approximate(pointer, "patternProperties", f"not enforced: {exc}")
             return None
