@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from structgen.engine.deadline import check_deadline
 from structgen.engine.dfa import DEAD, build_dfa
 from structgen.engine.lexer import Lexer, LexerError
 from structgen.engine.lr import LRTable, build_lalr
@@ -34,6 +35,7 @@ class Grammar:
 
     def _build(self, rules: LarkRules) -> None:
         self.rules = rules
+        check_deadline()  # a compile under a time limit stops between phases (engine/deadline.py)
         nodes = [_terminal_node(t) for t in rules.terminals]
         # a lazy repeat makes a terminal end at its first match, as re.match (lark) ends it
         shortest = [t.kind == "re" and ends_at_first_match(t.value, t.flags) for t in rules.terminals]
@@ -44,7 +46,9 @@ class Grammar:
             raise GrammarError(f"terminals {names} match the empty string") from exc
         except RegexError as exc:
             raise GrammarError(f"the terminals' automaton: {exc}") from None
+        check_deadline()
         self.table: LRTable = build_lalr(len(rules.terminals), rules.rules, rules.start)
+        check_deadline()
         self.ignored = [False] * len(rules.terminals)  # per terminal: %ignore'd
         for terminal in rules.ignore:
             self.ignored[terminal] = True
@@ -65,6 +69,7 @@ class Grammar:
 
         with paused_gc():
             text, report = translate(schema, Options(**options))
+            check_deadline()
             grammar = cls.from_lark(text)
         grammar.report = report
         return grammar

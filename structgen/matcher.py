@@ -42,7 +42,7 @@ def compile(grammar: Grammar, tokenizer_info: TokenizerInfo, *, lazy: bool = Fal
             trie_for(tokenizer_info),
         )
         if not lazy:
-            compiled.precompute()
+            compiled.precompute()  # checks the compile's deadline between lexer states
     cache[id(tokenizer_info)] = (tokenizer_info, compiled)
     return compiled
 

@@ -16,6 +16,8 @@ from __future__ import annotations
 
 from typing import Final
 
+from structgen.engine.deadline import check_deadline
+
 ACCEPT: Final = -1
 """The action taken on ``END`` once the start symbol is complete."""
 
@@ -130,6 +132,8 @@ def build_lalr(
     transitions: list[dict[int, int]] = []
     position = 0
     while position < len(kernels):
+        if position & 255 == 255:
+            check_deadline()  # a compile under a time limit stops here (engine/deadline.py)
         closure = _lr0_closure(kernels[position], items, rule_rhs, rules_of, end)
         moves: dict[int, list[int]] = {}
         for item in closure:

@@ -26,6 +26,7 @@ from typing import Final
 from librt.vecs import vec
 from mypy_extensions import i32, u8
 
+from structgen.engine.deadline import check_deadline
 from structgen.engine.dfa import DEAD
 from structgen.engine.lexer import START, Lexer
 from structgen.engine.lr import LRTable
@@ -110,13 +111,16 @@ class CompiledGrammar:
         costs that mask more."""
         lexer_states = self.lexer.dfa.state_count
         lr_states = self.table.state_count
+        check_deadline()  # a compile under a time limit stops between two lexer states (engine/deadline.py)
         if lexer_states <= groups_limit:
             for lexer_state in range(lexer_states):
                 self.tables.groups(lexer_state)
+                check_deadline()
         if lexer_states * lr_states <= entry_limit:
             for lexer_state in range(lexer_states):
                 for lr_state in range(lr_states):
                     self.tables.entry(lexer_state, lr_state)
+                check_deadline()
 
 
 class MaskCache:

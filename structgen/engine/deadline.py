@@ -1,0 +1,72 @@
+"""A cooperative deadline for compiling: the compile stops itself when it is past.
+
+Python cannot stop a thread from outside, so a compile that must end by a time
+limit (the server's ``compile_seconds``) checks a deadline at coarse points —
+between two phases, between two lexer states' token groups, every so many states
+of an automaton's construction — never on a per-token path. ``run_within(deadline,
+work)`` makes ``deadline`` the current one for ``work`` (in the thread running it);
+``check_deadline()`` raises ``CompileTimeout`` once it is past or cancelled, and
+costs one context lookup when there is none. ``Deadline.cancel()`` (from any
+thread) ends it now: the compiling thread stops at its next check.
+"""
+
+from __future__ import annotations
+
+import time
+from contextvars import ContextVar
+from typing import Callable, Final, TypeVar
+
+from mypy_extensions import mypyc_attr
+
+T = TypeVar("T")
+
+
+@mypyc_attr(native_class=False)  # mypyc compiles no native subclass of OSError
+class CompileTimeout(TimeoutError):
+    """A compile ran past its deadline (or the deadline was cancelled)."""
+
+
+class Deadline:
+    """A time by which a compile must be over (``time.monotonic`` clock)."""
+
+    def __init__(self, seconds: float) -> None:
+        self.seconds = seconds
+        self.expires = time.monotonic() + seconds
+        self.cancelled = False
+
+    def cancel(self) -> None:
+        """End it now (safe from another thread: the compiling one sees it at its next check)."""
+        self.cancelled = True
+
+    def expired(self) -> bool:
+        return self.cancelled or time.monotonic() >= self.expires
+
+    def check(self) -> None:
+        """Raise ``CompileTimeout`` when past or cancelled."""
+        if self.expired():
+            reason = "was cancelled" if self.cancelled else f"ran past its {self.seconds:g} s limit"
+            raise CompileTimeout(f"compiling {reason}")
+
+
+_current: Final[ContextVar[Deadline | None]] = ContextVar("structgen_compile_deadline", default=None)
+
+
+def current_deadline() -> Deadline | None:
+    """The deadline of the compile running in this context, if any."""
+    return _current.get()
+
+
+def check_deadline() -> None:
+    """Raise ``CompileTimeout`` when this context's compile is past its deadline."""
+    deadline = _current.get()
+    if deadline is not None:
+        deadline.check()
+
+
+def run_within(deadline: Deadline, work: Callable[[], T]) -> T:
+    """``work()`` with ``deadline`` as the current deadline (this thread's context)."""
+    token = _current.set(deadline)
+    try:
+        return work()
+    finally:
+        _current.reset(token)
