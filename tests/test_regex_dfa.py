@@ -207,6 +207,33 @@ def test_each_pattern_keeps_its_own_accept_label(data: st.DataObject) -> None:
         assert labels == [i for i, (p, f) in enumerate(chosen) if fullmatch(p, f, text)]
 
 
+def _equivalence_classes(dfa: ByteDFA) -> int:
+    """Moore's refinement of ``dfa`` itself (the start kept alone, as the engine
+    keeps it): how many states a minimal automaton has; equal to the state count
+    when no two states of ``dfa`` accept the same language."""
+    count = dfa.state_count
+    block = [0 if s == 0 else 1 + sorted({tuple(a) for a in dfa.accepts[1:]}).index(tuple(dfa.accepts[s]))
+             for s in range(count)]
+    while True:
+        signature: dict[tuple[int, ...], int] = {}
+        refined = [signature.setdefault(
+            (block[s], *[-1 if t == DEAD else block[t] for t in dfa.table[s * 256:(s + 1) * 256]]), len(signature))
+            for s in range(count)]
+        if len(signature) == len(set(block)):
+            return len(signature)
+        block = refined
+
+
+@settings(max_examples=60, deadline=None)
+@given(data=st.data())
+def test_automata_of_several_patterns_have_no_equivalent_states(data: st.DataObject) -> None:
+    """Minimization (Hopcroft, over byte classes) leaves no two states that an
+    independent refinement would merge."""
+    chosen = data.draw(st.lists(st.sampled_from(PATTERNS), min_size=1, max_size=5, unique=True))
+    dfa = build_dfa([parse(p, f) for p, f in chosen])
+    assert _equivalence_classes(dfa) == dfa.state_count
+
+
 def test_state_limit_is_explicit() -> None:
     # (a|b)*a(a|b){n}: the minimal DFA needs 2^(n+1) states
     with pytest.raises(AutomatonLimitError, match="more than 100 DFA states"):

@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import Final
 
 from structgen.engine import charset
+from structgen.engine.deadline import check_deadline
 from structgen.engine.regex import ALT, CHARS, CONCAT, EMPTY, REPEAT, UNBOUNDED, Node, RegexError
 DEAD: Final = -1
 """Transition-table entry for "no transition" (the automaton rejects)."""
@@ -261,26 +262,28 @@ def build_dfa(nodes: list[Node], max_states: int = MAX_DFA_STATES, shortest: lis
     start = _closure(nfa, [0])
     index_of: dict[tuple[int, ...], int] = {start: 0}
     subsets: list[tuple[int, ...]] = [start]
-    table: list[int] = []
-    position = 0
     bounds = _edge_bounds(nfa)  # bytes between two bounds move alike in every state
+    classes = len(bounds) - 1
     class_of = [0] * 256
-    for c in range(len(bounds) - 1):
+    for c in range(classes):
         for byte in range(bounds[c], bounds[c + 1]):
             class_of[byte] = c
+    table: list[int] = []  # per state, the target of each byte class
+    position = 0
     while position < len(subsets):
         subset = subsets[position]
         position += 1
-        targets: list[list[int]] = [[] for _ in range(len(bounds) - 1)]
+        if position & 255 == 0:
+            check_deadline()  # a compile under a time limit stops here (engine/deadline.py)
+        targets: list[list[int]] = [[] for _ in range(classes)]
         for state in subset:
             for lo, hi, target in nfa.edges[state]:
                 for c in range(class_of[lo], class_of[hi] + 1):
                     targets[c].append(target)
         seen_targets: dict[tuple[int, ...], int] = {}  # classes of one range share targets
-        for c in range(len(bounds) - 1):
-            width = bounds[c + 1] - bounds[c]
+        for c in range(classes):
             if not targets[c]:
-                table.extend([DEAD] * width)
+                table.append(DEAD)
                 continue
             key = tuple(targets[c])
             known = seen_targets.get(key, DEAD)
@@ -296,10 +299,10 @@ def build_dfa(nodes: list[Node], max_states: int = MAX_DFA_STATES, shortest: lis
                     index_of[following] = known
                     subsets.append(following)
                 seen_targets[key] = known
-            table.extend([known] * width)
+            table.append(known)
     accepts = [sorted({nfa.accept_of[s] for s in subset if nfa.accept_of[s] >= 0}) for subset in subsets]
-    table, accepts = _trim(table, accepts)
-    return _minimize(table, accepts)
+    table, accepts = _trim(table, classes, accepts)
+    return _minimize(table, classes, accepts, class_of)
 
 
 class _Gap:
@@ -374,13 +377,16 @@ def _splice_gap(gap: _Gap, rests: ByteDFA, max_states: int) -> ByteDFA | None:
     return ByteDFA(new_table, accepts)
 
 
-def can_reach(table: list[int], count: int, targets: list[bool]) -> list[bool]:
-    """For each state, whether some state marked in ``targets`` is reachable from it
-    (itself included): a backward search over the transitions."""
+def can_reach(table: list[int], width: int, targets: list[bool]) -> list[bool]:
+    """For each state of ``table`` (``width`` targets per state), whether some
+    state marked in ``targets`` is reachable from it (itself included): a
+    backward search over the transitions."""
+    count = len(targets)
     predecessors: list[list[int]] = [[] for _ in range(count)]
     for state in range(count):
-        for byte in range(256):
-            target = table[state * 256 + byte]
+        row = state * width
+        for column in range(width):
+            target = table[row + column]
             if target != DEAD:
                 predecessors[target].append(state)
     marked = list(targets)
@@ -394,13 +400,14 @@ def can_reach(table: list[int], count: int, targets: list[bool]) -> list[bool]:
     return marked
 
 
-def _trim(table: list[int], accepts: list[list[int]]) -> tuple[list[int], list[list[int]]]:
-    """Drop states that cannot reach an accepting state, renumbering the rest.
+def _trim(table: list[int], classes: int, accepts: list[list[int]]) -> tuple[list[int], list[list[int]]]:
+    """Drop states that cannot reach an accepting state, renumbering the rest
+    (``table``: ``classes`` targets per state).
 
     The start state stays state 0 even when it is useless (then it has no moves).
     """
     count = len(accepts)
-    useful = can_reach(table, count, [bool(labels) for labels in accepts])
+    useful = can_reach(table, classes, [bool(labels) for labels in accepts])
     useful[0] = True
     if all(useful):  # the usual case: nothing to drop, nothing to renumber
         return table, accepts
@@ -414,90 +421,138 @@ def _trim(table: list[int], accepts: list[list[int]]) -> tuple[list[int], list[l
     new_accepts: list[list[int]] = []
     for state in range(count):
         if useful[state]:
-            for byte in range(256):
-                target = table[state * 256 + byte]
+            for c in range(classes):
+                target = table[state * classes + c]
                 new_table.append(DEAD if target == DEAD else renumber[target])
             new_accepts.append(accepts[state])
     return new_table, new_accepts
 
 
-def _byte_classes(table: list[int], count: int) -> list[int]:
-    """Number the bytes so that bytes with equal columns (same target from every
-    state) share a class; the classes are the alphabet minimization works over."""
-    class_of_column: dict[tuple[int, ...], int] = {}
-    classes: list[int] = []
-    for byte in range(256):
-        column = tuple([table[state * 256 + byte] for state in range(count)])
-        classes.append(class_of_column.setdefault(column, len(class_of_column)))
-    return classes
+def _minimize(table: list[int], classes: int, accepts: list[list[int]], class_of: list[int]) -> ByteDFA:
+    """Hopcroft's partition refinement, O(k n log n) for k byte classes, on flat
+    arrays: each block is a contiguous run of ``elements``, and the states a
+    splitter reaches are moved to the front of their block, so a split is a cut.
 
-
-def _minimize(table: list[int], accepts: list[list[int]]) -> ByteDFA:
-    """Hopcroft's partition refinement, O(k n log n) for k byte classes.
-
-    A sink state (index ``count``) stands for ``DEAD`` so every state has a move
-    on every class; its block is dropped again at the end. The start state's block
-    becomes state 0.
+    ``table`` has ``classes`` targets per state, ``class_of`` maps bytes to
+    classes. A sink state (index ``count``) stands for ``DEAD`` so every state has
+    a move on every class; its block is dropped again at the end. The start state's
+    block becomes state 0.
     """
     count = len(accepts)
-    classes = _byte_classes(table, count)
-    class_count = max(classes) + 1
-    representative = [0] * class_count  # one byte of each class
-    for byte in range(255, -1, -1):
-        representative[classes[byte]] = byte
+    table, classes, class_of = _merged_classes(table, classes, count, class_of)
     sink = count
-    # inverse[c][t]: the states that move to t on class c
-    inverse: list[list[list[int]]] = [[[] for _ in range(count + 1)] for _ in range(class_count)]
-    for c in range(class_count):
-        byte = representative[c]
-        for state in range(count):
-            target = table[state * 256 + byte]
-            inverse[c][sink if target == DEAD else target].append(state)
-        inverse[c][sink].append(sink)
+    size = count + 1
+    moves = [sink] * (size * classes)  # table with the sink for DEAD, and the sink's own row
+    for i in range(count * classes):
+        if table[i] != DEAD:
+            moves[i] = table[i]
+    # predecessors on class c of state t: sources[starts[c * size + t] : starts[c * size + t + 1]]
+    starts = [0] * (classes * size + 1)
+    for state in range(size):
+        row = state * classes
+        for c in range(classes):
+            starts[c * size + moves[row + c] + 1] += 1
+    for i in range(1, len(starts)):
+        starts[i] += starts[i - 1]
+    sources = [0] * starts[-1]
+    filled = starts[:]
+    for state in range(size):
+        row = state * classes
+        for c in range(classes):
+            key = c * size + moves[row + c]
+            sources[filled[key]] = state
+            filled[key] += 1
 
     # The start state keeps a block of its own: for a lexer, state 0 means "no lexeme
     # started", which a state inside a lexeme must never be merged into (even when
     # what remains of its language is the same). No transition enters state 0.
     block_of_label: dict[tuple[int, ...], int] = {(-1,): 0}
-    block_of: list[int] = []
+    block_of = [0] * size
     for state in range(count):
         label = (-1,) if state == 0 else tuple(accepts[state])
-        block_of.append(block_of_label.setdefault(label, len(block_of_label)))
-    block_of.append(len(block_of_label))  # the sink is alone
-    blocks: list[set[int]] = [set() for _ in range(len(block_of_label) + 1)]
-    for state in range(count + 1):
-        blocks[block_of[state]].add(state)
+        block_of[state] = block_of_label.setdefault(label, len(block_of_label))
+    block_of[sink] = len(block_of_label)  # the sink is alone
+    blocks = len(block_of_label) + 1
+    first = [0] * (blocks + 1)
+    for state in range(size):
+        first[block_of[state] + 1] += 1
+    for b in range(blocks):
+        first[b + 1] += first[b]
+    end = first[1:]
+    first = first[:blocks]
+    marked_end = first[:]  # block b's states reached by the current splitter: elements[first[b]:marked_end[b]]
+    elements = [0] * size
+    location = [0] * size
+    placed = first[:]
+    for state in range(size):
+        b = block_of[state]
+        elements[placed[b]] = state
+        location[state] = placed[b]
+        placed[b] += 1
 
-    pending: list[tuple[int, int]] = [(b, c) for b in range(len(blocks)) for c in range(class_count)]
-    waiting: set[tuple[int, int]] = set(pending)
-    while pending:
-        splitter = pending.pop()
-        waiting.discard(splitter)
-        block, c = splitter
-        touched: dict[int, list[int]] = {}
-        for target in blocks[block]:
-            for source in inverse[c][target]:
-                touched.setdefault(block_of[source], []).append(source)
-        for split, inside in touched.items():
-            if len(inside) == len(blocks[split]):
+    # every block but the largest, on every class, to begin with
+    largest = 0
+    for b in range(blocks):
+        if end[b] - first[b] > end[largest] - first[largest]:
+            largest = b
+    waiting: list[int] = []  # splitters, as block * classes + class
+    in_waiting = [False] * (blocks * classes)
+    for b in range(blocks):
+        if b != largest:
+            for c in range(classes):
+                in_waiting[b * classes + c] = True
+                waiting.append(b * classes + c)
+    touched: list[int] = []
+    rounds = 0
+    while waiting:
+        rounds += 1
+        if rounds & 1023 == 0:
+            check_deadline()
+        splitter = waiting.pop()
+        in_waiting[splitter] = False
+        block = splitter // classes
+        c = splitter % classes
+        for target in elements[first[block]:end[block]]:
+            key = c * size + target
+            for i in range(starts[key], starts[key + 1]):
+                state = sources[i]
+                b = block_of[state]
+                at = location[state]
+                if at < marked_end[b]:
+                    continue  # already reached
+                if marked_end[b] == first[b]:
+                    touched.append(b)
+                swap = marked_end[b]
+                other = elements[swap]
+                elements[swap] = state
+                location[state] = swap
+                elements[at] = other
+                location[other] = at
+                marked_end[b] += 1
+        for b in touched:
+            cut = marked_end[b]
+            if cut == end[b]:  # every state of the block reached: no split
+                marked_end[b] = first[b]
                 continue
-            inside_set = set(inside)
-            blocks[split].difference_update(inside_set)
-            new_block = len(blocks)
-            blocks.append(inside_set)
-            for state in inside:
-                block_of[state] = new_block
-            smaller = new_block if len(inside) <= len(blocks[split]) else split
-            for d in range(class_count):
-                if (split, d) in waiting:
-                    added = (new_block, d)
-                else:
-                    added = (smaller, d)
-                if added not in waiting:
-                    waiting.add(added)
-                    pending.append(added)
+            new_block = blocks
+            blocks += 1
+            first.append(first[b])
+            end.append(cut)
+            marked_end.append(first[b])
+            for at in range(first[b], cut):
+                block_of[elements[at]] = new_block
+            first[b] = cut
+            marked_end[b] = cut
+            in_waiting.extend([False] * classes)
+            smaller = new_block if cut - first[new_block] <= end[b] - cut else b
+            for d in range(classes):
+                added = new_block * classes + d if in_waiting[b * classes + d] else smaller * classes + d
+                if not in_waiting[added]:
+                    in_waiting[added] = True
+                    waiting.append(added)
+        touched.clear()
 
-    number = [DEAD] * len(blocks)  # block -> new state number, start first, sink dropped
+    number = [DEAD] * blocks  # block -> new state number, start first, sink dropped
     number[block_of[0]] = 0
     next_number = 1
     for state in range(count):
@@ -506,10 +561,37 @@ def _minimize(table: list[int], accepts: list[list[int]]) -> ByteDFA:
             next_number += 1
     new_table = [DEAD] * (next_number * 256)
     new_accepts: list[list[int]] = [[] for _ in range(next_number)]
+    written = [False] * next_number
     for state in range(count):
         row = number[block_of[state]]
+        if written[row]:  # the states of one block move alike
+            continue
+        written[row] = True
         new_accepts[row] = accepts[state]
         for byte in range(256):
-            target = table[state * 256 + byte]
+            target = table[state * classes + class_of[byte]]
             new_table[row * 256 + byte] = DEAD if target == DEAD else number[block_of[target]]
     return ByteDFA(new_table, new_accepts)
+
+
+def _merged_classes(
+    table: list[int], classes: int, count: int, class_of: list[int]
+) -> tuple[list[int], int, list[int]]:
+    """``table`` over fewer classes: those whose columns (targets from every state)
+    are equal become one, which minimization then splits on once."""
+    number: dict[tuple[int, ...], int] = {}
+    merged_of = [0] * classes
+    for c in range(classes):
+        column = tuple([table[state * classes + c] for state in range(count)])
+        merged_of[c] = number.setdefault(column, len(number))
+    merged = len(number)
+    if merged == classes:
+        return table, classes, class_of
+    kept = [0] * merged  # one original class per merged one
+    for c in range(classes - 1, -1, -1):
+        kept[merged_of[c]] = c
+    new_table = [DEAD] * (count * merged)
+    for state in range(count):
+        for m in range(merged):
+            new_table[state * merged + m] = table[state * classes + kept[m]]
+    return new_table, merged, [merged_of[c] for c in class_of]
