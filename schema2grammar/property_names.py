@@ -20,7 +20,9 @@ the translator then falls back to an approximation and says so in the report.
 from __future__ import annotations
 
 import bisect
+from collections.abc import Callable, Hashable
 from dataclasses import dataclass
+from typing import TypeVar
 
 from schema2grammar import ecma
 
@@ -224,25 +226,40 @@ def _determinize(nfa: _NFA, classes: _Classes) -> _DFA:
 
     free = closure({nfa.free[0]}) if nfa.free else frozenset()
     start = closure({0})
+
+    def step(current: frozenset[int], c: int) -> frozenset[int]:
+        bit = 1 << c
+        target = closure({t for s in current for members, t in labelled[s] if members & bit})
+        if free and not free.isdisjoint(nfa.free) and not target.isdisjoint(nfa.free):
+            return free  # past a whole match, what else the pattern could match changes nothing
+        return target
+
+    table, order = _explore(start, step, classes.count, "a pattern needs")
+    return _DFA(table, [final in states for states in order])
+
+
+State = TypeVar("State", bound=Hashable)
+
+
+def _explore(start: State, step: Callable[[State, int], State], classes: int, what: str) -> tuple[list[list[int]], list[State]]:
+    """The states reachable from ``start`` (``step``: the next one on a class),
+    numbered breadth first: the table of their moves, and the states in order."""
     number = {start: 0}
     order = [start]
     table: list[list[int]] = []
     for current in order:
         row = []
-        for c in range(classes.count):
-            bit = 1 << c
-            target = closure({t for s in current for members, t in labelled[s] if members & bit})
-            if free and not free.isdisjoint(nfa.free) and not target.isdisjoint(nfa.free):
-                target = free  # past a whole match, what else the pattern could match changes nothing
+        for c in range(classes):
+            target = step(current, c)
             index = number.get(target)
             if index is None:
                 if len(order) >= MAX_STATES:
-                    raise ecma.Unsupported(f"a pattern needs more than {MAX_STATES} automaton states")
+                    raise ecma.Unsupported(f"{what} more than {MAX_STATES} automaton states")
                 index = number[target] = len(order)
                 order.append(target)
             row.append(index)
         table.append(row)
-    return _DFA(table, [final in states for states in order])
+    return table, order
 
 
 def _names_dfa(names: list[str], classes: _Classes) -> _DFA:
@@ -264,22 +281,12 @@ def _names_dfa(names: list[str], classes: _Classes) -> _DFA:
 
 def _product(automata: list[_DFA], classes: _Classes) -> tuple[_DFA, list[int]]:
     """The automata run together, and per state which of them accept (bit i: automaton i)."""
-    start = (0,) * len(automata)
-    number = {start: 0}
-    order = [start]
-    table: list[list[int]] = []
-    for current in order:
-        row = []
-        for c in range(classes.count):
-            target = tuple(automaton.next[s][c] for automaton, s in zip(automata, current))
-            index = number.get(target)
-            if index is None:
-                if len(order) >= MAX_STATES:
-                    raise ecma.Unsupported(f"these patterns together need more than {MAX_STATES} automaton states")
-                index = number[target] = len(order)
-                order.append(target)
-            row.append(index)
-        table.append(row)
+    table, order = _explore(
+        (0,) * len(automata),
+        lambda current, c: tuple(automaton.next[s][c] for automaton, s in zip(automata, current)),
+        classes.count,
+        "these patterns together need",
+    )
     signatures = [sum(1 << i for i, (automaton, s) in enumerate(zip(automata, states)) if automaton.accepting[s])
                   for states in order]
     return _DFA(table, [False] * len(order)), signatures

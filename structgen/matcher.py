@@ -37,7 +37,6 @@ def compile(grammar: Grammar, tokenizer_info: TokenizerInfo, *, lazy: bool = Fal
             grammar.table,
             grammar.ignored,
             tokenizer_info.decoded_vocab,
-            tokenizer_info.special_token_ids,
             tokenizer_info.stop_token_ids,
             trie_for(tokenizer_info),
         )

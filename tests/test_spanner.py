@@ -10,7 +10,7 @@ import pytest
 from structgen import Grammar, TokenizerInfo
 from structgen.engine.dfa import DEAD
 from structgen.engine.lexer import START, Lexer
-from structgen.engine.spanner import EMPTY_SEQUENCE, SequenceTable, lexeme_groups, token_groups
+from structgen.engine.spanner import EMPTY_SEQUENCE, SequenceTable, lexeme_groups, shift_renaming, token_groups
 from structgen.engine.tables import MaskTables
 from structgen.engine.vocab import build_trie
 
@@ -106,6 +106,8 @@ SCHEMAS_FOR_GROUPS = [
         },
         {"max_whitespace": 3},
     ),
+    # bounded strings: counted states, renamed from the next one's (shifted_groups)
+    ({"type": "object", "properties": {"s": {"type": "string", "maxLength": 70}, "t": {"type": "string", "minLength": 3, "maxLength": 30}}}, {}),
 ]
 
 
@@ -122,6 +124,10 @@ def test_groups_built_from_other_states_equal_a_whole_walk(schema: dict[str, obj
     pieces += [bytes(rng.choice(b'abelpstxyz{}[]:,"\\ 0123456789') for _ in range(rng.randint(2, 6))) for _ in range(3000)]
     pieces += [bytes(rng.choice(b' \n\t{}[]:,"0.5e-+tnf') for _ in range(rng.randint(2, 7))) for _ in range(2000)]
     pieces += [b'"alpha"', b'"alp', b'ha":', "日本".encode(), b"    ", b" \n  ", b'  "n": ', b"120, ", b"1.5e+3}"]
+    # tokens longer than shifted_groups' proof, some ending the string and going on
+    long_text = "abxyz 0129日é"
+    pieces += ["".join(rng.choice(long_text) for _ in range(rng.randint(14, 45))).encode() for _ in range(300)]
+    pieces += ["".join(rng.choice(long_text) for _ in range(rng.randint(14, 40))).encode() + rng.choice([b'"', b'", "t', b'"}', b'\\n']) for _ in range(200)]
     trie = build_trie(pieces, excluded=[])
     tables = MaskTables(grammar.lexer, grammar.table, grammar.ignored, trie, len(pieces))
     for state in range(grammar.lexer.dfa.state_count):
@@ -161,3 +167,16 @@ def test_lexeme_walks_are_shared_by_grammars_and_equal_a_whole_walk() -> None:
     before = len(trie.lexeme_walks)
     assert lexeme_groups(string_body.lexer, trie, inside, SequenceTable(), len(pieces)) is not None
     assert len(trie.lexeme_walks) == before  # the string body's walk was already there
+
+
+def test_counted_states_are_proved_alike_until_the_count_runs_out() -> None:
+    """Inside a string of at most 70 characters, the state after k characters moves
+    on as the state after k + 1 does (renamed), until the count is too close to
+    its end for a 16-byte proof (any two far enough from it are alike); unrelated states are not."""
+    grammar = Grammar.from_json_schema({"type": "string", "maxLength": 70}, whitespace="compact")
+    after = [grammar.lexer.dfa.run(b'"' + b"a" * k) for k in range(71)]
+    renamed = shift_renaming(grammar.lexer, after[10], after[11])
+    assert renamed is not None and renamed[after[11]] == after[10] and renamed[after[20]] == after[19]
+    assert shift_renaming(grammar.lexer, after[60], after[61]) is None  # 16 more bytes run past the count
+    assert shift_renaming(grammar.lexer, after[10], after[0]) is not None  # 60 and 70 left: alike for 16 bytes
+    assert shift_renaming(grammar.lexer, after[10], START) is None

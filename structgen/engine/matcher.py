@@ -70,8 +70,9 @@ def special_tokens(vocab: list[bytes], special_token_ids: list[int], stop_token_
 class CompiledGrammar:
     """A grammar's lexer and tables joined with one vocabulary.
 
-    ``trie`` must hold exactly the tokens outside ``special_tokens(...)``; it
-    depends only on the vocabulary, so callers share one per tokenizer.
+    ``trie`` must hold exactly the tokens outside ``special_tokens(...)`` (the ids
+    it leaves out are never text); it depends only on the vocabulary, so callers
+    share one per tokenizer.
     """
 
     def __init__(
@@ -80,7 +81,6 @@ class CompiledGrammar:
         table: LRTable,
         ignored: list[bool],
         vocab: list[bytes],
-        special_token_ids: list[int],
         stop_token_ids: list[int],
         trie: TokenTrie,
     ) -> None:
@@ -89,9 +89,7 @@ class CompiledGrammar:
         self.ignored = ignored
         self.vocab = vocab
         self.vocab_size = len(vocab)
-        self.special: list[bool] = [False] * len(vocab)
-        for token_id in special_tokens(vocab, special_token_ids, stop_token_ids):
-            self.special[token_id] = True
+        self.special: list[bool] = trie.outside(len(vocab))  # the ids that are never text
         self.stop_token_ids = stop_token_ids
         self.stop_ids = vec[i32](stop_token_ids)
         self.words = word_count(len(vocab))

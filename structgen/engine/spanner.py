@@ -34,6 +34,13 @@ ENDS_LEXEME: Final = -2
 LARGE_GROUP: Final = 64
 """Groups with more tokens keep their token set; smaller ones are set bit by bit."""
 
+SHIFT_DEPTH: Final = 16
+"""``shifted_groups`` proves two states alike for every byte string this long at
+once, on the automaton; only the tokens longer than this are followed one by one."""
+
+MAX_SHIFT_PAIRS: Final = 2_048
+"""Most state pairs one such proof visits."""
+
 
 class SequenceTable:
     """Interned sequences of ended lexer states; id 0 is the empty sequence."""
@@ -428,6 +435,199 @@ def converged_groups(
     return _merged(reference_groups, removed, walked, trie.first_byte(), stride, vocab_size)
 
 
+def shifted_groups(
+    lexer: Lexer,
+    trie: TokenTrie,
+    start: int,
+    reference: int,
+    renamed: dict[int, int],
+    reference_groups: list[TokenGroup],
+    sequences: SequenceTable,
+    vocab_size: int,
+) -> list[TokenGroup]:
+    """The groups of lexer state ``start`` as those of ``reference`` with their
+    states renamed (``renamed``: ``shift_renaming(lexer, start, reference)``).
+
+    A string with a maximum length counts its characters in states: the state
+    with k characters left does from every byte what the state with k - 1 left
+    does, one state further back, until the count runs out. Neither converges
+    with the other along the trie, so each would cost a walk of the whole
+    vocabulary (a string body accepts nearly every token). Instead the two are
+    run side by side on the automaton, for every byte string of ``SHIFT_DEPTH``
+    bytes at once: they must die, end their lexeme and move on together, and the
+    states they reach must pair one to one. Then every token that short does from
+    ``start`` what it does from ``reference``, renamed; the few longer tokens are
+    followed along the trie, and those that differ are moved to their own group."""
+    sequence_names: dict[int, int] = {EMPTY_SEQUENCE: EMPTY_SEQUENCE}
+    groups: list[TokenGroup] = []
+    removed = vec[i32]()
+    for old in reference_groups:
+        end_state = old.end_state
+        if old.sequence == EMPTY_SEQUENCE:
+            end_state = renamed.get(end_state, DEAD)
+        sequence = _renamed_sequence(old.sequence, renamed, sequence_names, sequences)
+        if end_state == DEAD or sequence < 0:  # reached only by tokens longer than the proof: redone below
+            for token_id in old.ids():
+                removed = append(removed, token_id)
+            continue
+        group = TokenGroup(sequence, end_state)
+        if len(old.token_ids) == old.size:
+            group.token_ids = old.token_ids
+        else:
+            group._tokens = old._tokens
+        group.size = old.size
+        groups.append(group)
+    removed, walked = _long_tokens(lexer, trie, start, reference, renamed, sequence_names, sequences, removed)
+    return _merged(groups, removed, walked, trie.first_byte(), lexer.dfa.state_count, vocab_size)
+
+
+def shift_renaming(lexer: Lexer, start: int, reference: int) -> dict[int, int] | None:
+    """The states ``reference`` reaches inside its lexeme by byte strings of at most
+    ``SHIFT_DEPTH`` bytes, each paired with the one ``start`` reaches by the same
+    bytes, when the two automata agree on all of them (else None, also past
+    ``MAX_SHIFT_PAIRS`` pairs: then the states are not worth proving alike)."""
+    table = lexer.table
+    accepts = lexer.accepts
+    renamed: dict[int, int] = {reference: start}
+    taken: dict[int, int] = {start: reference}
+    level: list[int] = [reference]
+    for _ in range(SHIFT_DEPTH):
+        following: list[int] = []
+        for theirs in level:
+            ours = renamed[theirs]
+            for byte in range(256):
+                their_next = table[theirs * 256 + byte]
+                our_next = table[ours * 256 + byte]
+                if (their_next == DEAD) != (our_next == DEAD):
+                    return None
+                if their_next == DEAD:  # both stop here: the lexeme ends (or the token dies) in both
+                    if bool(accepts[theirs]) != bool(accepts[ours]):
+                        return None
+                    continue
+                known = renamed.get(their_next, DEAD)
+                if known == DEAD:
+                    if our_next in taken:
+                        return None  # two of the reference's states would share one name
+                    renamed[their_next] = our_next
+                    taken[our_next] = their_next
+                    following.append(their_next)
+                    if len(renamed) > MAX_SHIFT_PAIRS:
+                        return None
+                elif known != our_next:
+                    return None
+        level = following
+    return renamed
+
+
+def _renamed_sequence(
+    sequence: int, renamed: dict[int, int], names: dict[int, int], sequences: SequenceTable
+) -> int:
+    """``sequence`` of the reference with its first lexeme (ended inside the
+    renamed states) renamed; the lexemes after it are the same in both. -1 when
+    that lexeme ended outside the renaming."""
+    found = names.get(sequence, -2)
+    if found != -2:
+        return found
+    states = sequences.states(sequence)
+    first = renamed.get(states[0], DEAD)
+    result = -1
+    if first != DEAD:
+        result = sequences.extend(EMPTY_SEQUENCE, first)
+        for state in states[1:]:
+            result = sequences.extend(result, state)
+    names[sequence] = result
+    return result
+
+
+def _long_tokens(
+    lexer: Lexer,
+    trie: TokenTrie,
+    start: int,
+    reference: int,
+    renamed: dict[int, int],
+    names: dict[int, int],
+    sequences: SequenceTable,
+    removed: vec[i32],
+) -> tuple[vec[i32], list[TokenGroup]]:
+    """The tokens longer than ``SHIFT_DEPTH`` that ``start`` does not treat as the
+    renamed reference does: added to ``removed`` (when the reference's groups hold
+    them) and grouped by what they do from ``start``. Both states are stepped along
+    the trie, only into subtrees deeper than the proof."""
+    table = lexer.table
+    accepts = lexer.accepts
+    node_byte = trie.node_byte
+    node_depth = trie.node_depth
+    subtree_end = trie.subtree_end
+    first_token = trie.first_token
+    trie_tokens = trie.token_ids
+    deepest = trie.deepest()
+    stride = lexer.dfa.state_count
+    ours_at = [start] * (trie.max_depth + 1)
+    our_sequence_at = [EMPTY_SEQUENCE] * (trie.max_depth + 1)
+    theirs_at = [reference] * (trie.max_depth + 1)
+    their_sequence_at = [EMPTY_SEQUENCE] * (trie.max_depth + 1)
+    walked_of: dict[int, int] = {}
+    walked: list[TokenGroup] = []
+    node = 1
+    node_count = len(node_byte)
+    while node < node_count:
+        if deepest[node] <= SHIFT_DEPTH:
+            node = subtree_end[node]  # every token below is as short as the proof
+            continue
+        depth = node_depth[node]
+        byte = node_byte[node]
+        ours, our_sequence = _step(table, accepts, ours_at[depth - 1], our_sequence_at[depth - 1], byte, sequences)
+        theirs, their_sequence = _step(table, accepts, theirs_at[depth - 1], their_sequence_at[depth - 1], byte, sequences)
+        if ours == DEAD and theirs == DEAD:
+            node = subtree_end[node]
+            continue
+        if (ours != DEAD and theirs != DEAD and our_sequence != EMPTY_SEQUENCE and ours == theirs
+                and _renamed_sequence(their_sequence, renamed, names, sequences) == our_sequence):
+            node = subtree_end[node]  # past the first lexeme, both read the same from the same state
+            continue
+        ours_at[depth] = ours
+        our_sequence_at[depth] = our_sequence
+        theirs_at[depth] = theirs
+        their_sequence_at[depth] = their_sequence
+        first = first_token[node]
+        last = first_token[node + 1]
+        if depth > SHIFT_DEPTH and first < last:
+            same = False
+            if ours != DEAD and theirs != DEAD:
+                expected = renamed.get(theirs, DEAD) if their_sequence == EMPTY_SEQUENCE else theirs
+                same = expected == ours and _renamed_sequence(their_sequence, renamed, names, sequences) == our_sequence
+            if not same:
+                for k in range(first, last):
+                    token_id = i32(trie_tokens[k])
+                    if theirs != DEAD:
+                        removed = append(removed, token_id)
+                    if ours != DEAD:
+                        key = our_sequence * stride + ours
+                        index = walked_of.get(key, -1)
+                        if index < 0:
+                            index = len(walked)
+                            walked_of[key] = index
+                            walked.append(TokenGroup(our_sequence, ours))
+                        group = walked[index]
+                        group.token_ids = append(group.token_ids, token_id)
+                        group.size += 1
+        node += 1
+    return removed, walked
+
+
+def _step(table: list[int], accepts: list[list[int]], state: int, sequence: int, byte: int, sequences: SequenceTable) -> tuple[int, int]:
+    """One byte from ``state`` (DEAD: already dead), ending the lexeme in progress
+    when the byte cannot continue it, as ``_walk`` does."""
+    if state == DEAD:
+        return DEAD, sequence
+    following = table[state * 256 + byte]
+    if following == DEAD and state != START and accepts[state]:
+        following = table[START * 256 + byte]
+        if following != DEAD:
+            sequence = sequences.extend(sequence, state)
+    return following, sequence
+
+
 def ended_groups(
     lexer: Lexer,
     trie: TokenTrie,
@@ -503,14 +703,16 @@ def _merged(
     for token_id in removed:
         removed_first_bytes |= 1 << first_byte[token_id]
         removed_ids.add(int(token_id))
-    removed_set = token_set(removed, vocab_size) if removed_ids else 0
+    removed_set = -1  # ``removed`` as a token set, built only if a large group needs it
     group_of: dict[int, int] = {}
     groups: list[TokenGroup] = []
     shared: list[bool] = []  # per group: the reference's own object (copied before a change)
     for old in reference:
         group = old
         if old.first_bytes(first_byte) & removed_first_bytes:
-            group = _without(old, removed_ids, removed_set, vocab_size)
+            if removed_set < 0 and not _listed(old):
+                removed_set = token_set(removed, vocab_size)
+            group = _without(old, removed_ids, max(removed_set, 0), vocab_size)
         if group.size:
             group_of[group.sequence * stride + group.end_state] = len(groups)
             groups.append(group)
@@ -541,10 +743,16 @@ def _merged(
     return groups
 
 
+def _listed(group: TokenGroup) -> bool:
+    """Whether ``_without`` works on ``group``'s list of ids (else on its token set)."""
+    return len(group.token_ids) == group.size and group.size <= 4 * LARGE_GROUP
+
+
 def _without(old: TokenGroup, removed_ids: set[int], removed: int, vocab_size: int) -> TokenGroup:
-    """``old`` less the tokens in ``removed_ids`` (``removed``: the same as a set);
-    ``old`` itself when it holds none of them, a copy when ``removed_ids`` is empty."""
-    if len(old.token_ids) == old.size and old.size <= 4 * LARGE_GROUP:
+    """``old`` less the tokens in ``removed_ids`` (``removed``: the same as a set,
+    needed only when ``old`` is not ``_listed``); ``old`` itself when it holds none
+    of them, a copy when ``removed_ids`` is empty."""
+    if _listed(old):
         if removed_ids:
             kept = vec[i32]()
             for token_id in old.token_ids:

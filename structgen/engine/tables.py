@@ -37,6 +37,8 @@ from structgen.engine.spanner import (
     ended_groups,
     first_moves,
     lexeme_groups,
+    shift_renaming,
+    shifted_groups,
     token_groups,
 )
 from structgen.engine.tokenset import add_to_row, empty_buffer, to_row, word_count
@@ -63,6 +65,9 @@ the group is checked online."""
 CANDIDATES: Final = 3
 """States the first bytes lead to that are tried as references for converging a
 lexer state's groups (those reached under the most tokens), besides the start."""
+
+MAX_SHIFT_CHAIN: Final = 50_000
+"""Most states one chain of renamed groups follows (``_shifted_chain``)."""
 
 MAX_MEMOIZED: Final = 200_000
 """Partial-stack results kept for building more entries; past it they are dropped."""
@@ -142,6 +147,7 @@ class MaskTables:
         self._shared: dict[int, tuple[int, bytes]] = {}  # one set and row per distinct always-accepted set
         self._weights: list[int] = []  # tokens under each root child of the trie
         self._moves: dict[int, list[int]] = {}  # lexer state -> first_moves, for choosing references
+        self._partner: dict[int, int] = {}  # lexer state -> the state a shift proof paired it with
 
     def groups(self, lexer_state: int) -> list[TokenGroup]:
         """The vocabulary grouped by what it does from ``lexer_state``."""
@@ -153,28 +159,21 @@ class MaskTables:
 
     def _make_groups(self, lexer_state: int) -> list[TokenGroup]:
         """From the start's, for a state that can end its lexeme (``ended_groups``);
-        else converged from the state it saves most to start from (the generic
-        string body, for a state inside a key; the start, for a state in the
-        whitespace before a token); one walk of the trie when none saves anything.
-        The candidates are the start and the states most first bytes lead to."""
+        renamed from the next state's when the two move on alike (a bounded
+        string's count of characters left: ``_shifted_chain``); else converged
+        from the state it saves most to start from (the generic string body, for
+        a state inside a key; the start, for a state in the whitespace before a
+        token); one walk of the trie when none of these applies."""
         moves = self._first_moves(lexer_state)
         if lexer_state != START and ENDS_LEXEME in moves:
             return ended_groups(
                 self.lexer, self.trie, lexer_state, moves, self.groups(START), self.sequences, self.vocab_size
             )
-        weights = self._root_weights()
-        reached: dict[int, int] = {}  # state -> tokens under the first bytes leading there
-        for i in range(len(moves)):
-            if moves[i] >= 0:
-                reached[moves[i]] = reached.get(moves[i], 0) + weights[i]
-        candidates = [START] + sorted(reached, key=lambda state: -reached[state])[:CANDIDATES]
-        reference = -1
-        best = 0
-        for candidate in candidates:
-            if candidate != lexer_state:
-                gain = _convergence_gain(moves, self._first_moves(candidate), weights)
-                if gain > best:
-                    reference, best = candidate, gain
+        reference, following = self._references(lexer_state)
+        return self._shifted_chain(lexer_state, reference, self._partner.get(lexer_state, following))
+
+    def _unshifted(self, lexer_state: int, reference: int) -> list[TokenGroup]:
+        """Converged from ``reference``, or (-1) one walk of the trie."""
         if reference < 0:
             return self._walked_groups(lexer_state)
         base = self._groups[reference]
@@ -182,6 +181,72 @@ class MaskTables:
             base = self._walked_groups(reference)
             self._groups[reference] = base
         return converged_groups(self.lexer, self.trie, lexer_state, reference, base, self.sequences, self.vocab_size)
+
+    def _references(self, lexer_state: int) -> tuple[int, int]:
+        """The state to converge ``lexer_state``'s groups from (-1: none saves
+        anything), and the state most tokens' first bytes lead to (-1: none). The
+        candidates are the start and the states most first bytes lead to."""
+        moves = self._first_moves(lexer_state)
+        weights = self._root_weights()
+        reached: dict[int, int] = {}  # state -> tokens under the first bytes leading there
+        for i in range(len(moves)):
+            if moves[i] >= 0:
+                reached[moves[i]] = reached.get(moves[i], 0) + weights[i]
+        ranked = sorted(reached, key=lambda state: -reached[state])
+        candidates = [START] + ranked[:CANDIDATES]
+        reference = -1
+        best = 0
+        for candidate in candidates:
+            if candidate != lexer_state:
+                gain = _convergence_gain(moves, self._first_moves(candidate), weights)
+                if gain > best:
+                    reference, best = candidate, gain
+        return reference, ranked[0] if ranked else -1
+
+    def _shifted_chain(self, lexer_state: int, reference: int, following: int) -> list[TokenGroup]:
+        """The groups of ``lexer_state`` and of the states after it (each one's
+        ``following``: the state an earlier proof paired it with, else where most
+        first bytes lead) while each moves on as the next one does, one state
+        further (``shift_renaming``): each renamed from the
+        next one's (``shifted_groups``), which saves a walk of the vocabulary per
+        state of a bounded string's count of characters left. The last one is
+        converged or walked (``_unshifted``). Built from the far end, without
+        recursion."""
+        chain = [lexer_state]
+        references = [reference]
+        renamings: list[dict[int, int]] = []
+        seen = {lexer_state}
+        while len(chain) < MAX_SHIFT_CHAIN and following >= 0 and following != START and following not in seen:
+            built = self._groups[following] is not None
+            if not built and ENDS_LEXEME in self._first_moves(following):
+                break
+            renamed = shift_renaming(self.lexer, chain[-1], following)
+            if renamed is None:
+                break
+            renamings.append(renamed)
+            for theirs, ours in renamed.items():  # each state's own next one: an escape's, a UTF-8 byte's
+                if theirs != ours:
+                    self._partner.setdefault(ours, theirs)
+            chain.append(following)
+            seen.add(following)
+            if built:
+                references.append(-1)
+                break
+            current = following
+            reference, following = self._references(current)
+            following = self._partner.get(current, following)
+            references.append(reference)
+        later = self._groups[chain[-1]]
+        if later is None:
+            later = self._unshifted(chain[-1], references[-1])
+            self._groups[chain[-1]] = later
+        for index in range(len(chain) - 2, -1, -1):
+            later = shifted_groups(
+                self.lexer, self.trie, chain[index], chain[index + 1], renamings[index], later, self.sequences,
+                self.vocab_size,
+            )
+            self._groups[chain[index]] = later
+        return later
 
     def _walked_groups(self, lexer_state: int) -> list[TokenGroup]:
         """A whole walk of the trie, but for what the vocabulary's shared lexeme walks hold."""

@@ -60,8 +60,34 @@ class TokenTrie:
         self.max_depth = max(node_depth)
         self._roots: list[int] = []
         self._first_byte: list[int] = []
+        self._outside: list[bool] = []
+        self._deepest: list[int] = []
         # lexeme walks shared by every grammar compiled for this vocabulary, by automaton
         self.lexeme_walks: dict[tuple[int, ...], LexemeWalk] = {}
+
+    def outside(self, vocab_size: int) -> list[bool]:
+        """Per token id, whether the trie leaves it out (special and stop ids, and
+        ids that spell nothing); built once, shared by every grammar (read only)."""
+        if len(self._outside) != vocab_size:
+            flags = [True] * vocab_size
+            for token_id in self.token_ids:
+                flags[token_id] = False
+            self._outside = flags
+        return self._outside
+
+    def deepest(self) -> list[int]:
+        """Per node, the depth of the deepest node in its subtree (built once)."""
+        if not self._deepest:
+            deepest = list(self.node_depth)
+            for node in range(len(deepest) - 1, 0, -1):  # children come after their parent
+                end = self.subtree_end[node]
+                child = node + 1
+                while child < end:
+                    if deepest[child] > deepest[node]:
+                        deepest[node] = deepest[child]
+                    child = self.subtree_end[child]
+            self._deepest = deepest
+        return self._deepest
 
     def roots(self) -> list[int]:
         """The children of the root (one per first byte), in preorder."""
