@@ -24,6 +24,7 @@ from __future__ import annotations
 
 from typing import Final
 
+from structgen.engine.deadline import check_deadline
 from structgen.engine.dfa import DEAD
 from structgen.engine.lexer import START, Lexer
 from structgen.engine.lr import ACCEPT, LRTable
@@ -241,6 +242,8 @@ class MaskTables:
             later = self._unshifted(chain[-1], references[-1])
             self._groups[chain[-1]] = later
         for index in range(len(chain) - 2, -1, -1):
+            if index & 15 == 0:
+                check_deadline()  # a long chain in a compile under a time limit (engine/deadline.py)
             later = shifted_groups(
                 self.lexer, self.trie, chain[index], chain[index + 1], renamings[index], later, self.sequences,
                 self.vocab_size,
