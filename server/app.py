@@ -28,7 +28,7 @@ from server.completions import DEFAULT_MAX_TOKENS as COMPLETION_MAX_TOKENS
 from server.completions import CompletionReply, prompt_ids
 from server.engine import Engine
 from server.errors import APIError, bad_request
-from server.grammars import OutputPlan, content_constraint, content_format, plan_output
+from server.grammars import REJECTED, SGLANG_KEYS, OutputPlan, content_constraint, content_format, plan_output
 from server.limits import Limits, check_constraint_sizes, read_body
 from server.metrics import ServerMetrics
 from server.params import decode_options, max_tokens
@@ -39,6 +39,9 @@ from server.syntax_choice import syntax_for
 from server.tool_syntax import ToolSyntax
 
 log = logging.getLogger("structgen.server")
+
+EXTENSION_FIELDS = frozenset({"structured_outputs", *SGLANG_KEYS, *REJECTED})
+"""Extra request fields ``grammars.extension_formats`` reads: honoured, or a 400."""
 
 Body = TypeVar("Body", bound=BaseModel)
 
@@ -51,12 +54,16 @@ def create_app(
     api_key: str | None = None,
     syntax: ToolSyntax | None = None,
     limits: Limits = Limits(),
+    engine: Any = None,
 ) -> FastAPI:
     """An app serving ``model`` as ``model_id``; with ``api_key``, every ``/v1``
     request must send ``Authorization: Bearer <api_key>``. ``syntax``: the
-    tool-call syntax (default: the one the chat template writes)."""
-    syntax = syntax or syntax_for(tokenizer)
-    engine: Engine
+    tool-call syntax (default: the one the chat template writes). ``engine``:
+    another backend with ``Engine``'s interface (``engine_vllm.VLLMEngine``; then
+    ``model`` is unused), started by the app's lifespan when it has ``start()``."""
+    # a tag that is one special token is written as that token only by a backend
+    # that lets it through the grammar (server.engine.Engine; the default engine)
+    syntax = syntax_for(tokenizer, syntax, tag_tokens=getattr(engine, "special_tag_tokens", engine is None))
     metrics = ServerMetrics(queued=lambda: engine.scheduler.queued, running=lambda: engine.scheduler.running)
 
     def observe(stats: Any) -> None:  # on the scheduler thread, after each step
@@ -64,13 +71,17 @@ def create_app(
         metrics.mask_seconds.observe(stats.mask_seconds)
         metrics.step_seconds.observe(stats.forward_seconds)
 
-    engine = Engine(model, tokenizer, limits.max_batch, observe)
+    if engine is None:
+        engine = Engine(model, tokenizer, limits.max_batch, observe)
     generations = Generations(engine, limits, metrics)
     prompt = ChatPrompt(tokenizer, syntax)
     created = int(time.time())
 
     @asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
+        start = getattr(engine, "start", None)
+        if start is not None:
+            await start()
         yield
         engine.scheduler.stop()
 
@@ -95,8 +106,9 @@ def create_app(
         if body.stream_options is not None and not body.stream:
             raise bad_request("stream_options is only allowed with stream: true", "stream_options")
         check_constraint_sizes(body, limits.max_schema_bytes)
-        if body.model_extra:
-            log.info("ignored request fields: %s", ", ".join(sorted(body.model_extra)))
+        ignored = set(body.model_extra or ()) - EXTENSION_FIELDS
+        if ignored:
+            log.info("ignored request fields: %s", ", ".join(sorted(ignored)))
         return body
 
     async def respond(

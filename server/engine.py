@@ -15,7 +15,7 @@ import codecs
 from typing import Any, Callable
 
 from structgen.constraint import Constraint
-from structgen.decoding import DecodeOptions, Decoder, NextPhase, Sequence, StepStats
+from structgen.decoding import DecodeOptions, Decoder, Escape, NextPhase, Sequence, StepStats
 from structgen.generate import tokenizer_info_for
 from structgen.matcher import Matcher, compile
 from structgen.token_encoder import TokenEncoder
@@ -50,6 +50,10 @@ class Handle:
 class Engine:
     """One model and tokenizer; every request decoded in one shared batch."""
 
+    special_tag_tokens = True
+    """A tool-call tag that is one special token is written as that token: the
+    decoder lets it through the grammar (``Escape``, ``_calls_after_token``)."""
+
     def __init__(self, model: Any, tokenizer: Any, max_batch: int, observe: Callable[[StepStats], None] | None = None) -> None:
         info = tokenizer_info_for(tokenizer, _logits_size(model))
         self.info: TokenizerInfo = info
@@ -64,11 +68,19 @@ class Engine:
         stream (blocking: grammars are compiled here)."""
         generator = self.decoder.new_generator(options.sampling)
         next_phase = self._calls_after_trigger(plan)
+        escape = self._calls_after_token(plan)
+        shown = {token_id: text.encode("utf-8") for token_id, text in plan.shown}
         sequences = []
         for prompt_ids in prompts:
             for _ in range(n):
                 sequence = self.decoder.new_sequence(prompt_ids, plan.constraint, max_tokens, options, generator)
                 sequence.next_phase = next_phase
+                sequence.escape = escape
+                sequence.shown = shown
+                for token_id in plan.start_tokens:  # the tag token, before the calls' grammar
+                    sequence.forced.add(len(sequence.output))
+                    sequence.output.append(token_id)
+                    sequence.pending.append(token_id)
                 sequences.append(sequence)
         return sequences
 
@@ -81,7 +93,7 @@ class Engine:
         """The text of whole characters only: one split across tokens waits for the rest."""
         if sequence.cut is not None:
             return sequence.text(self.info)
-        return _whole_characters(self.info.join_bytes(sequence.output))
+        return _whole_characters(sequence.output_bytes(self.info))
 
     def _calls_after_trigger(self, plan: OutputPlan) -> NextPhase | None:
         """In ``auto``: once the free text ends with the call trigger (the phase's
@@ -101,6 +113,16 @@ class Engine:
             return calls, matcher
 
         return next_phase
+
+    def _calls_after_token(self, plan: OutputPlan) -> Escape | None:
+        """In ``auto`` with the tag as a special token: the token the model may write
+        (at the start, or anywhere free text could stop), then the calls' grammar."""
+        if plan.escape_token is None:
+            return None
+        assert plan.calls is not None and plan.calls.grammar is not None
+        calls = plan.calls
+        compiled = compile(plan.calls.grammar, self.info)
+        return Escape(plan.escape_token, not plan.text_first, lambda _: (calls, Matcher(compiled)))
 
 
 def _whole_characters(data: bytes) -> str:

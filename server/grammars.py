@@ -6,7 +6,10 @@
 - ``required``: one or more calls; ``parallel_tool_calls: false``: exactly one.
   Named: exactly one call of that tool.
 - ``auto``: free text that may not contain the call tag, optionally followed by
-  calls. The engine's lexer is context-free maximal munch, so a free-text terminal
+  calls. (When the tag is one special token of the tokenizer — Mistral's
+  ``[TOOL_CALLS]`` — the model writes that token, which no grammar can allow: the
+  decoder lets it through (``structgen.decoding.Escape``) and the calls' grammar
+  takes over after it; under ``required`` and named choices it is forced first.) The engine's lexer is context-free maximal munch, so a free-text terminal
   would swallow the calls after it; instead the first phase is one regex terminal
   (text without the tag, then optionally the tag and the start of a call) and, once
   the model has written that, the engine switches the sequence to the calls'
@@ -51,6 +54,12 @@ class OutputPlan:
     trigger: str | None = None
     text_first: bool = True  # False: calls can only start the output (a JSON answer may hold the tag)
     finish_calls_as: str = "tool_calls"  # OpenAI answers a named tool_choice with "stop"
+    # the tag as a special token (ToolSyntax.tag_token): written before the calls'
+    # grammar — forced first (start_tokens), or in auto let through by the server
+    # (escape_token: then ``calls`` takes over) — and shown in the text as the tag
+    start_tokens: tuple[int, ...] = ()
+    escape_token: int | None = None
+    shown: tuple[tuple[int, str], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -73,22 +82,30 @@ def plan_output(request: ChatCompletionRequest, syntax: ToolSyntax) -> OutputPla
     content = content_constraint(form)
     if tools is None or choice == "none":
         return OutputPlan(content, content)
+    tagged = syntax.tag_token
+    shown = ((tagged, syntax.tag),) if tagged is not None else ()
     if choice == "auto":
         calls = calls_constraint(syntax, list(tools.tools.values()), request.parallel_tool_calls)
+        if tagged is not None:  # text without the tag, or any format's answer; the tag token starts the calls
+            first = free_text_without(syntax.tag) if form is None else content
+            return OutputPlan(first, content, tools, calls, text_first=form is None, escape_token=tagged, shown=shown)
         trigger = syntax.first + syntax.call_prefix
         if form is None:
             return OutputPlan(free_text_or(syntax.tag, trigger), content, tools, calls, trigger)
         if "schema" in form.keywords:
             return OutputPlan(answer_or_call(form, trigger), content, tools, calls, trigger, text_first=False)
         raise bad_request(f"{form.param} together with tool_choice 'auto' is not supported yet (a JSON Schema is)", form.param)
+    start = (tagged,) if tagged is not None else ()
     if choice == "required":
-        return OutputPlan(calls_constraint(syntax, list(tools.tools.values()), request.parallel_tool_calls), content, tools)
+        calls = calls_constraint(syntax, list(tools.tools.values()), request.parallel_tool_calls)
+        return OutputPlan(calls, content, tools, start_tokens=start, shown=shown)
     name = choice.function.name
     if name not in tools.tools:
         raise bad_request(
             f"tool_choice names {name!r}, which is not among the tools ({', '.join(tools.names())})", "tool_choice"
         )
-    return OutputPlan(calls_constraint(syntax, [tools.tools[name]], False), content, tools, finish_calls_as="stop")
+    calls = calls_constraint(syntax, [tools.tools[name]], False)
+    return OutputPlan(calls, content, tools, finish_calls_as="stop", start_tokens=start, shown=shown)
 
 
 def read_tools(request: ChatCompletionRequest) -> ToolSet | None:
@@ -107,7 +124,9 @@ def content_format(request: GenerationRequest) -> ContentFormat | None:
     given: list[ContentFormat] = []
     response_format = request.response_format
     if isinstance(response_format, JSONObjectFormat):
-        given.append(ContentFormat("response_format", {"schema": {"type": "object"}}))
+        lenient = (response_format.model_extra or {}).get("schema")  # instructor's / SGLang's json_object + schema
+        schema = {"type": "object"} if lenient is None else _json_value(lenient, "response_format")
+        given.append(ContentFormat("response_format", {"schema": schema}))
     elif isinstance(response_format, JSONSchemaResponseFormat):
         schema = response_format.json_schema.schema_
         given.append(ContentFormat("response_format", {"schema": {"type": "object"} if schema is None else schema}))
@@ -117,11 +136,69 @@ def content_format(request: GenerationRequest) -> ContentFormat | None:
         value = getattr(request, param)
         if value is not None:
             given.append(ContentFormat(param, {keyword: value}))
+    given += extension_formats(request)
     if len(given) > 1:
         raise bad_request(f"give at most one output constraint (got {', '.join(f.param for f in given)})", given[1].param)
     if given and "schema" in given[0].keywords:
         check_schema(given[0].keywords["schema"], given[0].param)
     return given[0] if given else None
+
+
+STRUCTURED_OUTPUTS = {"json": "schema", "regex": "regex", "choice": "choices", "grammar": "grammar"}
+"""vLLM's ``structured_outputs`` keys, honoured as the ``guided_*`` aliases are."""
+STRUCTURED_OUTPUT_OPTIONS = frozenset({"disable_any_whitespace", "disable_additional_properties", "whitespace_pattern", "disable_fallback"})
+"""Its options: JSON is written compact and objects closed anyway."""
+SGLANG_KEYS = {"regex": "regex", "json_schema": "schema"}
+"""SGLang's top-level constraint fields, honoured likewise."""
+REJECTED = {
+    "ebnf": "EBNF grammars are not supported; give a lark grammar in guided_grammar",
+    "structural_tag": "structural_tag is not supported; use tools and tool_choice",
+    "functions": "the deprecated functions field is not supported; use tools",
+    "function_call": "the deprecated function_call field is not supported; use tool_choice",
+}
+"""Constraint-bearing fields that are not built: a 400, never a 200 with the constraint ignored."""
+
+
+def extension_formats(request: GenerationRequest) -> list[ContentFormat]:
+    """Constraints given in other servers' extension fields (``request.model_extra``):
+    honoured, or a 400 — never accepted and silently ignored."""
+    extra = request.model_extra or {}
+    for key, reason in REJECTED.items():
+        if extra.get(key) is not None:
+            raise bad_request(reason, key)
+    if extra.get("logit_bias"):
+        raise bad_request("logit_bias is not supported", "logit_bias")
+    found: list[ContentFormat] = []
+    outputs = extra.get("structured_outputs")
+    if outputs is not None:
+        if not isinstance(outputs, dict):
+            raise bad_request("structured_outputs must be an object", "structured_outputs")
+        for key, value in outputs.items():
+            param = f"structured_outputs.{key}"
+            if value is None or key in STRUCTURED_OUTPUT_OPTIONS:
+                continue
+            if key == "json_object":
+                if value:
+                    found.append(ContentFormat(param, {"schema": {"type": "object"}}))
+                continue
+            if key not in STRUCTURED_OUTPUTS:
+                raise bad_request(f"{param} is not supported (only {', '.join(STRUCTURED_OUTPUTS)} and json_object)", param)
+            found.append(_extension_format(param, STRUCTURED_OUTPUTS[key], value))
+    for key, keyword in SGLANG_KEYS.items():
+        if extra.get(key) is not None:
+            found.append(_extension_format(key, keyword, extra[key]))
+    return found
+
+
+def _extension_format(param: str, keyword: str, value: Any) -> ContentFormat:
+    if keyword == "schema":
+        return ContentFormat(param, {"schema": _json_value(value, param)})
+    if keyword == "choices":
+        if not isinstance(value, list) or not all(isinstance(c, str) for c in value):
+            raise bad_request(f"{param} must be a list of strings", param)
+    elif not isinstance(value, str):
+        raise bad_request(f"{param} must be a string", param)
+    return ContentFormat(param, {keyword: value})
 
 
 def content_constraint(form: ContentFormat | None) -> Constraint:
@@ -184,9 +261,9 @@ def calls_constraint(syntax: ToolSyntax, tools: list[Tool], parallel: bool) -> C
         value_rules = _renamed_rules(json.dumps(schema, ensure_ascii=False), "tool_call_value")
     except (ValueError, RecursionError) as exc:
         raise bad_request(f"tools: a tool's parameters cannot be translated: {exc}", "tools") from None
-    terminals = {"TOOL_OPEN": syntax.first, "TOOL_NEXT": syntax.between, "TOOL_CLOSE": syntax.last}
+    terminals = {"TOOL_OPEN": syntax.written_first, "TOOL_NEXT": syntax.between, "TOOL_CLOSE": syntax.last}
     calls = "tool_call_value (TOOL_NEXT tool_call_value)*" if parallel else "tool_call_value"
-    rule = " ".join(part for part in ("TOOL_OPEN" if syntax.first else "", calls, "TOOL_CLOSE" if syntax.last else "") if part)
+    rule = " ".join(part for part in ("TOOL_OPEN" if syntax.written_first else "", calls, "TOOL_CLOSE" if syntax.last else "") if part)
     # an empty envelope part (Llama 3 writes bare JSON) is no terminal
     definitions = "".join(f"{name}: {json.dumps(text)}\n" for name, text in terminals.items() if text)
     return make_constraint(grammar=f"start: {rule}\n{value_rules}{definitions}")
@@ -231,6 +308,13 @@ def free_text_or(tag: str, trigger: str) -> Constraint:
     text = "|".join(_without(tag))
     lark = f"start: [FREE_TEXT]\nFREE_TEXT: /(?:{text})(?:{_literal(trigger)})?|{_literal(trigger)}/\n"
     return make_constraint(grammar=lark)
+
+
+def free_text_without(tag: str) -> Constraint:
+    """Free text that never contains ``tag`` (which the model writes as one special
+    token instead, outside the grammar)."""
+    text = "|".join(_without(tag))
+    return make_constraint(grammar=f"start: [FREE_TEXT]\nFREE_TEXT: /{text}/\n")
 
 
 def _without(tag: str) -> list[str]:

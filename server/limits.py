@@ -16,7 +16,7 @@ from typing import Any
 from starlette.requests import Request
 
 from server.errors import APIError, bad_request
-from server.protocol import ChatCompletionRequest, GenerationRequest, JSONSchemaResponseFormat
+from server.protocol import ChatCompletionRequest, GenerationRequest, JSONObjectFormat, JSONSchemaResponseFormat
 
 
 @dataclass(frozen=True)
@@ -108,6 +108,11 @@ def check_constraint_sizes(request: GenerationRequest, limit: int) -> None:
         given.append(("response_format", request.response_format.json_schema.schema_))
     for param in ("guided_json", "guided_regex", "guided_grammar", "guided_choice"):
         given.append((param, getattr(request, param)))
+    extra = request.model_extra or {}
+    for param in ("structured_outputs", "regex", "json_schema"):  # other servers' fields (grammars.extension_formats)
+        given.append((param, extra.get(param)))
+    if isinstance(request.response_format, JSONObjectFormat):
+        given.append(("response_format", (request.response_format.model_extra or {}).get("schema")))
     if isinstance(request, ChatCompletionRequest):
         for index, tool in enumerate(request.tools or ()):
             given.append((f"tools[{index}].function.parameters", tool.function.parameters))

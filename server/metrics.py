@@ -108,6 +108,18 @@ class ServerMetrics:
         self.batch_size = Histogram("structgen_batch_size", "Sequences decoded together in one step.", SIZES)
         self.queued = Gauge("structgen_queued_sequences", "Sequences waiting for a place in the batch.", queued)
         self.running = Gauge("structgen_running_sequences", "Sequences in the running batch.", running)
+        self._compiling = 0
+        self._compiling_lock = threading.Lock()
+        self.compiling = Gauge(
+            "structgen_compiling_requests",
+            "Requests whose constraints are being compiled (a compile past its time limit stops at its next check).",
+            lambda: self._compiling,
+        )
+
+    def compiling_changed(self, by: int) -> None:
+        """A compile thread started (+1) or ended (-1)."""
+        with self._compiling_lock:
+            self._compiling += by
 
     def render(self) -> str:
         metrics: list[_Metric] = [
@@ -120,6 +132,7 @@ class ServerMetrics:
             self.batch_size,
             self.queued,
             self.running,
+            self.compiling,
         ]
         return "\n".join(line for metric in metrics for line in metric.lines()) + "\n"
 

@@ -103,13 +103,17 @@ class Scheduler:
                 self._batch = Batch()
 
     def _admit(self) -> list[Job]:
-        """Cancelled waiting jobs end here; then jobs join in order while the batch has room."""
+        """Cancelled waiting jobs end here; then jobs join in order while the batch has
+        room (and only an empty batch when its cache's layout cannot take more rows:
+        ``Decoder.can_join``)."""
         for job in [j for j in self._waiting if j.cancel.is_set()]:
             self._waiting.remove(job)
             for sequence in job.sequences:
                 sequence.finish_reason = "cancelled"
             job.done.set_result(job.sequences)
         joining: list[Job] = []
+        if not self.decoder.can_join(self._batch):
+            return joining  # the batch's cache cannot take more rows: wait until it drains
         room = self.max_batch - sum(sum(not s.done for s in job.sequences) for job in self._running)
         while self._waiting and len(self._waiting[0].sequences) <= room:
             job = self._waiting.popleft()

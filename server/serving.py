@@ -12,13 +12,12 @@ from typing import AsyncIterator, Callable
 
 from starlette.requests import Request
 from structgen.decoding import Sequence
+from structgen.engine.deadline import Deadline, run_within
 
 from server.engine import Engine, Handle
 from server.errors import APIError, bad_request
 from server.limits import Limits, RequestSlots
 from server.metrics import ServerMetrics
-
-DISCONNECT_POLL_SECONDS = 0.25
 
 
 class Updates:
@@ -91,26 +90,51 @@ class Generations:
         return handle
 
     async def _build(self, build: Callable[[], list[Sequence]]) -> list[Sequence]:
+        """``build()`` in a worker thread under the compile-time limit: past it, a
+        400, and the compile stops itself at its next deadline check
+        (``structgen.engine.deadline``: between phases, between lexer states)."""
         limit = self.limits.compile_seconds
         started = time.perf_counter()
+        deadline = Deadline(limit)
         try:
-            sequences = await asyncio.wait_for(asyncio.to_thread(build), limit)
-        except TimeoutError:
+            sequences = await asyncio.wait_for(asyncio.to_thread(self._compile, deadline, build), limit)
+        except TimeoutError:  # the wait's, or the compile's own (CompileTimeout)
             raise bad_request(
                 f"compiling this request's constraints took longer than {limit:g} s; simplify the schema or grammar",
                 code="compile_timeout",
             ) from None
+        finally:  # past the limit, or the client gone (CancelledError): the compile stops
+            deadline.cancel()
         self.metrics.compile_seconds.observe(time.perf_counter() - started)
         return sequences
 
+    def _compile(self, deadline: Deadline, build: Callable[[], list[Sequence]]) -> list[Sequence]:
+        """In the worker thread: ``build`` under ``deadline``, counted while it runs."""
+        self.metrics.compiling_changed(+1)
+        try:
+            return run_within(deadline, build)
+        finally:
+            self.metrics.compiling_changed(-1)
+
 
 async def wait_unless_gone(handle: Handle, request: Request) -> list[Sequence]:
-    """``handle``'s sequences; the job is cancelled if the client disconnects meanwhile."""
-    task = asyncio.ensure_future(handle.result())
-    while not task.done():
-        await asyncio.wait([task], timeout=DISCONNECT_POLL_SECONDS)
-        if not task.done() and await request.is_disconnected():
-            task.cancel()
-            await asyncio.wait([task])
-            raise APIError("the client disconnected", status=499, code="client_disconnected")
-    return task.result()
+    """``handle``'s sequences; the job is cancelled the moment the client disconnects
+    (the ASGI server's next message after the body is the disconnect)."""
+    result = asyncio.ensure_future(handle.result())
+    gone = asyncio.ensure_future(_disconnected(request))
+    try:
+        await asyncio.wait([result, gone], return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        if not gone.done():
+            gone.cancel()
+    if result.done():
+        return result.result()
+    result.cancel()
+    await asyncio.wait([result])
+    raise APIError("the client disconnected", status=499, code="client_disconnected")
+
+
+async def _disconnected(request: Request) -> None:
+    """Returns once the client has gone away."""
+    while (await request.receive()).get("type") != "http.disconnect":
+        await asyncio.sleep(0.05)  # (another message: the body is read; nothing else should come)

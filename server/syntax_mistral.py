@@ -4,8 +4,11 @@
 
 Mistral's templates refuse tool-call ids that are not 9 letters and digits, so
 generated calls get such ids. In Mistral's own tokenizers ``[TOOL_CALLS]`` is a
-special token, which no grammar may produce (docs/tokenizers.md): the grammar has
-the model spell it as text, which the output parser reads the same.
+special token, which no grammar may produce (docs/tokenizers.md): the server's own
+engine lets that token through itself and the grammar writes the rest
+(``ToolSyntax.for_tokenizer``, ``tag_token``); on a backend that cannot (vLLM)
+the grammar has the model spell the tag as text, which the output parser reads
+the same.
 """
 
 from __future__ import annotations

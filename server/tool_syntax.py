@@ -16,7 +16,7 @@ import json
 import re
 import secrets
 import string
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from structgen.tool_calls import Tool
@@ -53,10 +53,31 @@ class ToolSyntax:
     name_key: str = "name"
     arguments_key: str = "arguments"
     start_tag: str | None = None  # the text that starts the calls; None: ``first`` without its spaces
+    tag_token: int | None = None  # the tag's one token id, when the tokenizer has it as a special token
 
     def __post_init__(self) -> None:
         if not self.between.strip() or not self.tag:
             raise ValueError(f"{self.name}: calls need a visible separator and a start tag")
+        if self.tag_token is not None and not self.first.startswith(self.tag):
+            raise ValueError(f"{self.name}: a tag token must start the calls' envelope")
+
+    def for_tokenizer(self, tokenizer: Any) -> ToolSyntax:
+        """This syntax for ``tokenizer``: when its tag is one special token there
+        (Mistral's ``[TOOL_CALLS]``), the model writes that token — a grammar cannot
+        allow special tokens, so the server lets it through itself (``tag_token``).
+        Not when the tag also appears between or after the calls (Hermes' ``between``
+        closes one ``<tool_call>`` and opens the next): the grammar would have to
+        spell it there as text, which the model writes as the token."""
+        if self.tag in self.between + self.last:
+            return self
+        token_id = special_token_id(tokenizer, self.tag)
+        return self if token_id == self.tag_token else replace(self, tag_token=token_id)
+
+    @property
+    def written_first(self) -> str:
+        """What the calls' grammar writes before the first call: ``first``, less the
+        tag when the tag is a special token written outside the grammar."""
+        return self.first[len(self.tag) :] if self.tag_token is not None else self.first
 
     @property
     def tag(self) -> str:
@@ -139,6 +160,23 @@ class ToolSyntax:
                 break
             position = following.end()
         return ParsedOutput(text[:start], calls)
+
+
+def special_token_id(tokenizer: Any, text: str) -> int | None:
+    """The id of ``text`` when ``tokenizer`` has it as one special token (one that
+    ``TokenizerInfo`` gives no bytes), else None."""
+    try:
+        ids = tokenizer.encode(text, add_special_tokens=False)
+    except Exception:  # not a transformers tokenizer
+        return None
+    if len(ids) != 1:
+        return None
+    added = getattr(tokenizer, "added_tokens_decoder", None) or {}
+    token = added.get(ids[0])
+    special = ids[0] in set(getattr(tokenizer, "all_special_ids", ()) or ())
+    if token is not None and getattr(token, "content", None) == text and (special or getattr(token, "special", False)):
+        return int(ids[0])
+    return None
 
 
 def _spaced(text: str) -> str:

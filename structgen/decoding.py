@@ -26,7 +26,7 @@ from typing import Any, Callable
 import numpy as np
 import numpy.typing as npt
 
-from structgen.batch_cache import drop_leading_padding, join_rows
+from structgen.batch_cache import contiguous, describe_cache, drop_leading_padding, join_rows, joinable, select_rows
 from structgen.bitmask import allocate_token_bitmask, apply_token_bitmask_inplace
 from structgen.completion import shortest_completion
 from structgen.constraint import Constraint
@@ -63,6 +63,19 @@ and decoding goes on; None ends the sequence. A grammar in phases — free text,
 then tool calls — is one phase per grammar."""
 
 
+@dataclass(frozen=True)
+class Escape:
+    """A special token a sequence may write although no grammar can allow it (its
+    bytes are no text: a tool-call tag such as Mistral's ``[TOOL_CALLS]``). The
+    mask lets it through at the start of the output (``at_start_only``) or wherever
+    the sequence's grammar could stop; once written, ``then`` gives the constraint
+    and matcher that take over (the calls' grammar), and decoding goes on."""
+
+    token_id: int
+    at_start_only: bool
+    then: Callable[["Sequence"], "tuple[Constraint, Matcher]"]
+
+
 @dataclass
 class Sequence:
     """One generation in a batch: its constraint, matcher, options and tokens so far."""
@@ -83,10 +96,19 @@ class Sequence:
     stop_string: str | None = None  # the stop= string that ended it
     cut: int | None = None  # characters of the decoded output kept when a stop string ended it
     started: bool = False  # the forced start was appended (Decoder.step does it on joining)
+    escape: Escape | None = None  # a special token that switches to another constraint
+    shown: dict[int, bytes] = field(default_factory=dict)  # special ids that show in the text, as these bytes
+
+    def output_bytes(self, info: TokenizerInfo) -> bytes:
+        """The output's bytes (special ids spell nothing, unless ``shown``)."""
+        if not self.shown:
+            return info.join_bytes(self.output)
+        vocab, shown = info.decoded_vocab, self.shown
+        return b"".join(shown.get(t, vocab[t]) for t in self.output)
 
     def text(self, info: TokenizerInfo) -> str:
         # cut counts characters, not bytes: a replaced invalid byte is one character of three bytes
-        return info.join_bytes(self.output).decode("utf-8", errors="replace")[: self.cut]
+        return self.output_bytes(info).decode("utf-8", errors="replace")[: self.cut]
 
     @property
     def done(self) -> bool:
@@ -128,6 +150,48 @@ def check_request(prompt_ids: list[int], max_tokens: int) -> None:
         raise ValueError("the prompt is empty")
 
 
+def windowed(model: Any) -> bool:
+    """Whether ``model``'s cache has sliding-window layers (``batch_cache.contiguous``),
+    read from its config before any forward pass (False when it cannot tell)."""
+    try:
+        from transformers.cache_utils import DynamicCache
+
+        return any(DynamicCache(config=model.config).is_sliding)
+    except Exception:  # not a transformers model, or a config DynamicCache cannot read
+        return False
+
+
+def contiguous_rows(model: Any) -> bool:
+    """Whether a row's tokens must stay contiguous in ``model``'s cache, read from its
+    config before any forward pass: a sliding window counts cache slots (``windowed``),
+    and a recurrent / linear-attention state (LFM2's short convolution, Mamba-style
+    hybrids) runs over every position fed, padding included, so padding between a
+    row's tokens would change it; any other layout ``batch_cache`` cannot join is
+    treated the same way. (Padding before a row's first token is harmless: its state
+    starts from zero either way.) False when it cannot tell."""
+    if windowed(model):
+        return True
+    try:
+        from transformers.cache_utils import DynamicCache
+
+        cache = DynamicCache(config=model.config)
+    except Exception:  # not a transformers model, or a config DynamicCache cannot read
+        return False
+    return any(getattr(cache, "is_linear", ())) or not joinable(cache)
+
+
+def chunked(model: Any) -> bool:
+    """Whether ``model`` has chunked attention (Llama 4): its cache layers are the
+    sliding window's, but chunk boundaries are not checked against joining, so such
+    a batch takes no more rows (``Decoder.can_join``)."""
+    try:
+        config = model.config.get_text_config(decoder=True)
+    except Exception:
+        return False
+    types = getattr(config, "layer_types", None) or []
+    return "chunked_attention" in types or getattr(config, "attention_chunk_size", None) is not None
+
+
 def step_width(pending: list[int]) -> int:
     """How many tokens each row feeds in a step, given how many each has pending.
 
@@ -152,6 +216,9 @@ class Decoder:
         self.stop_ids = frozenset(info.stop_token_ids)
         pad = getattr(tokenizer, "pad_token_id", None)
         self.pad_id = pad if pad is not None else (info.stop_token_ids or [0])[0]
+        self.windowed = windowed(model)
+        self.contiguous_rows = contiguous_rows(model)
+        self.chunked = chunked(model)
 
     def new_sequence(
         self,
@@ -198,6 +265,8 @@ class Decoder:
             everyone = batch.sequences + newcomers
             if not everyone:
                 return None
+            if newcomers and not self.can_join(batch):
+                raise RuntimeError(f"sequences cannot join this batch: {describe_cache(batch.cache)}; ask can_join first")
             masks = mask_worker().submit(self._fill_masks, everyone)
             began = time.perf_counter()
             if newcomers:
@@ -222,8 +291,9 @@ class Decoder:
         if sequence.started or sequence.done:
             return
         sequence.started = True
-        if sequence.options.jump_forward:
-            self._jump_forward(sequence, None)
+        escape = sequence.escape
+        if sequence.options.jump_forward and not (escape is not None and escape.at_start_only):
+            self._jump_forward(sequence, None)  # (an escape at the start is a choice: nothing is forced)
         self._check_end(sequence)
 
     def _join(self, batch: Batch, joining: list[Sequence]) -> None:
@@ -244,7 +314,11 @@ class Decoder:
             last = [s.pending[-1] for s in joining]
             for sequence in joining:
                 sequence.pending = sequence.pending[:-1]
-            _, cache, attention = self._feed(joining, None, attention, step_width([len(s.pending) for s in joining]))
+            # a fresh cache: padding on the left of a row is harmless, so a model whose
+            # rows must stay contiguous prefills everything at once (later steps keep them so)
+            pending = [len(s.pending) for s in joining]
+            width = max(pending) if self._keeps_rows_contiguous(batch.cache) else step_width(pending)
+            _, cache, attention = self._feed(joining, None, attention, width)
             for sequence, token_id in zip(joining, last):
                 sequence.pending.append(token_id)  # after what a long prompt has left to feed
         if batch.attention is None:
@@ -264,7 +338,7 @@ class Decoder:
             return
         if batch.cache is not None:
             index = torch.tensor(keep, device=batch.attention.device)
-            batch.cache.batch_select_indices(index)
+            select_rows(batch.cache, index)
             batch.attention = batch.attention[index]
         else:
             batch.attention = batch.attention[keep]
@@ -297,14 +371,48 @@ class Decoder:
         for row, sequence in enumerate(active):
             if sequence.matcher is not None:
                 sequence.matcher.fill_next_token_bitmask(bitmask, row)
+                if self._escape_open(sequence):
+                    token_id = sequence.escape.token_id  # type: ignore[union-attr]
+                    bitmask[row].view(np.uint32)[token_id >> 5] |= np.uint32(1 << (token_id & 31))
         return bitmask, time.perf_counter() - began
+
+    @staticmethod
+    def _escape_open(sequence: Sequence) -> bool:
+        """Whether the sequence's escape token may come next."""
+        escape, matcher = sequence.escape, sequence.matcher
+        if escape is None or matcher is None:
+            return False
+        return not sequence.output if escape.at_start_only else matcher.can_terminate()
 
     def _forward(self, batch: Batch) -> Any:
         """The step's forward pass over the whole batch: the logits of each row's last
         fed token (only rows that fed all their pending tokens sample from them)."""
-        width = step_width([len(s.pending) for s in batch.sequences])
-        logits, batch.cache, batch.attention = self._feed(batch.sequences, batch.cache, batch.attention, width)
+        logits, batch.cache, batch.attention = self._feed(batch.sequences, batch.cache, batch.attention, self._width(batch))
         return logits
+
+    def _keeps_rows_contiguous(self, cache: Any) -> bool:
+        """Whether no padding may fall between a row's tokens (``contiguous_rows``;
+        also for a cache found at run time to be windowed, or not joinable)."""
+        return self.contiguous_rows or contiguous(cache) or not joinable(cache)
+
+    def _width(self, batch: Batch) -> int:
+        """How many tokens each row feeds in this step (``step_width``). In a cache
+        whose rows must stay contiguous (a sliding window counts cache slots; a
+        recurrent state runs over padding too), rows that already have tokens in it
+        all feed the same number (the fewest pending; the others feed the rest in
+        later steps), so no padding falls between a row's tokens; rows with nothing
+        cached yet may be padded on the left."""
+        pending = [len(s.pending) for s in batch.sequences]
+        if not self._keeps_rows_contiguous(batch.cache):
+            return step_width(pending)
+        started = [len(s.pending) for s in batch.sequences if s.positions > 0]
+        return min(started) if started else max(pending)
+
+    def can_join(self, batch: Batch) -> bool:
+        """Whether sequences may join ``batch`` now: always when it is empty; else
+        when its cache's layout can take more rows (``batch_cache.joinable``; not
+        with chunked attention); a sequence that cannot waits until the batch drains."""
+        return not batch.sequences or (joinable(batch.cache) and not self.chunked)
 
     def _feed(self, active: list[Sequence], cache: Any, attention: Any, limit: int | None = None) -> tuple[Any, Any, Any]:
         """Feed each sequence its pending tokens (at most ``limit``; the rest stay
@@ -335,6 +443,16 @@ class Decoder:
 
     def _advance(self, sequence: Sequence, token_id: int) -> None:
         """Take the sampled token; then jump forward, and see whether the sequence ended."""
+        escape = sequence.escape
+        if escape is not None and token_id == escape.token_id:
+            sequence.escape = sequence.next_phase = None
+            sequence.output.append(token_id)
+            sequence.pending.append(token_id)
+            sequence.constraint, sequence.matcher = escape.then(sequence)
+            if sequence.options.jump_forward:
+                self._jump_forward(sequence, None)
+            self._check_end(sequence)
+            return
         if token_id in self.stop_ids:
             if sequence.matcher is not None and not sequence.matcher.accept_token(token_id):
                 raise RuntimeError(f"internal error: stop token {token_id} was allowed by the mask, then refused")

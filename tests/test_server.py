@@ -16,7 +16,7 @@ import socket
 import threading
 import time
 from contextlib import contextmanager
-from typing import Any, Iterator
+from typing import Any, Iterator, Literal
 
 import jsonschema
 import openai
@@ -511,6 +511,170 @@ def test_streamed_choices(live: tuple[openai.OpenAI, Script, str]) -> None:
         assert "".join(c["delta"].get("content") or "" for c in mine) in ("yes", "no")
 
 
+@pytest.mark.parametrize(
+    ("tool_choice", "parallel", "reason", "count"),
+    [
+        ("required", True, "tool_calls", 2),
+        ("required", False, "tool_calls", 1),
+        ("auto", False, "tool_calls", 1),
+        ({"type": "function", "function": {"name": "get_weather"}}, True, "stop", 1),
+    ],
+)
+def test_finish_reason_and_calls_alike_streamed_and_whole(
+    live: tuple[openai.OpenAI, Script, str], script: Script, tool_choice: Any, parallel: bool, reason: str, count: int
+) -> None:
+    """vLLM/SGLang answered named/required/auto differently streamed and whole, and
+    let parallel_tool_calls: false through (research §7 P3, P4)."""
+    client, _, base = live
+    body = {"model": MODEL, "messages": ASK, "tools": [WEATHER, TIME], "tool_choice": tool_choice, "parallel_tool_calls": parallel, "max_tokens": 80}
+    script.text = PAIR
+    try:
+        whole = client.chat.completions.create(**body).choices[0]
+        events = stream_chunks(base, body)
+    finally:
+        script.text = None
+    assert whole.finish_reason == reason and len(whole.message.tool_calls or []) == count
+    chunks = [e for e in events if e != "[DONE]"]
+    assert [c["choices"][0]["finish_reason"] for c in chunks if c["choices"][0]["finish_reason"]] == [reason]
+    headers = [t for c in chunks for t in c["choices"][0]["delta"].get("tool_calls", []) if "id" in t]
+    assert [t["index"] for t in headers] == list(range(count))
+    assert [t["function"]["name"] for t in headers] == [c.function.name for c in whole.message.tool_calls or []]
+
+
+def test_streamed_choices_with_tool_calls(live: tuple[openai.OpenAI, Script, str]) -> None:
+    """n > 1 streamed: each choice its own role, call indexes from 0, arguments and finish_reason."""
+    _, _, base = live
+    body = {
+        "model": MODEL, "messages": ASK, "tools": [WEATHER, TIME], "tool_choice": "required", "parallel_tool_calls": False,
+        "n": 2, "temperature": 1.0, "seed": 11, "max_tokens": 80, "stream_options": {"include_usage": True},
+    }
+    events = stream_chunks(base, body)
+    assert events[-1] == "[DONE]" and events[-2]["choices"] == []
+    for index in (0, 1):
+        mine = [e["choices"][0] for e in events[:-2] if e["choices"][0]["index"] == index]
+        assert [c["delta"].get("role") for c in mine].count("assistant") == 1
+        assert [c["finish_reason"] for c in mine if c["finish_reason"]] == ["tool_calls"]
+        calls = [t for c in mine for t in c["delta"].get("tool_calls", [])]
+        assert {t["index"] for t in calls} == {0} and sum("id" in t for t in calls) == 1
+        name = calls[0]["function"]["name"]
+        arguments = json.loads("".join(t["function"]["arguments"] for t in calls))
+        jsonschema.validate(arguments, (WEATHER if name == "get_weather" else TIME)["function"]["parameters"])
+
+
+def test_stop_string_across_tokens_and_max_completion_tokens_first(client: openai.OpenAI, script: Script) -> None:
+    script.text = "Hello there. Goodbye."
+    stopped = client.chat.completions.create(model=MODEL, messages=ASK, max_tokens=30, stop=["re. Go"])  # " there" "." " Good"
+    assert (stopped.choices[0].message.content, stopped.choices[0].finish_reason) == ("Hello the", "stop")
+    both = client.chat.completions.create(model=MODEL, messages=ASK, max_tokens=30, max_completion_tokens=2)
+    assert both.choices[0].finish_reason == "length" and both.usage is not None and both.usage.completion_tokens == 2
+
+
+PING = {"type": "function", "function": {"name": "ping", "description": "No parameters at all"}}
+
+
+def test_a_tool_without_parameters(live: tuple[openai.OpenAI, Script, str]) -> None:
+    """Omitted parameters are an empty parameter list; its arguments are "{}",
+    streamed too (clients dropped empty arguments: research §7 P1)."""
+    client, _, base = live
+    body = {"model": MODEL, "messages": ASK, "tools": [PING], "tool_choice": "required", "parallel_tool_calls": False, "max_tokens": 30}
+    [call] = client.chat.completions.create(**body).choices[0].message.tool_calls or []
+    assert call.function.name == "ping" and json.loads(call.function.arguments) == {}
+    events = stream_chunks(base, body)
+    calls = [t for e in events[:-1] for t in e["choices"][0]["delta"].get("tool_calls", [])]
+    assert json.loads("".join(t["function"]["arguments"] for t in calls)) == {}
+
+
+class Weather(BaseModel):
+    city: Literal["Paris", "Berlin", "Tokyo"]
+
+
+def test_pydantic_function_tool_required_and_named(client: openai.OpenAI) -> None:
+    tool = openai.pydantic_function_tool(Weather, name="get_weather")
+    for choice in ("required", {"type": "function", "function": {"name": "get_weather"}}):
+        reply = client.chat.completions.parse(model=MODEL, messages=ASK, tools=[tool], tool_choice=choice, parallel_tool_calls=False, max_tokens=60)  # type: ignore[arg-type]
+        [call] = reply.choices[0].message.tool_calls or []
+        assert isinstance(call.function.parsed_arguments, Weather)
+
+
+class Outlook(BaseModel):
+    city: Literal["Paris", "Berlin", "Tokyo"]
+    rain: bool
+
+
+def test_json_is_compact_whatever_the_model_wants(client: openai.OpenAI, script: Script) -> None:
+    """No runaway whitespace (research §7 P6): the grammar allows none between tokens."""
+    script.text = '{\n\n    "city" :   "Paris",\n\n\n\n    "rain" : true\n\n}'
+    try:
+        reply = client.chat.completions.parse(model=MODEL, messages=ASK, response_format=Outlook, max_tokens=60)
+    finally:
+        script.text = None
+    content = reply.choices[0].message.content or ""
+    assert reply.choices[0].finish_reason == "stop" and content == json.dumps(json.loads(content), separators=(",", ":"), ensure_ascii=False)
+
+
+@pytest.mark.parametrize(
+    ("fields", "check"),
+    [
+        ({"structured_outputs": {"regex": "[0-9]{3}"}}, r"[0-9]{3}"),
+        ({"regex": "[a-c]{4}"}, r"[a-c]{4}"),  # SGLang's field
+        ({"structured_outputs": {"choice": ["yes", "no"]}}, r"yes|no"),
+        ({"response_format": {"type": "json_object", "schema": {"type": "object", "properties": {"n": {"enum": ["a", "b"]}}, "required": ["n"], "additionalProperties": False}}}, r'\{"n":"[ab]"\}'),
+    ],
+)
+def test_other_servers_constraint_fields_are_honoured(
+    client: openai.OpenAI, fields: dict[str, Any], check: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Constraints in vLLM's and SGLang's fields are applied, not accepted and
+    ignored (research §7 P5); the log names only the fields really ignored."""
+    import logging
+
+    caplog.set_level(logging.INFO, logger="structgen.server")
+    body: dict[str, Any] = {"model": MODEL, "messages": ASK, "max_tokens": 20, "extra_body": {"unheard_of": 1}}
+    if "response_format" in fields:
+        body.update(fields)
+    else:
+        body["extra_body"].update(fields)
+    reply = client.chat.completions.create(**body)
+    assert re.fullmatch(check, reply.choices[0].message.content or ""), reply.choices[0].message.content
+    ignored = [r.getMessage() for r in caplog.records if r.getMessage().startswith("ignored request fields")]
+    assert ignored == ["ignored request fields: unheard_of"]
+
+
+@pytest.mark.parametrize(
+    ("fields", "param"),
+    [
+        ({"functions": [{"name": "f", "parameters": {}}]}, "functions"),
+        ({"function_call": "auto"}, "function_call"),
+        ({"ebnf": 'root ::= "a"'}, "ebnf"),
+        ({"structured_outputs": {"structural_tag": "{}"}}, "structured_outputs.structural_tag"),
+        ({"logit_bias": {"42": 10}}, "logit_bias"),
+        ({"structured_outputs": {"regex": "a"}, "guided_json": {"type": "object"}}, "structured_outputs.regex"),
+    ],
+)
+def test_constraint_fields_not_built_are_400(client: openai.OpenAI, fields: dict[str, Any], param: str) -> None:
+    with pytest.raises(openai.BadRequestError) as raised:
+        client.chat.completions.create(model=MODEL, messages=ASK, max_tokens=5, extra_body=fields)
+    assert isinstance(raised.value.body, dict) and raised.value.body["param"] == param
+
+
+def test_seeded_sampling_roles_and_a_cut_parse(client: openai.OpenAI) -> None:
+    """Research §5.4: same seed, same output (alone or beside another request);
+    developer role and content parts; .parse() raises on a cut output."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    messages = [
+        {"role": "developer", "content": "Answer briefly."},
+        {"role": "user", "content": [{"type": "text", "text": "Name"}, {"type": "text", "text": " a city."}]},
+    ]
+    ask = {"model": MODEL, "messages": messages, "max_tokens": 12, "temperature": 1.0, "seed": 1234}
+    first = client.chat.completions.create(**ask).choices[0].message.content
+    with ThreadPoolExecutor(2) as pool:
+        again, _ = pool.map(lambda body: client.chat.completions.create(**body).choices[0].message.content, [ask, {**ask, "seed": 99}])
+    assert first and again == first
+    with pytest.raises(openai.LengthFinishReasonError):
+        client.chat.completions.parse(model=MODEL, messages=ASK, response_format=Forecast, max_tokens=3)
+
+
 def test_serve_command_reports_a_missing_model(capsys: pytest.CaptureFixture[str]) -> None:
     from structgen.cli import main
 
@@ -744,6 +908,7 @@ def test_too_many_requests_is_429_and_max_batch_queues(limited: tuple[openai.Ope
         ({"max_tokens": 3_001}, "max_tokens", None),
         ({"max_completion_tokens": 3_001}, "max_completion_tokens", None),
         ({"guided_regex": "a" * 2_001}, "guided_regex", "schema_too_large"),
+        ({"structured_outputs": {"regex": "a" * 2_001}}, "structured_outputs", "schema_too_large"),
         ({"response_format": {"type": "json_schema", "json_schema": {"name": "big", "schema": {"enum": ["x" * 2_000]}}}}, "response_format", "schema_too_large"),
         ({"tools": [{"type": "function", "function": {"name": "f", "parameters": {"enum": ["x" * 2_000]}}}]}, "tools[0].function.parameters", "schema_too_large"),
         ({"messages": [{"role": "user", "content": "x" * 20_001}]}, None, "request_too_large"),
@@ -754,11 +919,76 @@ def test_too_many_requests_is_429_and_max_batch_queues(limited: tuple[openai.Ope
 def test_limits_are_400(limited: tuple[openai.OpenAI, str], request_fields: dict[str, Any], param: str | None, code: str | None) -> None:
     client, _ = limited
     body: dict[str, Any] = {"model": MODEL, "messages": ASK, "max_tokens": 3, **request_fields}
-    extra = {k: body.pop(k) for k in list(body) if k.startswith("guided_")}
+    extra = {k: body.pop(k) for k in list(body) if k.startswith(("guided_", "structured_"))}
     with pytest.raises(openai.BadRequestError) as raised:
         client.chat.completions.create(**body, extra_body=extra)
     error = raised.value.body
     assert isinstance(error, dict) and error["param"] == param and error["code"] == code and error["message"]
+
+
+def test_a_compile_past_its_limit_stops(limited: tuple[openai.OpenAI, str]) -> None:
+    """The 400 comes at the limit, and the compile itself stops soon after (it
+    checks its deadline between lexer states), not after the whole compile."""
+    client, base = limited
+    started = time.monotonic()
+    with pytest.raises(openai.BadRequestError) as raised:
+        client.chat.completions.create(model=MODEL, messages=ASK, max_tokens=3, extra_body={"guided_regex": "[a-z]{4000}"})
+    answered = time.monotonic()
+    assert isinstance(raised.value.body, dict) and raised.value.body["code"] == "compile_timeout"
+    assert answered - started < LIMITS["compile_seconds"] + 1.5
+    while metrics(base)["structgen_compiling_requests"]:
+        assert time.monotonic() - answered < 1.0, "the compile went on after its 400"
+        time.sleep(0.01)
+    # the same limit as a library call: structgen.compile under a deadline raises CompileTimeout
+    from structgen.engine.deadline import CompileTimeout, Deadline, run_within
+
+    from structgen.generate import tokenizer_info_for
+
+    info = tokenizer_info_for(structgen.load_tokenizer())
+    structgen.compile(structgen.Grammar.from_regex("[a-z]"), info)  # the vocabulary's trie is built once, outside the limit
+    grammar = structgen.Grammar.from_regex("[a-z]{4001}")
+    began = time.monotonic()
+    with pytest.raises(CompileTimeout):
+        run_within(Deadline(0.2), lambda: structgen.compile(grammar, info))
+    assert time.monotonic() - began < 1.2
+
+
+def test_a_request_gone_while_compiling_stops_the_compile() -> None:
+    """A client gone mid-compile (the request's task cancelled) stops the compile at
+    its next deadline check, not at the compile-time limit."""
+    import asyncio
+
+    from server import Limits
+    from server.metrics import ServerMetrics
+    from server.serving import Generations
+    from structgen.engine.deadline import check_deadline
+
+    started = threading.Event()
+    ended: list[float] = []
+
+    def build() -> list[Any]:  # a compile that checks its deadline until the limit
+        started.set()
+        try:
+            for _ in range(1_000):
+                check_deadline()
+                time.sleep(0.01)
+        finally:
+            ended.append(time.monotonic())
+        return []
+
+    generations = Generations(None, Limits(compile_seconds=10.0), ServerMetrics(queued=lambda: 0, running=lambda: 0))  # type: ignore[arg-type]
+    cancelled: list[float] = []
+
+    async def gone() -> None:
+        task = asyncio.ensure_future(generations._build(build))
+        assert await asyncio.to_thread(started.wait, 10)
+        task.cancel()
+        cancelled.append(time.monotonic())
+        with pytest.raises(asyncio.CancelledError):
+            await task
+
+    asyncio.run(gone())  # (waits for the worker thread)
+    assert ended and ended[0] - cancelled[0] < 1.0, "the compile went on after the request was gone"
 
 
 @pytest.fixture(scope="module", params=["llama3_json", "mistral"])
