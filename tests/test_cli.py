@@ -32,3 +32,20 @@ def test_no_command_prints_help() -> None:
     result = run()
     assert result.returncode == 2
     assert "usage: structgen" in result.stdout
+
+
+def test_serve_backend_vllm_without_vllm_names_make_vllm_env() -> None:
+    import importlib.util
+
+    import pytest
+
+    if importlib.util.find_spec("vllm") is not None:
+        pytest.skip("vLLM is installed here (tests/vllm_engine/test_server_vllm.py serves with it)")
+    result = run("serve", "--backend", "vllm", "--model", "/nonexistent/model")
+    assert result.returncode == 2 and len(result.stderr.strip().splitlines()) == 1
+    assert "needs vLLM" in result.stderr and "make vllm-env" in result.stderr
+
+
+def test_vllm_options_need_backend_vllm() -> None:
+    result = run("serve", "--tensor-parallel-size", "2")
+    assert result.returncode == 2 and "--tensor-parallel-size is a vLLM option: add --backend vllm" in result.stderr

@@ -133,3 +133,61 @@ def test_an_output_nothing_can_continue_is_ended_not_sampled_from_nothing() -> N
     assert row(request) == sorted([EOS, digit("5")])
     empty = tracked([], pattern="[^\\x00-\\U0010ffff]")  # a grammar with no string at all
     assert row(empty) == [EOS]
+
+
+def test_a_second_phase_takes_over_after_its_text_and_gives_way_on_rollback() -> None:
+    from structgen.integrations.request_matcher import NextPhase
+
+    first = Matcher(compile(Grammar.from_lark("start: [TEXT]\nTEXT: /[a-z]+(>>)?|>>/\n"), INFO))  # text, optionally the trigger ">>"
+    phase = NextPhase(compile(Grammar.from_regex(">>[0-9]"), INFO), ">>", INFO.join_bytes, frozenset({EOS, OTHER_STOP}))
+    out: list[int] = []
+    request = RequestMatcher(first, object(), out, token_row([EOS], SIZE), ~token_row({EOS, OTHER_STOP}, SIZE), phase)
+    out += [digit("h"), digit("i"), digit(">")]
+    assert row(request) == [digit(">")]
+    out.append(digit(">"))
+    assert row(request) == DIGITS and request.switched == 4  # the second phase: a digit, no end yet
+    out.append(digit("7"))
+    assert row(request) == [EOS]
+    del out[3:]  # vLLM took back the trigger's end: the first phase again
+    assert row(request) == [digit(">")] and request.switched is None
+    out += [digit(">"), digit("3")]  # two tokens at once (a replay) cross into the second phase
+    assert row(request) == [EOS] and request.switched == 4
+
+
+def test_a_failed_request_may_only_end() -> None:
+    out: list[int] = []
+    request = RequestMatcher(None, object(), out, token_row([EOS], SIZE), ~token_row({EOS}, SIZE), failed=True)  # type: ignore[arg-type]
+    assert row(request) == [EOS]
+    out.append(digit("1"))
+    del out[:]
+    assert row(request) == [EOS]  # a rollback does not revive it
+
+
+def test_constraint_args_name_the_server_constraints_again() -> None:
+    from structgen.constraint import make_constraint
+    from structgen.integrations.request_args import (
+        NEXT_AFTER_KEY,
+        NEXT_GRAMMAR_KEY,
+        constraint_args,
+        next_phase_from_args,
+    )
+
+    schema = {"type": "object", "properties": {"é": {"type": "integer"}}, "required": ["é"]}
+    for constraint in (
+        make_constraint(schema=schema, schema_options={"whitespace": "compact", "closed_objects": True}),
+        make_constraint(regex="[0-9]+"),
+        make_constraint(choices=["yes", "no"]),
+        make_constraint(grammar='start: "a"+\n'),
+    ):
+        args = constraint_args(constraint)
+        again = constraint_from_args(args)
+        assert again is not None and again.grammar is constraint.grammar  # the same cached grammar
+    assert constraint_args(make_constraint()) == {}
+    with pytest.raises(ValueError, match="not built from text"):
+        constraint_args(make_constraint(grammar=Grammar.from_regex("a")))
+    phase = next_phase_from_args({NEXT_GRAMMAR_KEY: 'start: "x"\n', NEXT_AFTER_KEY: "<"})
+    assert phase is not None and phase[1] == "<"
+    with pytest.raises(ValueError, match="go together"):
+        next_phase_from_args({NEXT_GRAMMAR_KEY: 'start: "x"\n'})
+    with pytest.raises(ValueError, match="name exactly one"):
+        constraint_from_args({NEXT_GRAMMAR_KEY: 'start: "x"\n', NEXT_AFTER_KEY: "<"})  # a second phase needs a first

@@ -37,6 +37,12 @@ ARG_TYPES: dict[str, tuple[type | tuple[type, ...], str]] = {
 from Python), checked first so that a wrong type is named as such."""
 OPTIONS_KEY = "structgen_options"
 """Schema translation options (``whitespace``, ``strict``, ``closed_objects``, ...) as JSON text."""
+NEXT_GRAMMAR_KEY = "structgen_next_grammar"
+NEXT_AFTER_KEY = "structgen_next_after"
+"""A second phase (both keys, or neither): once the output ends with the text of
+``structgen_next_after`` and the first constraint allows nothing but stopping, the
+lark grammar ``structgen_next_grammar`` takes over, fed that text (the server's
+``auto`` tool choice: free text, then the calls once the call trigger is written)."""
 
 
 def structgen_args(
@@ -71,15 +77,16 @@ def structgen_args(
     return named
 
 
-def constraint_from_args(args: dict[str, Any] | None) -> Constraint | None:
-    """The constraint ``args`` name, None when they name none; ValueError for a
-    malformed or untranslatable one. Keys without the ``structgen_`` prefix belong
-    to others and are ignored."""
+def check_args(args: dict[str, Any] | None) -> bool:
+    """Whether ``args`` name a constraint; ValueError when their keys or value types
+    are wrong. Nothing is translated or compiled (cheap enough for vLLM's
+    ``validate_params``, on the server's event loop): a regex, grammar or schema
+    that does not translate is found where it is built."""
     ours = {key: value for key, value in (args or {}).items() if key.startswith(PREFIX)}
     if not ours:
-        return None
+        return False
     named = [key for key in CONSTRAINT_KEYWORDS if key in ours]
-    unknown = set(ours) - {*CONSTRAINT_KEYWORDS, OPTIONS_KEY}
+    unknown = set(ours) - {*CONSTRAINT_KEYWORDS, OPTIONS_KEY, NEXT_GRAMMAR_KEY, NEXT_AFTER_KEY}
     if unknown or len(named) != 1:
         raise ValueError(
             f"structgen: name exactly one of {', '.join(CONSTRAINT_KEYWORDS)} (and optionally "
@@ -89,14 +96,71 @@ def constraint_from_args(args: dict[str, Any] | None) -> Constraint | None:
     wanted = ARG_TYPES[key]
     if not isinstance(value, wanted[0]):
         raise ValueError(f"structgen: {key} must be {wanted[1]}, not {type(value).__name__}")
+    if key == "structgen_choices" and (not value or not all(isinstance(choice, str) for choice in value)):
+        raise ValueError(f"structgen: {key}: give at least one choice, each a string")
     options = _schema_options(ours.get(OPTIONS_KEY))
     if options and key != "structgen_json_schema":
         raise ValueError(f"structgen: {OPTIONS_KEY} applies to structgen_json_schema only, not {key}")
-    constraint: dict[str, Any] = {CONSTRAINT_KEYWORDS[key]: value}
+    _check_next_phase(args or {})
+    return True
+
+
+def constraint_from_args(args: dict[str, Any] | None) -> Constraint | None:
+    """The constraint ``args`` name, None when they name none; ValueError for a
+    malformed or untranslatable one. Keys without the ``structgen_`` prefix belong
+    to others and are ignored."""
+    if not check_args(args):
+        return None
+    assert args is not None
+    key = next(key for key in CONSTRAINT_KEYWORDS if key in args)
+    constraint: dict[str, Any] = {CONSTRAINT_KEYWORDS[key]: args[key]}
     try:
-        return make_constraint(**constraint, schema_options=options)
+        return make_constraint(**constraint, schema_options=_schema_options(args.get(OPTIONS_KEY)))
     except (TypeError, ValueError) as exc:  # JSON, schema and grammar errors are ValueErrors
         raise ValueError(f"structgen: {key}: {exc}") from exc
+
+
+def next_phase_from_args(args: dict[str, Any] | None) -> tuple[Constraint, str] | None:
+    """The second phase ``args`` name (its constraint and the text that starts it),
+    None when they name none; ValueError when it is malformed."""
+    args = args or {}
+    if not _check_next_phase(args):
+        return None
+    grammar, after = args[NEXT_GRAMMAR_KEY], args[NEXT_AFTER_KEY]
+    try:
+        return make_constraint(grammar=grammar), after
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"structgen: {NEXT_GRAMMAR_KEY}: {exc}") from exc
+
+
+def _check_next_phase(args: dict[str, Any]) -> bool:
+    """Whether ``args`` name a second phase; ValueError when its keys or types are wrong."""
+    given = [key for key in (NEXT_GRAMMAR_KEY, NEXT_AFTER_KEY) if key in args]
+    if not given:
+        return False
+    grammar, after = args.get(NEXT_GRAMMAR_KEY), args.get(NEXT_AFTER_KEY)
+    if len(given) != 2 or not isinstance(grammar, str) or not isinstance(after, str) or not after:
+        raise ValueError(f"structgen: {NEXT_GRAMMAR_KEY} (lark text) and {NEXT_AFTER_KEY} (non-empty text) go together")
+    return True
+
+
+def constraint_args(constraint: Constraint) -> dict[str, Any]:
+    """The arguments that name ``constraint`` again (what ``make_constraint`` built
+    it from, which its grammar records): {} for free text. ValueError for a grammar
+    that ``make_constraint`` did not build from text (a ``Grammar`` object)."""
+    grammar = constraint.grammar
+    if grammar is None:
+        return {}
+    source = getattr(grammar, "source", None)
+    if source is None:
+        raise ValueError(f"structgen: {constraint!r} was not built from text, so it cannot travel to vLLM")
+    kind, key = source
+    if kind == "lark":
+        return {"structgen_grammar": key}
+    if kind == "regex":
+        return {"structgen_regex": key}
+    schema, options = json.loads(key)  # constraint._schema_key: [schema, sorted options]
+    return {"structgen_json_schema": json.dumps(schema, ensure_ascii=False), OPTIONS_KEY: json.dumps(dict(options))}
 
 
 def _schema_options(text: Any) -> dict[str, Any]:

@@ -12,11 +12,13 @@ and fed the rest. Nothing here imports vLLM.
 from __future__ import annotations
 
 import logging
-from typing import Iterable
+from dataclasses import dataclass
+from typing import Callable, Iterable
 
 import numpy as np
 import numpy.typing as npt
 
+from structgen.engine.matcher import CompiledGrammar
 from structgen.matcher import Matcher
 
 PLACEHOLDER = -1
@@ -42,6 +44,17 @@ def token_row(token_ids: Iterable[int], vocab_size: int) -> npt.NDArray[np.int32
     return words.view(np.int32)
 
 
+@dataclass(frozen=True)
+class NextPhase:
+    """A second grammar that takes over once the output ends with ``after`` and the
+    first allows nothing but stopping; it is fed ``after`` first."""
+
+    compiled: CompiledGrammar
+    after: str
+    join_bytes: Callable[[list[int]], bytes]  # token ids to their bytes (TokenizerInfo.join_bytes)
+    stops: frozenset[int]  # the grammar's stop tokens
+
+
 class RequestMatcher:
     """A matcher that follows ``output_ids``, vLLM's live output-token list.
 
@@ -54,6 +67,11 @@ class RequestMatcher:
     stops on, where it stops on any); every other stop token, the grammar's or
     vLLM's, is cleared from the rows before that (``not_stops``): a token vLLM
     stops on but the grammar also allows as text would end the output early.
+
+    With ``next_phase``, the matcher is replaced by the next phase's once the
+    first phase is over (``switched`` tokens in); a rollback to before that point
+    takes the first phase back. A request whose constraint failed to compile is
+    ``failed``: only ``ends`` are ever allowed, so it ends at once.
     """
 
     def __init__(
@@ -63,6 +81,8 @@ class RequestMatcher:
         output_ids: list[int],
         ends: npt.NDArray[np.int32],
         not_stops: npt.NDArray[np.int32],
+        next_phase: NextPhase | None = None,
+        failed: bool = False,
     ) -> None:
         self.matcher = matcher
         self.params = params  # the request's own sampling parameters: identifies it
@@ -71,7 +91,11 @@ class RequestMatcher:
         self.not_stops = not_stops
         self.consumed: list[int] = []
         self.fed = 0
-        self.refused = False
+        self.refused = failed
+        self.failed = failed
+        self.next_phase = next_phase
+        self.first = matcher  # the first phase's matcher
+        self.switched: int | None = None  # tokens fed when the next phase took over
 
     def sync(self) -> None:
         """Catch up with ``output_ids``: roll back what vLLM took back, feed what is new."""
@@ -92,6 +116,8 @@ class RequestMatcher:
     def fill(self, bitmask: npt.NDArray[np.int32], index: int) -> None:
         """Row ``index``: what the grammar allows next, with ``ends`` only where the
         output is complete; only ``ends`` once it stopped or was left."""
+        if not self.refused and self.next_phase is not None and self.switched is None:
+            self._maybe_switch()
         if self.refused or self.matcher.is_terminated():
             bitmask[index, :] = 0
             bitmask[index, : self.ends.shape[0]] = self.ends
@@ -107,8 +133,33 @@ class RequestMatcher:
             logger.warning("structgen: no token can continue this output; the request is ended")
             row[:] = self.ends
 
+    def _maybe_switch(self) -> None:
+        """Hand over to the next phase when the first one is over: it can end, the
+        output ends with the phase's text, and only stop tokens are left."""
+        phase = self.next_phase
+        assert phase is not None
+        if self.fed != len(self.consumed) or not self.matcher.can_terminate():
+            return
+        after = phase.after.encode("utf-8")
+        tail = b""
+        for start in range(self.fed - 1, -1, -1):  # the last tokens, as many as ``after`` needs
+            tail = phase.join_bytes(self.consumed[start:self.fed])
+            if len(tail) >= len(after):
+                break
+        if not tail.endswith(after) or not set(self.matcher.allowed_tokens()) <= phase.stops:
+            return
+        matcher = Matcher(phase.compiled)
+        if not matcher.accept_string(phase.after):
+            logger.warning("structgen: the next phase's grammar refuses %r; the request is ended", phase.after)
+            self.refused = True
+            return
+        self.matcher, self.switched = matcher, self.fed
+
     def _advance(self, token_id: int) -> None:
         following = self.fed == len(self.consumed) and not self.refused
+        if following and self.next_phase is not None and self.switched is None:
+            self._maybe_switch()  # several new tokens at once (a replay) may cross into the next phase
+            following = not self.refused
         self.consumed.append(token_id)
         if not following or self.matcher.is_terminated():
             return
@@ -124,10 +175,13 @@ class RequestMatcher:
             )
 
     def _rollback_to(self, length: int) -> None:
+        if self.switched is not None and length < self.switched:
+            # back into the first phase, as it was when the next one took over
+            self.matcher, self.fed, self.switched = self.first, self.switched, None
         if length < self.fed:
             self.matcher.rollback(self.fed - length)
             self.fed = length
-        if length <= self.fed:
+        if length <= self.fed and not self.failed:
             self.refused = False
         del self.consumed[length:]
 

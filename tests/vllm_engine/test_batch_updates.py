@@ -40,7 +40,13 @@ def shared(model_dir: Path) -> StructgenLogitsProcessor:
     """The processor on vLLM's config reduced to what it reads."""
     config = SimpleNamespace(
         model_config=SimpleNamespace(
-            tokenizer=str(model_dir), tokenizer_revision=None, trust_remote_code=False, get_vocab_size=lambda: VOCAB_SIZE
+            tokenizer=str(model_dir),
+            tokenizer_revision=None,
+            tokenizer_mode="auto",
+            trust_remote_code=False,
+            skip_tokenizer_init=False,
+            runner_type="generate",
+            get_vocab_size=lambda: VOCAB_SIZE,
         ),
         scheduler_config=SimpleNamespace(max_num_seqs=8),
     )
@@ -312,17 +318,23 @@ def test_requests_are_configured_from_flat_plain_extra_args() -> None:
     assert parse_output(FREE, "anything") == "anything"
     assert request_constraint(SamplingParams(extra_args={"other_processor": 1})) is None
     bad_args = [
-        {"structgen_regex": "("},
         {"structgen_regex": "a", "structgen_choices": ["b"]},
         {"structgen_pattern": "a"},
         {"structgen_choices": []},
-        {"structgen_json_schema": "{not json"},
+        {"structgen_choices": ["a", 1]},
         {"structgen_regex": "a", "structgen_options": "[1]"},
+        {"structgen_json_schema": "{}", "structgen_options": '{"no_such_option": 1}'},
         {"structgen_options": "{}"},
+        {"structgen_regex": "a", "structgen_next_grammar": "start: /a/"},
     ]
     for bad in bad_args:
         with pytest.raises(VLLMValidationError, match="structgen"):
             StructgenLogitsProcessor.validate_params(SamplingParams(extra_args=bad))
+    # keys and types only, on arrival: what does not translate is found where it is built
+    for untranslatable in ({"structgen_regex": "("}, {"structgen_json_schema": "{not json"}):
+        StructgenLogitsProcessor.validate_params(SamplingParams(extra_args=untranslatable))
+        with pytest.raises(ValueError, match="structgen"):
+            request_constraint(SamplingParams(extra_args=untranslatable))
     StructgenLogitsProcessor.validate_params(FREE)
     with pytest.raises(VLLMValidationError, match="structgen_regex must be a string"):  # vllm_xargs may carry numbers
         StructgenLogitsProcessor.validate_params(SamplingParams(extra_args={"structgen_regex": 5}))

@@ -87,6 +87,13 @@ def test_regex_choices_and_grammar_requests_share_a_batch_with_free_text(llm: LL
 
 
 def test_a_bad_constraint_is_rejected_when_the_request_arrives(llm: LLM) -> None:
-    params = SamplingParams(max_tokens=5, extra_args={"structgen_regex": "("})
-    with pytest.raises(VLLMValidationError, match="structgen"):
+    params = SamplingParams(max_tokens=5, extra_args={"structgen_regex": 5})
+    with pytest.raises(VLLMValidationError, match="structgen_regex must be a string"):
         llm.generate(["hi"], params, use_tqdm=False)
+
+
+def test_a_regex_that_does_not_compile_ends_its_request_at_once(llm: LLM) -> None:
+    """Not translated on arrival (validate_params checks keys and types only): the
+    worker fails to compile it, and the request ends with no output."""
+    (output,) = run(llm, [("hi", SamplingParams(max_tokens=5, extra_args={"structgen_regex": "("}))])
+    assert output.text == "" and output.finish_reason == "stop"

@@ -21,3 +21,8 @@ def test_the_benchmark_finds_its_requests() -> None:
     )
     assert done.returncode == 0, done.stderr[-2000:]
     assert "--repeats" in done.stdout
+
+
+def test_the_serve_example_is_valid_bash() -> None:
+    done = subprocess.run(["bash", "-n", str(CHECKOUT / "examples" / "serve_vllm.sh")], capture_output=True, text=True, timeout=30)
+    assert done.returncode == 0, done.stderr

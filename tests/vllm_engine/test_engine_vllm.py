@@ -1,0 +1,148 @@
+"""``VLLMEngine``'s own bookkeeping, on a stand-in for vLLM's ``AsyncLLM``: a job
+ends (``job.done`` resolved, its slot and params let go) however often it is
+cancelled, and the precompile polling stops with the request's compile deadline."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+import time
+from types import SimpleNamespace
+from typing import Any, AsyncIterator
+
+import pytest
+
+from server.engine_vllm import VLLMEngine
+from structgen.decoding import DecodeOptions, Sequence
+from structgen.engine.deadline import CompileTimeout, Deadline, run_within
+
+
+class HangingLLM:
+    """Writes one token per request, then waits forever (the first request fails
+    instead, with ``failing``); an abort takes a while, whatever cancels it again."""
+
+    def __init__(self, failing: bool = False) -> None:
+        self.failing = failing
+        self.requests = 0
+        self.aborted = 0
+        self.asked: list[tuple[Any, ...]] = []
+        self.engine_core = SimpleNamespace()  # no call_utility_all_async: one engine
+
+    async def generate(self, prompt: Any, params: Any, request_id: str) -> AsyncIterator[Any]:
+        first = self.requests == 0
+        self.requests += 1
+        yield SimpleNamespace(outputs=[SimpleNamespace(token_ids=[5], finish_reason=None, stop_reason=None)], finished=False)
+        if first and self.failing:
+            await asyncio.sleep(0.05)
+            raise RuntimeError("the engine failed this request")
+        try:
+            await asyncio.Event().wait()
+        finally:  # vLLM's abort: a round trip to the engine core, seen through
+            aborted = asyncio.ensure_future(asyncio.sleep(0.3))
+            while not aborted.done():
+                try:
+                    await asyncio.shield(aborted)
+                except asyncio.CancelledError:
+                    pass
+            self.aborted += 1
+
+    async def collective_rpc(self, method: str, args: tuple[Any, ...]) -> list[str]:
+        self.asked.append((method, *args))
+        return ["pending"]
+
+    def shutdown(self) -> None:
+        pass
+
+
+def engine_on(llm: HangingLLM, loop: asyncio.AbstractEventLoop) -> VLLMEngine:
+    engine = VLLMEngine.__new__(VLLMEngine)  # no vLLM config: only what submit and _run use
+    engine.llm, engine.loop = llm, loop
+    engine.jobs, engine.params = set(), {}
+    engine.stop_ids = frozenset({2})
+    return engine
+
+
+def sequences(engine: VLLMEngine, count: int) -> list[Sequence]:
+    made = [Sequence([1, 2, 3], None, None, 10, DecodeOptions()) for _ in range(count)]
+    for s in made:
+        engine.params[id(s)] = object()
+    return made
+
+
+@pytest.mark.parametrize("failing", [False, True])
+def test_a_job_cancelled_twice_still_ends(failing: bool) -> None:
+    """The client cancels, then the server stops, while the job waits for its
+    requests' aborts (after a cancel, or after one of them failed): ``job.done`` is
+    resolved all the same, and the job leaves nothing behind."""
+
+    async def main() -> None:
+        llm = HangingLLM(failing)
+        engine = engine_on(llm, asyncio.get_running_loop())
+        handle = engine.submit(sequences(engine, 3))
+        job, task = handle.job, handle.job.task
+        assert task is not None
+        waiting = asyncio.ensure_future(handle.result())
+        await asyncio.sleep(0.15)  # all started; with failing, the job is waiting for the others' aborts
+        assert all(job.started)
+        waiting.cancel()  # the client went away: Handle.result cancels the job
+        await asyncio.sleep(0.01)
+        engine.stop()  # the server stops meanwhile
+        task.cancel()  # and cancels once more, straight at the task
+        await asyncio.sleep(0.01)
+        task.cancel()
+        outcome = await asyncio.wait_for(asyncio.gather(asyncio.wrap_future(job.done), return_exceptions=True), 5)
+        if failing:
+            assert isinstance(outcome[0], RuntimeError)
+        else:
+            assert [s.finish_reason for s in outcome[0]] == ["cancelled"] * 3
+        assert llm.aborted == 2 + (not failing) and not engine.jobs and not engine.params
+        with pytest.raises(asyncio.CancelledError):
+            await waiting
+        engine.cancel(job)  # an ended job: nothing to do
+
+    asyncio.run(main())
+
+
+def test_cancel_is_sent_once() -> None:
+    async def main() -> None:
+        engine = engine_on(HangingLLM(), asyncio.get_running_loop())
+        handle = engine.submit(sequences(engine, 1))
+        task = handle.job.task
+        assert task is not None
+        calls = []
+        original = task.cancel
+        task.cancel = lambda *a: calls.append(1) or original(*a)  # type: ignore[method-assign]
+        handle.cancel()
+        handle.cancel()
+        engine.stop()
+        await asyncio.wait_for(asyncio.wrap_future(handle.job.done), 5)
+        assert calls == [1]
+
+    asyncio.run(main())
+
+
+def test_precompile_stops_at_the_compile_deadline() -> None:
+    """The workers never finish: the polling thread is let go at the deadline (or
+    at once when the server cancels it), and the workers got the time left."""
+
+    async def main() -> None:
+        llm = HangingLLM()
+        engine = engine_on(llm, asyncio.get_running_loop())
+        args = {"structgen_regex": "a"}
+        started = time.monotonic()
+        with pytest.raises(CompileTimeout):
+            await asyncio.to_thread(run_within, Deadline(0.3), lambda: engine._precompile(args))
+        assert time.monotonic() - started < 2
+        method, sent, seconds = llm.asked[0]
+        assert method == "structgen_precompile" and sent == args and 0 < seconds <= 0.3
+        deadline = Deadline(600)
+        polling = asyncio.ensure_future(asyncio.to_thread(run_within, deadline, lambda: engine._precompile(args)))
+        await asyncio.sleep(0.1)
+        cancelled_at = time.monotonic()
+        deadline.cancel()  # the server answered the client (its own wait_for ran out)
+        with pytest.raises(CompileTimeout, match="cancelled"):
+            await polling
+        assert time.monotonic() - cancelled_at < 1
+        assert threading.active_count() < 50
+
+    asyncio.run(main())

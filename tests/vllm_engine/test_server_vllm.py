@@ -1,0 +1,255 @@
+"""`structgen serve --backend vllm`: the same OpenAI-compatible server on vLLM's engine,
+through the official ``openai`` client, with tests/test_server.py's own test bodies.
+
+One server for the module, started the way docs/vllm.md says (the bundled SmolLM2
+converted by `make vllm-model`, on the CPU build of vLLM), served as tests/test_server.py's
+``tiny`` model with its API key, so that its tests run unchanged. Where a body needs the
+model to want something, ``script_processor.ScriptProcessor`` (a vLLM logits
+processor, loaded with ``--logits-processors``) biases it as test_server's ``Script``
+does; the grammar still decides what is allowed. Loopback only.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+from typing import Any, Iterator
+
+import openai
+import pytest
+
+import test_server
+from script_processor import FAILING_REGEX, SCRIPT_FILE, ScriptFile
+from test_server import (  # noqa: F401 - collected here, against this module's fixtures
+    ASK,
+    KEY,
+    MODEL,
+    arguments_of,
+    metrics,
+    stream_chunks,
+    test_an_output_failing_the_after_check_is_an_error_not_a_200,
+    test_auto_cannot_call_an_unknown_tool,
+    test_auto_text_only,
+    test_auto_text_then_call,
+    test_bad_completions_are_400,
+    test_bad_requests_are_400,
+    test_chat_without_tools,
+    test_concurrent_requests_are_not_mixed_up,
+    test_guided_aliases,
+    test_hostile_arguments_streamed_and_whole,
+    test_invalid_json_body_is_400,
+    test_models_and_health,
+    test_parallel_calls,
+    test_parallel_tool_calls_false_gives_one_call,
+    test_parse_with_a_pydantic_model,
+    test_response_format_json_schema,
+    test_response_format_with_tools_is_an_answer_or_calls,
+    test_stop_and_length,
+    test_stream_holds_back_a_stop_string,
+    test_stream_shape_for_tool_calls,
+    test_stream_text_without_usage,
+    test_streamed_choices,
+    test_tool_choice_named,
+    test_tool_choice_none_writes_text,
+    test_tool_choice_required,
+    test_tool_round_trip,
+    wait_for_idle,
+)
+
+HERE = Path(__file__).resolve().parent
+STARTUP_SECONDS = 300
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def serve_command(model_dir: Path, port: int, *extra: str) -> list[str]:
+    """`structgen serve --backend vllm` on the converted bundled model, as docs/vllm.md runs it."""
+    return [
+        sys.executable, "-m", "structgen", "serve", "--backend", "vllm", "--model", str(model_dir.resolve()),
+        "--host", "127.0.0.1", "--port", str(port),
+        "--dtype", "float32", "--enforce-eager", "--max-model-len", "2048",
+        "--kv-cache-memory-bytes", str(1 << 30), *extra,
+    ]  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def live(model_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[openai.OpenAI, ScriptFile, str]]:
+    folder = tmp_path_factory.mktemp("serve-vllm")
+    script = ScriptFile(folder / "script.txt")
+    port = free_port()
+    command = serve_command(
+        model_dir, port, "--model-id", MODEL, "--api-key", KEY, "--logits-processors", "script_processor:ScriptProcessor"
+    )
+    # the engine's processes import the script processor by name: this folder on their path
+    env = {**os.environ, SCRIPT_FILE: str(script.path), "PYTHONPATH": os.pathsep.join(filter(None, [str(HERE), os.environ.get("PYTHONPATH")]))}
+    log = (folder / "server.log").open("w")
+    # from elsewhere than the checkout: `-m structgen` imports the installed package
+    process = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, env=env, cwd=folder, start_new_session=True)
+    base = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + STARTUP_SECONDS
+        while True:
+            assert process.poll() is None, f"structgen serve exited; see {log.name}"
+            assert time.monotonic() < deadline, f"structgen serve not up after {STARTUP_SECONDS} s; see {log.name}"
+            try:
+                with urllib.request.urlopen(f"{base}/health", timeout=5):
+                    break
+            except OSError:
+                time.sleep(1)
+        yield openai.OpenAI(base_url=f"{base}/v1", api_key=KEY, max_retries=0, timeout=120), script, f"{base}/v1"
+    finally:
+        process.send_signal(signal.SIGINT)  # uvicorn's shutdown: the app's lifespan stops vLLM
+        try:
+            process.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait()
+        log.close()
+
+
+@pytest.fixture
+def client(live: tuple[openai.OpenAI, ScriptFile, str]) -> Iterator[openai.OpenAI]:
+    yield live[0]
+    live[1].text = None
+
+
+@pytest.fixture
+def script(live: tuple[openai.OpenAI, ScriptFile, str]) -> ScriptFile:
+    return live[1]
+
+
+def test_the_test_bodies_are_test_servers() -> None:
+    assert test_chat_without_tools is test_server.test_chat_without_tools
+
+
+def test_metrics_on_vllm(live: tuple[openai.OpenAI, ScriptFile, str]) -> None:
+    """The request and token counters and the compile time; the batch and step
+    histograms are the transformers backend's (vLLM steps its own batch)."""
+    client, _, base = live
+    before = metrics(base)
+    client.chat.completions.create(model=MODEL, messages=ASK, max_tokens=3, extra_body={"guided_regex": "[a-z]{1,9}"})
+    after = metrics(base)
+    chat_ok = 'structgen_requests_total{endpoint="/v1/chat/completions",status="200"}'
+    assert after[chat_ok] == before.get(chat_ok, 0) + 1
+    assert after["structgen_completion_tokens_total"] >= before.get("structgen_completion_tokens_total", 0) + 1
+    assert after["structgen_compile_seconds_count"] == before["structgen_compile_seconds_count"] + 1
+    assert after["structgen_queued_sequences"] == after["structgen_running_sequences"] == 0
+
+
+def test_concurrent_schemas_on_vllm(live: tuple[openai.OpenAI, ScriptFile, str]) -> None:
+    """Eight clients, each its own schema, whole and streamed at once: every answer
+    valid and its own (test_server's schemas)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    import jsonschema
+
+    client, _, _ = live
+
+    def ask(index: int) -> None:
+        schema = test_server.own_schema(index)
+        for stream in (False, True):
+            fields = {"response_format": {"type": "json_schema", "json_schema": {"name": f"c{index}", "schema": schema}}}
+            reply = client.chat.completions.create(model=MODEL, messages=ASK, max_tokens=200, stream=stream, **fields)
+            if stream:
+                text = "".join(chunk.choices[0].delta.content or "" for chunk in reply if chunk.choices)
+            else:
+                text = reply.choices[0].message.content
+            value = json.loads(text)
+            jsonschema.validate(value, schema)
+            assert value["id"] == f"client {index}"
+
+    with ThreadPoolExecutor(8) as pool:
+        list(pool.map(ask, range(8)))
+
+
+def test_text_completions_on_vllm(live: tuple[openai.OpenAI, ScriptFile, str], script: ScriptFile) -> None:
+    """test_server's ``test_text_completions``, but with an enum of strings in the
+    schema: SmolLM2, unlike the random tiny model, writes digits (``10.000...``)
+    until ``max_tokens``."""
+    import jsonschema
+
+    client, _, base = live
+    script.text = "Once upon a time."
+    try:
+        whole = client.completions.create(model=MODEL, prompt="<|im_start|>assistant\n", max_tokens=20)
+        assert whole.object == "text_completion" and whole.choices[0].text == "Once upon a time."
+        assert whole.choices[0].finish_reason == "stop" and whole.usage is not None and whole.usage.completion_tokens > 0
+        streamed = client.completions.create(model=MODEL, prompt="<|im_start|>assistant\n", max_tokens=20, stream=True, stop=[" a "])
+        chunks = list(streamed)
+        assert "".join(c.choices[0].text for c in chunks) == "Once upon"
+        assert [c.choices[0].finish_reason for c in chunks if c.choices[0].finish_reason] == ["stop"]
+    finally:
+        script.text = None
+    many = client.completions.create(model=MODEL, prompt=["Name a color:", "Pick one:"], n=2, max_tokens=5, extra_body={"guided_choice": ["red", "blue"]})
+    assert sorted(c.index for c in many.choices) == [0, 1, 2, 3] and {c.text for c in many.choices} <= {"red", "blue"}
+    schema = {"type": "object", "properties": {"n": {"enum": ["one", "two"]}}, "required": ["n"], "additionalProperties": False}
+    formatted = client.completions.create(
+        model=MODEL, prompt=[1, 2, 3], max_tokens=30, extra_body={"response_format": {"type": "json_schema", "json_schema": {"name": "n", "schema": schema}}}
+    )
+    jsonschema.validate(json.loads(formatted.choices[0].text), schema)
+    usage = stream_chunks(base, {"model": MODEL, "prompt": "hi", "max_tokens": 3, "stream_options": {"include_usage": True}}, "/completions")
+    assert usage[-1] == "[DONE]" and usage[-2]["choices"] == [] and usage[-2]["usage"]["prompt_tokens"] > 0
+    cut = client.completions.create(model=MODEL, prompt="hi", max_tokens=2, extra_body={"guided_regex": "[a-z]{10}"})
+    assert cut.choices[0].finish_reason == "length"
+
+
+@pytest.mark.parametrize("stream", [True, False])
+def test_disconnect_aborts_the_vllm_request(live: tuple[openai.OpenAI, ScriptFile, str], script: ScriptFile, stream: bool) -> None:
+    import httpx2
+
+    client, _, base = live
+    script.text = "word " * 400
+    body = {"model": MODEL, "messages": ASK, "max_tokens": 400, "stream": stream}
+    headers = {"Authorization": f"Bearer {KEY}"}
+    try:
+        if stream:
+            with httpx2.stream("POST", base + "/chat/completions", json=body, headers=headers) as response:
+                lines = response.iter_lines()
+                while not next(lines).startswith("data: "):
+                    pass  # the first chunk came: the decode is running
+        else:
+            with pytest.raises(httpx2.TimeoutException):
+                httpx2.post(base + "/chat/completions", json=body, headers=headers, timeout=3)
+        started = time.monotonic()
+        wait_for_idle(base)  # the cancelled request left vLLM's batch
+        assert time.monotonic() - started < 30  # not decoded to its end (400 tokens)
+    finally:
+        script.text = None
+    assert client.chat.completions.create(model=MODEL, messages=ASK, max_tokens=1).choices[0].finish_reason == "length"
+
+
+def test_a_grammar_that_does_not_compile_is_a_400(client: openai.OpenAI) -> None:
+    """A compile that fails in vLLM's workers (injected by the script processor) is
+    the request's 400, before it reaches the engine, which goes on serving."""
+    with pytest.raises(openai.BadRequestError) as raised:
+        client.chat.completions.create(model=MODEL, messages=ASK, max_tokens=5, extra_body={"guided_regex": FAILING_REGEX})
+    assert isinstance(raised.value.body, dict) and "injected compile failure" in raised.value.body["message"]
+    assert client.chat.completions.create(model=MODEL, messages=ASK, max_tokens=1).choices[0].finish_reason == "length"
+
+
+def test_serve_without_a_model_names_make_vllm_model(capsys: pytest.CaptureFixture[str]) -> None:
+    from structgen.cli import main
+
+    assert main(["serve", "--backend", "vllm"]) == 2
+    assert "make vllm-model" in capsys.readouterr().err
+
+
+def test_the_served_name_of_a_hub_model_is_its_full_id(tmp_path: Path) -> None:
+    """Clients send the id they know: "org/name" stays whole; a local folder is named by its name."""
+    from structgen.cli import _vllm_model_name
+
+    assert _vllm_model_name("HuggingFaceTB/SmolLM2-135M-Instruct") == "HuggingFaceTB/SmolLM2-135M-Instruct"
+    (tmp_path / "org" / "local-model").mkdir(parents=True)
+    assert _vllm_model_name(str(tmp_path / "org" / "local-model")) == "local-model"
+    assert _vllm_model_name(str(tmp_path / "org" / "local-model") + "/") == "local-model"
