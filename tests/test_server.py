@@ -913,7 +913,7 @@ def test_too_many_requests_is_429_and_max_batch_queues(limited: tuple[openai.Ope
         ({"tools": [{"type": "function", "function": {"name": "f", "parameters": {"enum": ["x" * 2_000]}}}]}, "tools[0].function.parameters", "schema_too_large"),
         ({"messages": [{"role": "user", "content": "x" * 20_001}]}, None, "request_too_large"),
         ({"n": 2}, "n", None),  # more sequences than max_batch
-        ({"guided_regex": "[a-z]{2000}"}, None, "compile_timeout"),
+        ({"guided_regex": "[a-z]{7000}"}, None, "compile_timeout"),
     ],
 )
 def test_limits_are_400(limited: tuple[openai.OpenAI, str], request_fields: dict[str, Any], param: str | None, code: str | None) -> None:
@@ -932,7 +932,7 @@ def test_a_compile_past_its_limit_stops(limited: tuple[openai.OpenAI, str]) -> N
     client, base = limited
     started = time.monotonic()
     with pytest.raises(openai.BadRequestError) as raised:
-        client.chat.completions.create(model=MODEL, messages=ASK, max_tokens=3, extra_body={"guided_regex": "[a-z]{4000}"})
+        client.chat.completions.create(model=MODEL, messages=ASK, max_tokens=3, extra_body={"guided_regex": "[a-z]{7000}"})
     answered = time.monotonic()
     assert isinstance(raised.value.body, dict) and raised.value.body["code"] == "compile_timeout"
     assert answered - started < LIMITS["compile_seconds"] + 1.5
@@ -946,7 +946,7 @@ def test_a_compile_past_its_limit_stops(limited: tuple[openai.OpenAI, str]) -> N
 
     info = tokenizer_info_for(structgen.load_tokenizer())
     structgen.compile(structgen.Grammar.from_regex("[a-z]"), info)  # the vocabulary's trie is built once, outside the limit
-    grammar = structgen.Grammar.from_regex("[a-z]{4001}")
+    grammar = structgen.Grammar.from_regex("[a-z]{7001}")
     began = time.monotonic()
     with pytest.raises(CompileTimeout):
         run_within(Deadline(0.2), lambda: structgen.compile(grammar, info))
