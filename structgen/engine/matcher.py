@@ -40,7 +40,7 @@ from structgen.engine.vocab import TokenTrie
 MAX_JUMP_FORWARD: Final = 4096
 """Default bound on the bytes one jump-forward call returns."""
 
-MAX_PATHS: Final = 8
+MAX_PATHS: Final = 2
 """The most stack paths one mask refines separately where a GLR stack branches
 under its top (past it, the entry known so far serves every path)."""
 
