@@ -67,6 +67,11 @@ CANDIDATES: Final = 3
 """States the first bytes lead to that are tried as references for converging a
 lexer state's groups (those reached under the most tokens), besides the start."""
 
+SHIFT_FROM_STATES: Final = 1_000
+"""Lexers with fewer states do without renamed groups: theirs are few and cheap to
+converge, and trying a proof for each costs more than it saves (a typical schema's
+compile went from 26 to 60 ms); counted strings are what make lexers this big."""
+
 MAX_SHIFT_CHAIN: Final = 50_000
 """Most states one chain of renamed groups follows (``_shifted_chain``)."""
 
@@ -170,7 +175,9 @@ class MaskTables:
             return ended_groups(
                 self.lexer, self.trie, lexer_state, moves, self.groups(START), self.sequences, self.vocab_size
             )
-        reference, following = self._references(lexer_state)
+        reference, gain, following = self._references(lexer_state)
+        if self.lexer.dfa.state_count < SHIFT_FROM_STATES or (reference >= 0 and gain * 2 >= self._total_weight()):
+            return self._unshifted(lexer_state, reference)  # converging skips most of the vocabulary
         return self._shifted_chain(lexer_state, reference, self._partner.get(lexer_state, following))
 
     def _unshifted(self, lexer_state: int, reference: int) -> list[TokenGroup]:
@@ -183,10 +190,11 @@ class MaskTables:
             self._groups[reference] = base
         return converged_groups(self.lexer, self.trie, lexer_state, reference, base, self.sequences, self.vocab_size)
 
-    def _references(self, lexer_state: int) -> tuple[int, int]:
+    def _references(self, lexer_state: int) -> tuple[int, int, int]:
         """The state to converge ``lexer_state``'s groups from (-1: none saves
-        anything), and the state most tokens' first bytes lead to (-1: none). The
-        candidates are the start and the states most first bytes lead to."""
+        anything), the tokens that saves, and the state most tokens' first bytes
+        lead to (-1: none). The candidates are the start and the states
+        most first bytes lead to."""
         moves = self._first_moves(lexer_state)
         weights = self._root_weights()
         reached: dict[int, int] = {}  # state -> tokens under the first bytes leading there
@@ -202,7 +210,7 @@ class MaskTables:
                 gain = _convergence_gain(moves, self._first_moves(candidate), weights)
                 if gain > best:
                     reference, best = candidate, gain
-        return reference, ranked[0] if ranked else -1
+        return reference, best, ranked[0] if ranked else -1
 
     def _shifted_chain(self, lexer_state: int, reference: int, following: int) -> list[TokenGroup]:
         """The groups of ``lexer_state`` and of the states after it (each one's
@@ -221,6 +229,8 @@ class MaskTables:
             built = self._groups[following] is not None
             if not built and ENDS_LEXEME in self._first_moves(following):
                 break
+            if not self._moves_apart(chain[-1], following):
+                break  # most tokens lead both to the same states: converging is cheaper than a proof
             renamed = shift_renaming(self.lexer, chain[-1], following)
             if renamed is None:
                 break
@@ -234,7 +244,7 @@ class MaskTables:
                 references.append(-1)
                 break
             current = following
-            reference, following = self._references(current)
+            reference, _, following = self._references(current)
             following = self._partner.get(current, following)
             references.append(reference)
         later = self._groups[chain[-1]]
@@ -250,6 +260,27 @@ class MaskTables:
             )
             self._groups[chain[index]] = later
         return later
+
+    def _total_weight(self) -> int:
+        """Tokens under the trie root's children (the whole text vocabulary)."""
+        return sum(self._root_weights())
+
+    def _moves_apart(self, lexer_state: int, other: int) -> bool:
+        """Whether more tokens' first bytes take the two states to different states
+        than to the same one (as a count's states do, and a key's prefix and the
+        string body do not)."""
+        moves = self._first_moves(lexer_state)
+        others = self._first_moves(other)
+        weights = self._root_weights()
+        same = 0
+        apart = 0
+        for i in range(len(moves)):
+            if moves[i] >= 0 and others[i] >= 0:
+                if moves[i] == others[i]:
+                    same += weights[i]
+                else:
+                    apart += weights[i]
+        return apart > same
 
     def _walked_groups(self, lexer_state: int) -> list[TokenGroup]:
         """A whole walk of the trie, but for what the vocabulary's shared lexeme walks hold."""
