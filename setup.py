@@ -13,6 +13,7 @@ Everything else (metadata, dependencies) lives in ``pyproject.toml``.
 from __future__ import annotations
 
 import os
+import re
 import sys
 from pathlib import Path
 
@@ -59,12 +60,50 @@ def engine_extensions() -> list:
         from mypyc.build import mypycify
 
         # --follow-imports=skip: see [tool.mypy] in pyproject.toml
-        return mypycify(["--follow-imports=skip", *TARGETS], opt_level=os.environ.get("STRUCTGEN_MYPYC_OPT", "3"), debug_level="0")
+        extensions = mypycify(["--follow-imports=skip", *TARGETS], opt_level=os.environ.get("STRUCTGEN_MYPYC_OPT", "3"), debug_level="0")
     except (ImportError, SystemExit) as exc:  # mypycify exits on a type error
         if MODE == "required":
             raise
         warn(f"mypyc is unavailable or the engine failed to type-check ({exc!r}); installing pure Python (slow)")
         return []
+    for extension in extensions:
+        for source in extension.sources:
+            if source.endswith(".c"):
+                untrash_acyclic_deallocs(Path(source))
+    return extensions
+
+
+def untrash_acyclic_deallocs(source: Path) -> None:
+    """Take the trashcan out of the deallocators of ``acyclic`` classes.
+
+    mypyc 2.4.1 wraps every deallocator in ``Py_TRASHCAN_BEGIN``, which, once
+    deallocations nest 50 deep, queues the object through its GC header. Objects
+    of an ``@mypyc_attr(acyclic=True)`` class have none, so that write corrupts
+    the heap (``tests/test_build.py`` reproduces it). Their deallocators are
+    the ones that never untrack ``self``. None of those classes holds objects of
+    its own kind, so none can start a deep chain of deallocations: they need no
+    trashcan.
+    """
+    original = source.read_text()
+    kept: list[str] = []
+    untracks = True  # whether the deallocator being read untracks self
+    dropping = False  # inside a trashcan being taken out
+    for line in original.split("\n"):
+        code = line.strip()
+        if re.fullmatch(r"\w+_dealloc\(\w+ \*self\)", code):
+            untracks = False
+        elif code == "PyObject_GC_UnTrack(self);":
+            untracks = True
+        elif code.startswith("CPy_TRASHCAN_BEGIN(self,") and not untracks:
+            dropping = True
+            continue
+        elif code == "CPy_TRASHCAN_END(self)" and dropping:
+            dropping = False
+            continue
+        kept.append(line)
+    patched = "\n".join(kept)
+    if patched != original:
+        source.write_text(patched)
 
 
 setup(ext_modules=engine_extensions(), cmdclass={"build_ext": OptionalBuildExt})

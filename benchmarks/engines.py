@@ -141,7 +141,12 @@ def _reach(root: object, seen: set[int], total: list[int] | None) -> None:
             total[0] += sys.getsizeof(item)
             if isinstance(item, vec):  # a packed array: getsizeof counts its header only
                 total[0] += memoryview(item).nbytes
-        stack.extend(gc.get_referents(item))
+        referents = gc.get_referents(item)
+        if not referents and type(item).__module__.startswith("structgen.engine."):
+            # an acyclic native class (no traversal for the collector): its attributes by name
+            referents = [getattr(item, name) for name, slot in vars(type(item)).items()
+                         if isinstance(slot, types.GetSetDescriptorType) and hasattr(item, name)]
+        stack.extend(referents)
         if isinstance(item, np.ndarray) and item.base is not None:
             stack.append(item.base)  # a view's buffer: numpy does not report it as a referent
 

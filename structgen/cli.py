@@ -205,9 +205,20 @@ def _serve(
         return 1
     name = model_id or Path(source).stem
     app = create_app(loaded, tokenizer, model_id=name, api_key=api_key, limits=limits)
+    _freeze_loaded()
     print(f"serving {name} on http://{host}:{port}/v1", file=sys.stderr)
     uvicorn.run(app, host=host, port=port, log_level="info")
     return 0
+
+
+def _freeze_loaded() -> None:
+    """Keep what serving loaded (model, tokenizer, libraries) out of every later
+    collection: a full one rescans it all, 0.1 s or more inside whichever decoding
+    step triggers it (docs/tables.md, garbage collection)."""
+    import gc
+
+    gc.collect()
+    gc.freeze()
 
 
 VLLM_OPTIONS = (
@@ -271,6 +282,7 @@ def _serve_vllm(args: argparse.Namespace) -> int:
         return 1
     name = args.model_id or _vllm_model_name(args.model)
     app = create_app(None, engine.tokenizer, model_id=name, api_key=args.api_key, limits=limits, engine=engine)
+    _freeze_loaded()
     print(f"serving {name} with vLLM on http://{args.host}:{args.port}/v1", file=sys.stderr)
     uvicorn.run(app, host=args.host, port=args.port, log_level="info")
     return 0

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import gc
 import subprocess
 import sys
 from pathlib import Path
+
+import pytest
 
 COMMAND = str(Path(sys.executable).with_name("structgen"))
 
@@ -37,8 +40,6 @@ def test_no_command_prints_help() -> None:
 def test_serve_backend_vllm_without_vllm_names_make_vllm_env() -> None:
     import importlib.util
 
-    import pytest
-
     if importlib.util.find_spec("vllm") is not None:
         pytest.skip("vLLM is installed here (tests/vllm_engine/test_server_vllm.py serves with it)")
     result = run("serve", "--backend", "vllm", "--model", "/nonexistent/model")
@@ -49,3 +50,19 @@ def test_serve_backend_vllm_without_vllm_names_make_vllm_env() -> None:
 def test_vllm_options_need_backend_vllm() -> None:
     result = run("serve", "--tensor-parallel-size", "2")
     assert result.returncode == 2 and "--tensor-parallel-size is a vLLM option: add --backend vllm" in result.stderr
+
+
+def test_serve_freezes_what_it_loaded_before_serving(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A full collection during a decoding step would otherwise rescan the model,
+    the tokenizer and every library serving loaded."""
+    import uvicorn
+
+    from structgen.cli import main
+
+    frozen: list[int] = []
+    monkeypatch.setattr(uvicorn, "run", lambda app, **options: frozen.append(gc.get_freeze_count()))
+    try:
+        assert main(["serve", "--port", "0"]) == 0
+    finally:
+        gc.unfreeze()
+    assert len(frozen) == 1 and frozen[0] > 100_000

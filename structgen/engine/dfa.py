@@ -35,11 +35,11 @@ class ByteDFA:
     the patterns whose text ends in ``state``.
     """
 
-    table: Final[list[int]]
+    table: Final[tuple[int, ...]]
     accepts: Final[list[list[int]]]
 
     def __init__(self, table: list[int], accepts: list[list[int]]) -> None:
-        self.table = table
+        self.table = tuple(table)  # a tuple of ints: the cyclic collector stops scanning it
         self.accepts = accepts
 
     @property

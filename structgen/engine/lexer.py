@@ -29,7 +29,7 @@ class Lexer:
     """Steps the terminal automaton byte by byte, emitting finished lexemes."""
 
     dfa: Final[ByteDFA]
-    table: Final[list[int]]
+    table: Final[tuple[int, ...]]
     accepts: Final[list[list[int]]]
 
     def __init__(self, dfa: ByteDFA) -> None:

@@ -30,7 +30,7 @@ from structgen.engine.deadline import check_deadline
 from structgen.engine.dfa import DEAD
 from structgen.engine.lexer import START, Lexer
 from structgen.engine.lr import LRTable
-from structgen.engine.spanner import EMPTY_SEQUENCE, LARGE_GROUP, SequenceTable, TokenGroup
+from structgen.engine.spanner import EMPTY_SEQUENCE, LARGE_GROUP, Groups, SequenceTable, TokenGroup
 from structgen.engine.stack import GLRParser, StackNode
 from structgen.engine.tables import MAX_CONTEXT, REFINE_AT, MaskEntry, MaskTables
 from structgen.engine.tokenset import add_to_row, row_token_ids, to_row, word_count
@@ -89,7 +89,7 @@ class CompiledGrammar:
         self.ignored = ignored
         self.vocab = vocab
         self.vocab_size = len(vocab)
-        self.special: list[bool] = trie.outside(len(vocab))  # the ids that are never text
+        self.special: tuple[bool, ...] = trie.outside(len(vocab))  # the ids that are never text
         self.stop_token_ids = stop_token_ids
         self.stop_ids = vec[i32](stop_token_ids)
         self.words = word_count(len(vocab))
@@ -98,7 +98,7 @@ class CompiledGrammar:
         self.tables = MaskTables(lexer, table, ignored, trie, len(vocab))
         self.sequences: SequenceTable = self.tables.sequences
 
-    def groups(self, lexer_state: int) -> list[TokenGroup]:
+    def groups(self, lexer_state: int) -> Groups:
         """The vocabulary grouped by what it does from ``lexer_state``."""
         return self.tables.groups(lexer_state)
 
@@ -285,7 +285,7 @@ class Matcher:
         always = 0  # the union of the sets that base does not hold yet
         base = compiled.empty_row
         base_set = 0
-        dependent: list[TokenGroup] = []
+        dependent: Groups = ()
         entries: list[MaskEntry] = []
         for node in tops:
             self._entries(lexer_state, node, entries)
@@ -296,12 +296,14 @@ class Matcher:
             dependent = entry.dependent
         else:
             listed: set[int] = set()
+            united: list[TokenGroup] = []
             for entry in entries:
                 always |= entry.always
                 for group in entry.dependent:
                     if id(group) not in listed:
                         listed.add(id(group))
-                        dependent.append(group)
+                        united.append(group)
+            dependent = tuple(united)
         small: list[TokenGroup] = []
         if dependent:
             accepts = compiled.lexer.accepts

@@ -19,7 +19,7 @@ from __future__ import annotations
 from typing import Final
 
 from librt.vecs import append, vec
-from mypy_extensions import i32
+from mypy_extensions import i32, i64, mypyc_attr
 
 from structgen.engine.dfa import DEAD
 from structgen.engine.lexer import START, Lexer
@@ -46,8 +46,10 @@ class SequenceTable:
     """Interned sequences of ended lexer states; id 0 is the empty sequence."""
 
     def __init__(self) -> None:
-        self.parent: list[int] = [-1]  # sequence id without its last element
-        self.last: list[int] = [-1]  # its last ended lexer state
+        # vecs, not lists: the cyclic collector does not scan them (a Go grammar at
+        # 128k tokens holds 165,000 sequences)
+        self.parent: vec[i64] = vec[i64]([-1])  # sequence id without its last element
+        self.last: vec[i64] = vec[i64]([-1])  # its last ended lexer state
         self._extend: dict[int, int] = {}
         self._stride = 1 << 32
 
@@ -57,8 +59,8 @@ class SequenceTable:
         found = self._extend.get(key, -1)
         if found < 0:
             found = len(self.parent)
-            self.parent.append(sequence)
-            self.last.append(ended_state)
+            self.parent = append(self.parent, sequence)
+            self.last = append(self.last, ended_state)
             self._extend[key] = found
         return found
 
@@ -75,6 +77,7 @@ class SequenceTable:
         return len(self.parent)
 
 
+@mypyc_attr(acyclic=True)  # no reference cycles: the collector need not track them
 class TokenGroup:
     """Tokens that, from one lexer state, end the same lexemes and stop in the same
     state: a row of the inverse token spanner table. Every token in a group is
@@ -103,7 +106,7 @@ class TokenGroup:
             self._tokens = token_set(self.token_ids, vocab_size)
         return self._tokens
 
-    def first_bytes(self, first_byte: list[int]) -> int:
+    def first_bytes(self, first_byte: tuple[int, ...]) -> int:
         """The first bytes of the group's tokens, as a 256-bit set (built on first use)."""
         if self._first_bytes < 0:
             found = 0
@@ -120,9 +123,15 @@ class TokenGroup:
         return self.token_ids
 
 
+Groups = tuple[TokenGroup, ...]
+"""A lexer state's groups. A tuple: with groups untracked by the cyclic collector
+(acyclic), the collector then stops scanning it; a grammar holds hundreds of
+thousands of groups, which lists made each full collection walk."""
+
+
 def token_groups(
     lexer: Lexer, trie: TokenTrie, start: int, sequences: SequenceTable, first_bytes: list[bool] | None = None
-) -> list[TokenGroup]:
+) -> Groups:
     """The inverse table from lexer state ``start``: every token that can be lexed
     from it, grouped by (ended-lexeme sequence, end state), groups in order of
     first appearance and tokens in trie order. Tokens in no group cannot be lexed
@@ -132,7 +141,7 @@ def token_groups(
     _walk(lexer, trie, 1, len(trie.node_byte), start, EMPTY_SEQUENCE, sequences, groups, {}, first_bytes)
     for found in groups:
         found.size = len(found.token_ids)
-    return groups
+    return tuple(groups)
 
 
 def _walk(
@@ -207,7 +216,7 @@ def _walk(
 
 def lexeme_groups(
     lexer: Lexer, trie: TokenTrie, start: int, sequences: SequenceTable, vocab_size: int
-) -> list[TokenGroup] | None:
+) -> Groups | None:
     """``token_groups(lexer, trie, start, ...)``, mostly from what the vocabulary
     does inside the lexeme ``start`` is in, shared by every grammar whose lexer has
     the same automaton there (``TokenTrie.lexeme_walks``). None when that automaton
@@ -256,7 +265,7 @@ def lexeme_groups(
               group_of, None)
     for group in groups:
         group.size = len(group.token_ids)
-    return groups
+    return tuple(groups)
 
 
 MAX_LEXEME_STATES: Final = 64
@@ -352,10 +361,10 @@ def converged_groups(
     trie: TokenTrie,
     start: int,
     reference: int,
-    reference_groups: list[TokenGroup],
+    reference_groups: Groups,
     sequences: SequenceTable,
     vocab_size: int,
-) -> list[TokenGroup]:
+) -> Groups:
     """The groups of lexer state ``start`` from those of the state ``reference``,
     walking only where the two differ.
 
@@ -441,10 +450,10 @@ def shifted_groups(
     start: int,
     reference: int,
     renamed: dict[int, int],
-    reference_groups: list[TokenGroup],
+    reference_groups: Groups,
     sequences: SequenceTable,
     vocab_size: int,
-) -> list[TokenGroup]:
+) -> Groups:
     """The groups of lexer state ``start`` as those of ``reference`` with their
     states renamed (``renamed``: ``shift_renaming(lexer, start, reference)``).
 
@@ -478,7 +487,7 @@ def shifted_groups(
         group.size = old.size
         groups.append(group)
     removed, walked = _long_tokens(lexer, trie, start, reference, renamed, sequence_names, sequences, removed)
-    return _merged(groups, removed, walked, trie.first_byte(), lexer.dfa.state_count, vocab_size)
+    return _merged(tuple(groups), removed, walked, trie.first_byte(), lexer.dfa.state_count, vocab_size)
 
 
 def shift_renaming(lexer: Lexer, start: int, reference: int) -> dict[int, int] | None:
@@ -615,7 +624,7 @@ def _long_tokens(
     return removed, walked
 
 
-def _step(table: list[int], accepts: list[list[int]], state: int, sequence: int, byte: int, sequences: SequenceTable) -> tuple[int, int]:
+def _step(table: tuple[int, ...], accepts: list[list[int]], state: int, sequence: int, byte: int, sequences: SequenceTable) -> tuple[int, int]:
     """One byte from ``state`` (DEAD: already dead), ending the lexeme in progress
     when the byte cannot continue it, as ``_walk`` does."""
     if state == DEAD:
@@ -633,10 +642,10 @@ def ended_groups(
     trie: TokenTrie,
     state: int,
     moves: list[int],
-    start_groups: list[TokenGroup],
+    start_groups: Groups,
     sequences: SequenceTable,
     vocab_size: int,
-) -> list[TokenGroup]:
+) -> Groups:
     """The groups of a lexer state that can end its lexeme (a key's closing quote,
     the digits of a number), from the start's groups (``start_groups``).
 
@@ -676,8 +685,8 @@ def ended_groups(
             group.size = len(kept)
         if group.size:
             prefixed.append(group)
-    walked = token_groups(lexer, trie, state, sequences, continuing) if any(continuing) else []
-    return _merged(prefixed, vec[i32](), walked, first_byte, lexer.dfa.state_count, vocab_size)
+    walked = list(token_groups(lexer, trie, state, sequences, continuing)) if any(continuing) else []
+    return _merged(tuple(prefixed), vec[i32](), walked, first_byte, lexer.dfa.state_count, vocab_size)
 
 
 def _prefixed(sequence: int, renamed: dict[int, int], sequences: SequenceTable) -> int:
@@ -694,9 +703,9 @@ def _prefixed(sequence: int, renamed: dict[int, int], sequences: SequenceTable) 
 
 
 def _merged(
-    reference: list[TokenGroup], removed: vec[i32], walked: list[TokenGroup], first_byte: list[int], stride: int,
+    reference: Groups, removed: vec[i32], walked: list[TokenGroup], first_byte: tuple[int, ...], stride: int,
     vocab_size: int,
-) -> list[TokenGroup]:
+) -> Groups:
     """``reference``'s groups less the ``removed`` tokens, plus the ``walked`` groups."""
     removed_first_bytes = 0
     removed_ids: set[int] = set()
@@ -740,7 +749,7 @@ def _merged(
             group._tokens = group._tokens | extra.tokens(vocab_size)
         group.size += extra.size
         group._first_bytes = -1
-    return groups
+    return tuple(groups)
 
 
 def _listed(group: TokenGroup) -> bool:

@@ -24,6 +24,8 @@ from __future__ import annotations
 
 from typing import Final
 
+from mypy_extensions import mypyc_attr
+
 from structgen.engine.deadline import check_deadline
 from structgen.engine.dfa import DEAD
 from structgen.engine.lexer import START, Lexer
@@ -32,6 +34,7 @@ from structgen.engine.spanner import (
     EMPTY_SEQUENCE,
     ENDS_LEXEME,
     LARGE_GROUP,
+    Groups,
     SequenceTable,
     TokenGroup,
     converged_groups,
@@ -94,6 +97,7 @@ def _convergence_gain(moves: list[int], other: list[int], weights: list[int]) ->
     return gain
 
 
+@mypyc_attr(acyclic=True)  # no reference cycles: the collector need not track them
 class MaskEntry:
     """What the tokens do from one lexer state and a known top of the stack.
 
@@ -104,11 +108,11 @@ class MaskEntry:
 
     always: Final[int]
     row: Final[bytes]
-    dependent: Final[list[TokenGroup]]
+    dependent: Final[Groups]
     context: Final[list[int]]
     deeper: Final[dict[int, MaskEntry]]
 
-    def __init__(self, always: int, row: bytes, dependent: list[TokenGroup], context: list[int]) -> None:
+    def __init__(self, always: int, row: bytes, dependent: Groups, context: list[int]) -> None:
         self.always = always
         self.row = row  # ``always`` as a bitmask row
         self.dependent = dependent
@@ -146,8 +150,10 @@ class MaskTables:
         self.words = word_count(vocab_size)
         self.sequences = SequenceTable()
         self.lr_state_count = table.state_count
-        self._groups: list[list[TokenGroup] | None] = [None] * lexer.dfa.state_count
-        self._entries: list[MaskEntry | None] = [None] * (lexer.dfa.state_count * table.state_count)
+        self._groups: list[Groups | None] = [None] * lexer.dfa.state_count
+        # by lexer state * LR states + LR state: a dict, not a list of every pair, which
+        # a full collection would scan whole (Go at 128k: 390,000 slots, few used)
+        self._entries: dict[int, MaskEntry] = {}
         self._contexts: dict[tuple[int, ...], _Context] = {}
         self._memoized = 0  # partial results held by _contexts
         self._shared: dict[int, tuple[int, bytes]] = {}  # one set and row per distinct always-accepted set
@@ -155,7 +161,7 @@ class MaskTables:
         self._moves: dict[int, list[int]] = {}  # lexer state -> first_moves, for choosing references
         self._partner: dict[int, int] = {}  # lexer state -> the state a shift proof paired it with
 
-    def groups(self, lexer_state: int) -> list[TokenGroup]:
+    def groups(self, lexer_state: int) -> Groups:
         """The vocabulary grouped by what it does from ``lexer_state``."""
         found = self._groups[lexer_state]
         if found is None:
@@ -163,7 +169,7 @@ class MaskTables:
             self._groups[lexer_state] = found
         return found
 
-    def _make_groups(self, lexer_state: int) -> list[TokenGroup]:
+    def _make_groups(self, lexer_state: int) -> Groups:
         """From the start's, for a state that can end its lexeme (``ended_groups``);
         renamed from the next state's when the two move on alike (a bounded
         string's count of characters left: ``_shifted_chain``); else converged
@@ -180,7 +186,7 @@ class MaskTables:
             return self._unshifted(lexer_state, reference)  # converging skips most of the vocabulary
         return self._shifted_chain(lexer_state, reference, self._partner.get(lexer_state, following))
 
-    def _unshifted(self, lexer_state: int, reference: int) -> list[TokenGroup]:
+    def _unshifted(self, lexer_state: int, reference: int) -> Groups:
         """Converged from ``reference``, or (-1) one walk of the trie."""
         if reference < 0:
             return self._walked_groups(lexer_state)
@@ -212,7 +218,7 @@ class MaskTables:
                     reference, best = candidate, gain
         return reference, best, ranked[0] if ranked else -1
 
-    def _shifted_chain(self, lexer_state: int, reference: int, following: int) -> list[TokenGroup]:
+    def _shifted_chain(self, lexer_state: int, reference: int, following: int) -> Groups:
         """The groups of ``lexer_state`` and of the states after it (each one's
         ``following``: the state an earlier proof paired it with, else where most
         first bytes lead) while each moves on as the next one does, one state
@@ -282,7 +288,7 @@ class MaskTables:
                     apart += weights[i]
         return apart > same
 
-    def _walked_groups(self, lexer_state: int) -> list[TokenGroup]:
+    def _walked_groups(self, lexer_state: int) -> Groups:
         """A whole walk of the trie, but for what the vocabulary's shared lexeme walks hold."""
         if lexer_state != START:
             shared = lexeme_groups(self.lexer, self.trie, lexer_state, self.sequences, self.vocab_size)
@@ -308,7 +314,7 @@ class MaskTables:
     def entry(self, lexer_state: int, lr_state: int) -> MaskEntry:
         """The entry for ``lexer_state`` with only the top LR state known."""
         index = lexer_state * self.lr_state_count + lr_state
-        found = self._entries[index]
+        found = self._entries.get(index)
         if found is None:
             found = self._build(lexer_state, [lr_state], self.groups(lexer_state), 0)
             self._entries[index] = found
@@ -323,7 +329,7 @@ class MaskTables:
             entry.deeper[below] = found
         return found
 
-    def _build(self, lexer_state: int, states: list[int], groups: list[TokenGroup], always: int) -> MaskEntry:
+    def _build(self, lexer_state: int, states: list[int], groups: Groups, always: int) -> MaskEntry:
         context = self._context(states)
         small = empty_buffer(self.vocab_size)
         any_small = False
@@ -354,7 +360,7 @@ class MaskTables:
         if shared is None:
             shared = (always, to_row(always, self.words))
             self._shared[always] = shared
-        return MaskEntry(shared[0], shared[1], dependent, states)
+        return MaskEntry(shared[0], shared[1], tuple(dependent), states)
 
     def _context(self, states: list[int]) -> _Context:
         key = tuple(states)

@@ -11,11 +11,12 @@ from __future__ import annotations
 from typing import Final
 
 from librt.vecs import vec
-from mypy_extensions import i32
+from mypy_extensions import i32, mypyc_attr
 
 from structgen.engine.dfa import DEAD
 
 
+@mypyc_attr(acyclic=True)  # no reference cycles: the collector need not track them
 class LexemeWalk:
     """What the vocabulary does inside one lexeme, from one state of a lexer
     automaton (``spanner.lexeme_groups``), with that automaton's states numbered
@@ -44,38 +45,41 @@ class TokenTrie:
     to store (``structgen.trie_cache`` keeps them on disk).
     """
 
-    node_byte: Final[list[int]]
-    node_depth: Final[list[int]]
-    subtree_end: Final[list[int]]
-    first_token: Final[list[int]]
-    token_ids: Final[list[int]]
+    node_byte: Final[tuple[int, ...]]
+    node_depth: Final[tuple[int, ...]]
+    subtree_end: Final[tuple[int, ...]]
+    first_token: Final[tuple[int, ...]]
+    token_ids: Final[tuple[int, ...]]
     max_depth: Final[int]
 
     def __init__(self, node_byte: list[int], node_depth: list[int], first_token: list[int], token_ids: list[int]) -> None:
-        self.node_byte = node_byte
-        self.node_depth = node_depth
+        # tuples of ints, here and in the tables built once below: the cyclic
+        # collector stops scanning them, where lists of a 128k vocabulary's
+        # millions of entries made each full collection a pause of 0.2 s
+        self.node_byte = tuple(node_byte)
+        self.node_depth = tuple(node_depth)
         self.subtree_end = _subtree_ends(node_depth)
-        self.first_token = first_token
-        self.token_ids = token_ids
+        self.first_token = tuple(first_token)
+        self.token_ids = tuple(token_ids)
         self.max_depth = max(node_depth)
         self._roots: list[int] = []
-        self._first_byte: list[int] = []
-        self._outside: list[bool] = []
-        self._deepest: list[int] = []
+        self._first_byte: tuple[int, ...] = ()
+        self._outside: tuple[bool, ...] = ()
+        self._deepest: tuple[int, ...] = ()
         # lexeme walks shared by every grammar compiled for this vocabulary, by automaton
         self.lexeme_walks: dict[tuple[int, ...], LexemeWalk] = {}
 
-    def outside(self, vocab_size: int) -> list[bool]:
+    def outside(self, vocab_size: int) -> tuple[bool, ...]:
         """Per token id, whether the trie leaves it out (special and stop ids, and
         ids that spell nothing); built once, shared by every grammar (read only)."""
         if len(self._outside) != vocab_size:
             flags = [True] * vocab_size
             for token_id in self.token_ids:
                 flags[token_id] = False
-            self._outside = flags
+            self._outside = tuple(flags)
         return self._outside
 
-    def deepest(self) -> list[int]:
+    def deepest(self) -> tuple[int, ...]:
         """Per node, the depth of the deepest node in its subtree (built once)."""
         if not self._deepest:
             deepest = list(self.node_depth)
@@ -86,7 +90,7 @@ class TokenTrie:
                     if deepest[child] > deepest[node]:
                         deepest[node] = deepest[child]
                     child = self.subtree_end[child]
-            self._deepest = deepest
+            self._deepest = tuple(deepest)
         return self._deepest
 
     def roots(self) -> list[int]:
@@ -98,7 +102,7 @@ class TokenTrie:
                 node = self.subtree_end[node]
         return self._roots
 
-    def first_byte(self) -> list[int]:
+    def first_byte(self) -> tuple[int, ...]:
         """Per token id, its first byte (-1 for ids not in the trie)."""
         if not self._first_byte:
             out = [-1] * (max(self.token_ids, default=-1) + 1)
@@ -106,7 +110,7 @@ class TokenTrie:
                 byte = self.node_byte[node]
                 for k in range(self.first_token[node], self.first_token[self.subtree_end[node]]):
                     out[self.token_ids[k]] = byte
-            self._first_byte = out
+            self._first_byte = tuple(out)
         return self._first_byte
 
     @property
@@ -183,7 +187,7 @@ def _common_prefix_length(a: bytes, b: bytes) -> int:
     return i
 
 
-def _subtree_ends(node_depth: list[int]) -> list[int]:
+def _subtree_ends(node_depth: list[int]) -> tuple[int, ...]:
     """For each preorder node, the index of the first node outside its subtree."""
     node_count = len(node_depth)
     ends = [node_count] * node_count
@@ -193,4 +197,4 @@ def _subtree_ends(node_depth: list[int]) -> list[int]:
         while open_nodes and node_depth[open_nodes[-1]] >= depth:
             ends[open_nodes.pop()] = node
         open_nodes.append(node)
-    return ends
+    return tuple(ends)
