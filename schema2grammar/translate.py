@@ -40,6 +40,9 @@ ANNOTATIONS = frozenset(
     "x-guidance".split()
 )
 JSON_TYPES = ("object", "array", "string", "number", "integer", "boolean", "null")
+DEFINITIONS = ("$defs", "definitions")
+MAX_MERGED_REFERENCES = 1_000
+"""References one ``allOf`` merge may follow (a chain of them, or a cycle)."""
 
 
 class SchemaError(ValueError):
@@ -91,6 +94,19 @@ def _found_by(patterns: dict[str, Any] | None, name: str) -> list[Any]:
     if patterns is None:
         return []
     return [sub for pattern, sub in patterns.items() if re.search(ecma.python_regex(pattern), name) is not None]
+
+
+def _matchable(patterns: dict[str, Any] | None) -> dict[str, Any] | None:
+    """``patterns`` when Python's ``re`` can run every one of them (to match declared
+    names one by one), else None."""
+    if patterns is None:
+        return None
+    try:
+        for pattern in patterns:
+            re.compile(ecma.python_regex(pattern))
+    except (ecma.Unsupported, re.error):
+        return None
+    return patterns
 
 
 def _pointer_token(key: str | int) -> str:
@@ -534,11 +550,13 @@ class _Translator:
         names = None if patterns is None else self.name_regions(
             patterns, list(properties) + missing, additional is not False, pointer)
         if names is None:
-            patterns = None  # not enforced (reported): declared names take their own schema only
+            patterns = _matchable(patterns)  # declared names are still matched one by one
         if names is None and "patternProperties" in schema and additional is not True:
-            # names matching a pattern escape additionalProperties: widened to any value
-            self.approximate(pointer, "additionalProperties", "beside patternProperties: any extra property")
-            additional = True
+            # an extra name may match a pattern or not: its value satisfies one of their schemas
+            self.approximate(pointer, "additionalProperties", "beside patternProperties whose names are not "
+                             "enforced: an extra property takes a value of some pattern's schema or of this one")
+            others = list(schema["patternProperties"].values())
+            additional = {"anyOf": others if additional is False else [*others, additional]}
         elif "additionalProperties" in schema:
             report.add(
                 pointer, "additionalProperties", ENFORCED,
@@ -641,7 +659,10 @@ class _Translator:
         options = schema[keyword]
         if not isinstance(options, list) or not options:
             raise SchemaError(f"{pointer or '#'}: {keyword} must be a non-empty list")
-        rest = {k: v for k, v in schema.items() if k != keyword and k not in ANNOTATIONS}
+        rest = {k: v for k, v in schema.items() if k != keyword and k not in ANNOTATIONS and k not in DEFINITIONS}
+        for key in DEFINITIONS:
+            if key in schema:
+                self.report.add(pointer, key, ENFORCED, "definitions, used through $ref")
         branches = []
         for i, option in enumerate(options):
             merged = {"allOf": [rest, option]} if rest else option  # the schema's own properties first
@@ -675,9 +696,7 @@ class _Translator:
             del merged["additionalItems"]  # a no-op without its own tuple items (the parts' do not count)
         sources = [merged.copy()]
         exact = True
-        for part in parts:
-            while isinstance(part, dict) and set(part) == {"$ref"} and str(part["$ref"]).startswith("#"):
-                part = self.resolve(part["$ref"], pointer)
+        for part in self.referenced_parts(parts, pointer):
             if part is True or part == {}:
                 continue
             if part is False:
@@ -709,6 +728,36 @@ class _Translator:
             self.approximate(pointer, "allOf", "branches disagree on a keyword, or one limits the others' "
                              "properties: the first one's value is used")
         return self.body(merged, pointer)
+
+    def referenced_parts(self, parts: list[Any], pointer: str) -> list[Any]:
+        """``allOf``'s parts with each local ``$ref`` replaced by what it points to,
+        plus its siblings from 2019-09 on (before, they are ignored beside it)."""
+        pending = list(reversed(parts))
+        found: list[Any] = []
+        followed = 0
+        while pending:
+            part = pending.pop()
+            if not isinstance(part, dict) or "$ref" not in part:
+                found.append(part)
+                continue
+            target = part["$ref"]
+            if not isinstance(target, str) or not target.startswith("#"):
+                self.unsupported(pointer, "$ref", f"only references inside the document are followed, not {target!r}")
+                found.append({k: v for k, v in part.items() if k != "$ref"})  # its siblings still apply
+                continue
+            followed += 1
+            if followed > MAX_MERGED_REFERENCES:
+                raise SchemaError(f"{pointer or '#'}: allOf follows more than {MAX_MERGED_REFERENCES} references "
+                                  "(a reference to itself?)")
+            siblings = {k: v for k, v in part.items() if k != "$ref" and k not in ANNOTATIONS and k not in DEFINITIONS}
+            if siblings and self.ref_alone:
+                for key in siblings:
+                    self.report.add(pointer, key, ENFORCED, "ignored beside $ref (drafts 3 to 7)")
+                siblings = {}
+            if siblings:
+                pending.append(siblings)
+            pending.append(self.resolve(target, pointer))
+        return found
 
     def constants(self, schema: dict[str, Any], pointer: str) -> str:
         """The listed values that the schema's type (and ``enum`` beside ``const``)
@@ -801,9 +850,17 @@ class _Translator:
                 self.report.add(pointer, key, ENFORCED, "definitions, used through $ref")
             elif key in ("not", "if", "then", "else"):
                 self.approximate(pointer, key, "not enforced yet")
+            elif key in _UNSUPPORTED_KEYWORDS:
+                self.approximate(pointer, key, "not enforced")
             elif key not in known:
-                self.approximate(pointer, key, "unknown keyword, ignored")
+                # JSON Schema treats a keyword it does not define as an annotation: ignoring it is exact
+                self.report.add(pointer, key, ENFORCED, "not a JSON Schema keyword: an annotation")
 
+
+_UNSUPPORTED_KEYWORDS = frozenset(
+    "$ref $dynamicRef $recursiveRef $recursiveAnchor disallow extends divisibleBy".split()
+)
+"""Keywords that validate in some draft and that no translation here enforces."""
 
 _TYPE_KEYWORDS = {
     "object": ("properties", "required", "additionalProperties", "patternProperties", "propertyNames",

@@ -197,7 +197,8 @@ def test_report_lists_every_keyword_with_its_pointer() -> None:
     assert by_key[("", "title")] == ENFORCED and by_key[("", "properties")] == ENFORCED
     assert by_key[("/properties/name", "pattern")] == APPROXIMATED
     assert by_key[("/properties/n", "minimum")] == APPROXIMATED
-    assert by_key[("", "x-custom")] == APPROXIMATED and by_key[("", "not")] == APPROXIMATED
+    assert by_key[("", "x-custom")] == ENFORCED  # not a JSON Schema keyword: an annotation
+    assert by_key[("", "not")] == APPROXIMATED
     assert not report.exact
     assert "approximated" in str(report) and "/properties/name pattern" in str(report)
     assert report.as_dicts()[0].keys() == {"pointer", "keyword", "status", "note"}
@@ -336,6 +337,67 @@ def test_recursive_ref_with_siblings_is_a_cycle_not_a_stack_overflow() -> None:
     assert not _accepts(schema, [{"callback_params": {}}])
 
 
+def test_oneof_branch_ref_beside_a_description_is_followed() -> None:
+    """Github_easy---o25419: the root's definitions made each branch an allOf with
+    them, and the branch's $ref (beside a description) was then taken for an unknown
+    keyword: the branch accepted any value."""
+    schema = {"$schema": "http://json-schema.org/draft-04/schema#",
+              "oneOf": [{"description": "one", "$ref": "#/definitions/request"},
+                        {"type": "array", "items": {"$ref": "#/definitions/request"}, "minItems": 1}],
+              "definitions": {"request": {"type": "object", "required": ["method"], "additionalProperties": False,
+                                          "properties": {"method": {"type": "string"},
+                                                         "params": {"type": ["array", "object"]}}}}}
+    assert _accepts(schema, {"method": "m", "params": [1]}) and _accepts(schema, [{"method": "m"}])
+    assert not _accepts(schema, {"method": "m", "params": True})
+    assert not _accepts(schema, {"method": "m", "extra": 1})
+    assert not _accepts(schema, 3)
+    _, report = translate(schema)
+    assert not [e for e in report.entries if e.keyword == "$ref" and e.status != ENFORCED]
+
+
+@pytest.mark.parametrize("draft", ["http://json-schema.org/draft-07/schema#", "https://json-schema.org/draft/2020-12/schema"])
+def test_allof_part_refs_are_followed_with_their_siblings_as_the_draft_says(draft: str) -> None:
+    schema = {"$schema": draft, "$defs": {"n": {"type": "integer"}}, "definitions": {"n": {"type": "integer"}},
+              "allOf": [{"minimum": 0}, {"$ref": "#/definitions/n", "maximum": 5, "title": "t"}]}
+    assert _accepts(schema, 3) and not _accepts(schema, 1.5) and not _accepts(schema, -1)
+    assert _accepts(schema, 9) == draft.endswith("draft-07/schema#")  # maximum is ignored beside $ref up to draft 7
+
+
+def test_allof_reference_cycle_is_a_clear_error() -> None:
+    schema = {"definitions": {"a": {"$ref": "#/definitions/b"}, "b": {"$ref": "#/definitions/a"}},
+              "allOf": [{"$ref": "#/definitions/a"}]}
+    with pytest.raises(SchemaError, match="more than 1000 references"):
+        translate(schema)
+
+
+LANGUAGE_TAG = (  # Github_trivial---o88608: a BCP 47 tag, past the name automata's limits
+    "^(([a-zA-Z]{2,8}(-[a-zA-Z]{3}(-[a-zA-Z]{3}){0,2})?(-[a-zA-Z]{4})?(-([a-zA-Z]{2}|[0-9]{3}))?(-[a-zA-Z0-9]{4,8})*"
+    "(-([0-9]|[a-w]|[y-z]|[A-W]|[Y-Z])-[0-9a-zA-Z]{2,8})*(-x(-[a-zA-Z0-9]{1,8})+)?)|x(-[a-zA-Z0-9]{1,8})+|en-GB-oed)$"
+)
+
+
+def test_pattern_properties_past_the_limits_still_bound_the_values() -> None:
+    """Names are not checked then (reported), but every extra value must satisfy
+    some pattern's schema or additionalProperties, and a declared name still takes
+    the schemas of the patterns it matches."""
+    schema = {"additionalProperties": False, "properties": {"fr": {"type": "string"}},
+              "patternProperties": {LANGUAGE_TAG: {"type": "string", "minLength": 1}}}
+    _, report = translate(schema)
+    assert {e.keyword for e in report.with_status(APPROXIMATED)} == {"patternProperties", "additionalProperties"}
+    assert _accepts(schema, {"fr": "Bonjour", "en-US": "Hello"})
+    for instance in [{"en-US": ""}, {"en-US": 1}, {"fr": ""}, {"fr": "Bonjour", "es-ES": ""}]:
+        assert not _accepts(schema, instance), instance
+    widened = {**schema, "additionalProperties": {"type": "integer"}}
+    assert _accepts(widened, {"en-US": "Hello", "other": 3}) and not _accepts(widened, {"other": None})
+
+
+def test_keywords_json_schema_does_not_define_are_annotations() -> None:
+    _, report = translate({"type": "string", "x-taplo": {"hidden": True}, "note": "n", "$recursiveRef": "#"})
+    statuses = {entry.keyword: entry.status for entry in report.entries}
+    assert statuses["x-taplo"] == ENFORCED and statuses["note"] == ENFORCED
+    assert statuses["$recursiveRef"] == APPROXIMATED
+
+
 def test_places_no_value_satisfies_drop_out() -> None:
     """An optional property, an anyOf branch or a list type that nothing satisfies is
     left out (Github_easy---o20478: an enum of strings under type array)."""
@@ -404,10 +466,12 @@ def test_required_names_take_the_schemas_of_the_patterns_they_match() -> None:
 
 
 def test_pattern_properties_beyond_an_automaton_are_approximated() -> None:
-    """A lookahead has no automaton: the names are not told apart, and the report says so."""
+    """A lookahead has no automaton: the names are not told apart, and the report
+    says so; the values still satisfy some pattern's schema."""
     schema = {"patternProperties": {"^(?!x)": {"type": "integer"}}, "additionalProperties": False}
     grammar = Grammar.from_json_schema(schema)
-    assert grammar.accepts('{"y": "anything"}')
+    assert grammar.accepts('{"y": 1}') and not grammar.accepts('{"y": "anything"}')
+    assert grammar.accepts('{"x": 1}')  # the approximation: "x" matches no pattern
     statuses = {(e.keyword, e.status) for e in grammar.report.entries}
     assert ("additionalProperties", APPROXIMATED) in statuses and ("patternProperties", APPROXIMATED) in statuses
     with pytest.raises(SchemaError, match="patternProperties"):
