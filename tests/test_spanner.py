@@ -118,7 +118,19 @@ def test_groups_built_from_other_states_equal_a_whole_walk(schema: dict[str, obj
     relabels the start's groups for the bytes that end a lexeme (after a closing
     quote, a number's digits); every state's groups must equal a walk of the
     whole trie."""
-    grammar = Grammar.from_json_schema(schema, **options)
+    _check_groups_against_whole_walks(Grammar.from_json_schema(schema, **options), None)
+
+
+def test_short_chains_of_renamed_groups_equal_a_whole_walk() -> None:
+    """Built on first use, a chain of renamed groups stops after ``chain_limit``
+    states and the next one starts there: chains of 3, states asked for from the
+    highest number down (another order than ``precompute``'s)."""
+    schema, options = SCHEMAS_FOR_GROUPS[-1]
+    tables = _check_groups_against_whole_walks(Grammar.from_json_schema(schema, **options), 3)
+    assert tables._partner  # the renaming was used
+
+
+def _check_groups_against_whole_walks(grammar: Grammar, chain_limit: int | None) -> MaskTables:
     rng = random.Random(2)
     pieces = [bytes([b]) for b in range(256)]
     pieces += [bytes(rng.choice(b'abelpstxyz{}[]:,"\\ 0123456789') for _ in range(rng.randint(2, 6))) for _ in range(3000)]
@@ -130,7 +142,11 @@ def test_groups_built_from_other_states_equal_a_whole_walk(schema: dict[str, obj
     pieces += ["".join(rng.choice(long_text) for _ in range(rng.randint(14, 40))).encode() + rng.choice([b'"', b'", "t', b'"}', b'\\n']) for _ in range(200)]
     trie = build_trie(pieces, excluded=[])
     tables = MaskTables(grammar.lexer, grammar.table, grammar.ignored, trie, len(pieces))
-    for state in range(grammar.lexer.dfa.state_count):
+    states = list(range(grammar.lexer.dfa.state_count))
+    if chain_limit is not None:
+        tables.chain_limit = chain_limit
+        states.reverse()
+    for state in states:
         derived = tables.groups(state)
         assert all(group.size == len(group.ids()) for group in derived)
         expected = {
@@ -138,6 +154,7 @@ def test_groups_built_from_other_states_equal_a_whole_walk(schema: dict[str, obj
             for group in token_groups(grammar.lexer, trie, state, tables.sequences)
         }
         assert {(group.sequence, group.end_state): sorted(group.ids()) for group in derived} == expected, state
+    return tables
 
 
 def test_lexeme_walks_are_shared_by_grammars_and_equal_a_whole_walk() -> None:

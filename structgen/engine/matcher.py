@@ -32,7 +32,14 @@ from structgen.engine.lexer import START, Lexer
 from structgen.engine.lr import LRTable
 from structgen.engine.spanner import EMPTY_SEQUENCE, LARGE_GROUP, Groups, SequenceTable, TokenGroup
 from structgen.engine.stack import GLRParser, StackNode
-from structgen.engine.tables import MAX_CONTEXT, REFINE_AT, MaskEntry, MaskTables
+from structgen.engine.tables import (
+    MAX_CONTEXT,
+    MAX_PRECOMPUTED_CHAIN,
+    MAX_SHIFT_CHAIN,
+    REFINE_AT,
+    MaskEntry,
+    MaskTables,
+)
 from structgen.engine.tokenset import add_to_row, row_token_ids, to_row, word_count
 from structgen.engine.vocab import TokenTrie
 
@@ -111,9 +118,13 @@ class CompiledGrammar:
         lr_states = self.table.state_count
         check_deadline()  # a compile under a time limit stops between two lexer states (engine/deadline.py)
         if lexer_states <= groups_limit:
-            for lexer_state in range(lexer_states):
-                self.tables.groups(lexer_state)
-                check_deadline()
+            self.tables.chain_limit = MAX_PRECOMPUTED_CHAIN  # no step waits: whole chains, fewer walks
+            try:
+                for lexer_state in range(lexer_states):
+                    self.tables.groups(lexer_state)
+                    check_deadline()
+            finally:
+                self.tables.chain_limit = MAX_SHIFT_CHAIN
         if lexer_states * lr_states <= entry_limit:
             for lexer_state in range(lexer_states):
                 for lr_state in range(lr_states):

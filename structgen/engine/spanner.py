@@ -485,6 +485,7 @@ def shifted_groups(
         else:
             group._tokens = old._tokens
         group.size = old.size
+        group._first_bytes = old._first_bytes  # the same tokens (``_merged`` asks every group)
         groups.append(group)
     removed, walked = _long_tokens(lexer, trie, start, reference, renamed, sequence_names, sequences, removed)
     return _merged(tuple(groups), removed, walked, trie.first_byte(), lexer.dfa.state_count, vocab_size)

@@ -22,6 +22,7 @@ the one-state entries up front for grammars small enough that this is cheap.
 
 from __future__ import annotations
 
+import gc
 from typing import Final
 
 from mypy_extensions import mypyc_attr
@@ -75,12 +76,35 @@ SHIFT_FROM_STATES: Final = 1_000
 converge, and trying a proof for each costs more than it saves (a typical schema's
 compile went from 26 to 60 ms); counted strings are what make lexers this big."""
 
-MAX_SHIFT_CHAIN: Final = 50_000
-"""Most states one chain of renamed groups follows (``_shifted_chain``)."""
+MAX_SHIFT_CHAIN: Final = 64
+"""Most states one chain of renamed groups follows (``_shifted_chain``) when groups
+are built on first use, inside a step: a chain is built whole, so this bounds what
+one step pays (a bounded string's whole count was 479 states, 1.5 s at 128k
+tokens). Its last state is converged or walked, which a long count then pays once
+per this many states."""
+
+MAX_PRECOMPUTED_CHAIN: Final = 50_000
+"""The same while ``precompute`` builds every state's groups (``chain_limit``)."""
 
 MAX_MEMOIZED: Final = 200_000
 """Partial-stack results kept for building more entries; past it they are dropped."""
 
+
+
+def _pause_collector() -> bool:
+    """Pause the cyclic collector while a lexer state's groups are built on first
+    use, inside a step: a burst of long-lived objects and no garbage, which would
+    only trigger collections (``structgen/gc_pause.py`` does the same for a
+    compile). Whether it was running."""
+    running = gc.isenabled()
+    if running:
+        gc.disable()
+    return running
+
+
+def _resume_collector(running: bool) -> None:
+    if running:
+        gc.enable()
 
 
 def _convergence_gain(moves: list[int], other: list[int], weights: list[int]) -> int:
@@ -160,12 +184,17 @@ class MaskTables:
         self._weights: list[int] = []  # tokens under each root child of the trie
         self._moves: dict[int, list[int]] = {}  # lexer state -> first_moves, for choosing references
         self._partner: dict[int, int] = {}  # lexer state -> the state a shift proof paired it with
+        self.chain_limit = MAX_SHIFT_CHAIN
 
     def groups(self, lexer_state: int) -> Groups:
         """The vocabulary grouped by what it does from ``lexer_state``."""
         found = self._groups[lexer_state]
         if found is None:
-            found = self._make_groups(lexer_state)
+            running = _pause_collector()
+            try:
+                found = self._make_groups(lexer_state)
+            finally:
+                _resume_collector(running)
             self._groups[lexer_state] = found
         return found
 
@@ -231,7 +260,7 @@ class MaskTables:
         references = [reference]
         renamings: list[dict[int, int]] = []
         seen = {lexer_state}
-        while len(chain) < MAX_SHIFT_CHAIN and following >= 0 and following != START and following not in seen:
+        while len(chain) < self.chain_limit and following >= 0 and following != START and following not in seen:
             built = self._groups[following] is not None
             if not built and ENDS_LEXEME in self._first_moves(following):
                 break
