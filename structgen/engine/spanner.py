@@ -77,7 +77,7 @@ class SequenceTable:
         return len(self.parent)
 
 
-@mypyc_attr(acyclic=True)  # no reference cycles: the collector need not track them
+@mypyc_attr(acyclic=True)  # never in a reference cycle: left untracked by the collector (docs/tables.md)
 class TokenGroup:
     """Tokens that, from one lexer state, end the same lexemes and stop in the same
     state: a row of the inverse token spanner table. Every token in a group is
@@ -129,6 +129,26 @@ Groups = tuple[TokenGroup, ...]
 thousands of groups, which lists made each full collection walk."""
 
 
+class _Grouping:
+    """Groups being built, one per (ended-lexeme sequence, end state), in order of
+    first appearance."""
+
+    def __init__(self, stride: int) -> None:
+        self.groups: list[TokenGroup] = []
+        self._index: dict[int, int] = {}
+        self._stride = stride  # above every end state
+
+    def group(self, sequence: int, end_state: int) -> TokenGroup:
+        """The group of the tokens that end ``sequence`` and stop in ``end_state``."""
+        key = sequence * self._stride + end_state
+        index = self._index.get(key, -1)
+        if index < 0:
+            index = len(self.groups)
+            self._index[key] = index
+            self.groups.append(TokenGroup(sequence, end_state))
+        return self.groups[index]
+
+
 def token_groups(
     lexer: Lexer, trie: TokenTrie, start: int, sequences: SequenceTable, first_bytes: list[bool] | None = None
 ) -> Groups:
@@ -137,11 +157,11 @@ def token_groups(
     first appearance and tokens in trie order. Tokens in no group cannot be lexed
     from ``start`` at all. With ``first_bytes``, only the tokens whose first byte is
     marked there are walked."""
-    groups: list[TokenGroup] = []
-    _walk(lexer, trie, 1, len(trie.node_byte), start, EMPTY_SEQUENCE, sequences, groups, {}, first_bytes)
-    for found in groups:
+    grouping = _Grouping(lexer.dfa.state_count)
+    _walk(lexer, trie, 1, len(trie.node_byte), start, EMPTY_SEQUENCE, sequences, grouping, first_bytes)
+    for found in grouping.groups:
         found.size = len(found.token_ids)
-    return tuple(groups)
+    return tuple(grouping.groups)
 
 
 def _walk(
@@ -152,14 +172,12 @@ def _walk(
     parent_state: int,
     parent_sequence: int,
     sequences: SequenceTable,
-    groups: list[TokenGroup],
-    group_of: dict[int, int],
+    grouping: _Grouping,
     first_bytes: list[bool] | None,
 ) -> None:
     """Walk the trie's nodes ``first_node`` up to ``end_node`` (whole subtrees, all
     children of one parent, which the lexer left in ``parent_state`` having ended
-    ``parent_sequence``), adding each token to its group in ``groups``
-    (``group_of``: sequence * state count + end state -> index). ``first_bytes``:
+    ``parent_sequence``), adding each token to its group in ``grouping``. ``first_bytes``:
     see ``token_groups``."""
     table = lexer.table
     accepts = lexer.accepts
@@ -200,12 +218,7 @@ def _walk(
         if first < last:
             key = sequence * stride + following
             if key != last_key:
-                index = group_of.get(key, -1)
-                if index < 0:
-                    index = len(groups)
-                    group_of[key] = index
-                    groups.append(TokenGroup(sequence, following))
-                group = groups[index]
+                group = grouping.group(sequence, following)
                 last_key = key
             ids = group.token_ids
             for k in range(first, last):
@@ -243,12 +256,10 @@ def lexeme_groups(
         found = _lexeme_walk(lexer, trie, start, number)
         if len(trie.lexeme_walks) < MAX_LEXEME_WALKS:
             trie.lexeme_walks[key] = found
-    groups: list[TokenGroup] = []
-    group_of: dict[int, int] = {}
-    stride = lexer.dfa.state_count
+    grouping = _Grouping(lexer.dfa.state_count)
     first_byte = trie.first_byte()
-    for i in range(len(found.staying_states)):
-        group = TokenGroup(EMPTY_SEQUENCE, states[found.staying_states[i]])
+    for i in range(len(found.staying_states)):  # one per end state
+        group = grouping.group(EMPTY_SEQUENCE, states[found.staying_states[i]])
         group.token_ids = vec[i32](found.staying_ids[i])
         group.size = len(group.token_ids)
         if found.staying_sets[i] < 0 and group.size > LARGE_GROUP:  # built once per vocabulary
@@ -256,16 +267,14 @@ def lexeme_groups(
             found.staying_first_bytes[i] = group.first_bytes(first_byte)
         group._tokens = found.staying_sets[i]
         group._first_bytes = found.staying_first_bytes[i]
-        group_of[EMPTY_SEQUENCE * stride + group.end_state] = len(groups)
-        groups.append(group)
     subtree_end = trie.subtree_end
     for i in range(len(found.ending_nodes)):
         node = found.ending_nodes[i]
-        _walk(lexer, trie, node, subtree_end[node], states[found.ending_states[i]], EMPTY_SEQUENCE, sequences, groups,
-              group_of, None)
-    for group in groups:
+        _walk(lexer, trie, node, subtree_end[node], states[found.ending_states[i]], EMPTY_SEQUENCE, sequences,
+              grouping, None)
+    for group in grouping.groups:
         group.size = len(group.token_ids)
-    return tuple(groups)
+    return tuple(grouping.groups)
 
 
 MAX_LEXEME_STATES: Final = 64
@@ -388,8 +397,7 @@ def converged_groups(
     sequence_at = [EMPTY_SEQUENCE] * (trie.max_depth + 1)
     other_at = [reference] * (trie.max_depth + 1)  # the reference's walk; DEAD once it fails
     other_sequence_at = [EMPTY_SEQUENCE] * (trie.max_depth + 1)
-    walked_of: dict[int, int] = {}
-    walked: list[TokenGroup] = []  # tokens whose outcome differs, grouped as token_groups does
+    walked = _Grouping(stride)  # tokens whose outcome differs, grouped as token_groups does
     removed = vec[i32]()  # tokens the reference's groups hold that ``start`` treats otherwise
     node = 1
     node_count = len(node_byte)
@@ -426,13 +434,7 @@ def converged_groups(
         first = first_token[node]
         last = first_token[node + 1]
         if first < last:
-            key = sequence * stride + following
-            index = walked_of.get(key, -1)
-            if index < 0:
-                index = len(walked)
-                walked_of[key] = index
-                walked.append(TokenGroup(sequence, following))
-            group = walked[index]
+            group = walked.group(sequence, following)
             ids = group.token_ids
             for k in range(first, last):
                 ids = append(ids, i32(trie_tokens[k]))
@@ -441,7 +443,7 @@ def converged_groups(
             group.token_ids = ids
             group.size = len(ids)
         node += 1
-    return _merged(reference_groups, removed, walked, trie.first_byte(), stride, vocab_size)
+    return _merged(reference_groups, removed, walked.groups, trie.first_byte(), stride, vocab_size)
 
 
 def shifted_groups(
@@ -571,13 +573,11 @@ def _long_tokens(
     first_token = trie.first_token
     trie_tokens = trie.token_ids
     deepest = trie.deepest()
-    stride = lexer.dfa.state_count
     ours_at = [start] * (trie.max_depth + 1)
     our_sequence_at = [EMPTY_SEQUENCE] * (trie.max_depth + 1)
     theirs_at = [reference] * (trie.max_depth + 1)
     their_sequence_at = [EMPTY_SEQUENCE] * (trie.max_depth + 1)
-    walked_of: dict[int, int] = {}
-    walked: list[TokenGroup] = []
+    walked = _Grouping(lexer.dfa.state_count)
     node = 1
     node_count = len(node_byte)
     while node < node_count:
@@ -612,17 +612,11 @@ def _long_tokens(
                     if theirs != DEAD:
                         removed = append(removed, token_id)
                     if ours != DEAD:
-                        key = our_sequence * stride + ours
-                        index = walked_of.get(key, -1)
-                        if index < 0:
-                            index = len(walked)
-                            walked_of[key] = index
-                            walked.append(TokenGroup(our_sequence, ours))
-                        group = walked[index]
+                        group = walked.group(our_sequence, ours)
                         group.token_ids = append(group.token_ids, token_id)
                         group.size += 1
         node += 1
-    return removed, walked
+    return removed, walked.groups
 
 
 def _step(table: tuple[int, ...], accepts: list[list[int]], state: int, sequence: int, byte: int, sequences: SequenceTable) -> tuple[int, int]:

@@ -121,7 +121,7 @@ def _convergence_gain(moves: list[int], other: list[int], weights: list[int]) ->
     return gain
 
 
-@mypyc_attr(acyclic=True)  # no reference cycles: the collector need not track them
+@mypyc_attr(acyclic=True)  # never in a reference cycle: left untracked by the collector (docs/tables.md)
 class MaskEntry:
     """What the tokens do from one lexer state and a known top of the stack.
 

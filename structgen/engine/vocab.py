@@ -16,7 +16,7 @@ from mypy_extensions import i32, mypyc_attr
 from structgen.engine.dfa import DEAD
 
 
-@mypyc_attr(acyclic=True)  # no reference cycles: the collector need not track them
+@mypyc_attr(acyclic=True)  # never in a reference cycle: left untracked by the collector (docs/tables.md)
 class LexemeWalk:
     """What the vocabulary does inside one lexeme, from one state of a lexer
     automaton (``spanner.lexeme_groups``), with that automaton's states numbered
