@@ -65,14 +65,13 @@ def run(state: dict[str, Any], task: tuple[str, dict[str, Any]]) -> dict[str, An
                  for test in record["tests"]]
     gc.collect()
     gc.freeze()  # as bench_masks does: what the process loaded is frozen, the grammar compiled next is not
-    started = perf_counter_ns()
     try:
-        compiled, approximated = compile_schema(engine, record["schema"])
-    except CompileError as exc:
-        gc.unfreeze()
-        return {"status": "compile_error", "error": str(exc)[:300]}
-    compile_ns = perf_counter_ns() - started
-    try:
+        started = perf_counter_ns()
+        try:
+            compiled, approximated = compile_schema(engine, record["schema"])
+        except CompileError as exc:
+            return {"status": "compile_error", "error": str(exc)[:300]}
+        compile_ns = perf_counter_ns() - started
         result: dict[str, Any] = {"status": "compiled", "approximated": approximated, "steps": [], "tests": []}
         inconsistent = 0
         for number, (test, ids) in enumerate(zip(record["tests"], tokenized)):
