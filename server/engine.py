@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import codecs
-from typing import Any, Callable
+from typing import Any, Callable, Protocol
 
 from structgen.constraint import Constraint
 from structgen.decoding import DecodeOptions, Decoder, Escape, NextPhase, Sequence, StepStats
@@ -25,16 +25,27 @@ from server.grammars import OutputPlan
 from server.scheduler import Job, Scheduler
 
 
-class Handle:
-    """A submitted job, awaited on the event loop."""
+class JobRunner(Protocol):
+    """What runs submitted jobs, and cancels them: ``Engine``'s ``Scheduler``, or
+    ``engine_vllm.VLLMEngine``."""
 
-    def __init__(self, scheduler: Scheduler, job: Job) -> None:
-        self._scheduler = scheduler
+    def cancel(self, job: Any) -> None:
+        """Stop ``job``, one of this runner's own (from any thread)."""
+
+
+class Handle:
+    """A submitted job, awaited on the event loop: ``job`` is the runner's own (a
+    ``scheduler.Job``, or an ``engine_vllm.VLLMJob``), whose ``done`` future the
+    runner resolves to the finished sequences."""
+
+    def __init__(self, runner: JobRunner, job: Any) -> None:
+        self._runner = runner
         self.job = job
 
     async def result(self) -> list[Sequence]:
         """The finished sequences. Cancelling the caller cancels the job, and waits
-        until its sequences have left the batch."""
+        until it has ended (its sequences have left the batch; on vLLM, its requests
+        are aborted)."""
         done = asyncio.wrap_future(self.job.done)
         try:
             return await asyncio.shield(done)
@@ -44,7 +55,7 @@ class Handle:
             raise
 
     def cancel(self) -> None:
-        self._scheduler.cancel(self.job)
+        self._runner.cancel(self.job)
 
 
 class Engine:

@@ -1,10 +1,10 @@
 """The model behind the endpoints on vLLM's v1 async engine (``structgen serve --backend vllm``).
 
 ``VLLMEngine`` offers what ``engine.Engine`` offers the endpoints — ``prepare``,
-``submit``, ``text_so_far``, ``info``, ``context``, and a ``Handle`` whose
-``result``, ``cancel`` and ``job.done`` behave alike — so the same server runs on
-vLLM, which brings tensor/pipeline parallelism, multi-node serving, paged KV cache
-and its own continuous batching. structgen's masks come from
+``submit``, ``text_so_far``, ``info``, ``context``, and ``engine.Handle`` itself
+(its job a ``VLLMJob``, cancelled through ``VLLMEngine.cancel``) — so the same
+server runs on vLLM, which brings tensor/pipeline parallelism, multi-node serving,
+paged KV cache and its own continuous batching. structgen's masks come from
 ``StructgenLogitsProcessor``, configured per vLLM request through its
 ``extra_args``; each sequence of a request (``n`` choices, prompts of a text
 completion) is one vLLM request.
@@ -40,7 +40,7 @@ from structgen.engine.deadline import check_deadline, current_deadline
 from structgen.integrations.request_args import NEXT_AFTER_KEY, NEXT_GRAMMAR_KEY, constraint_args
 from structgen.tokenizer_info import TokenizerInfo
 
-from server.engine import _whole_characters
+from server.engine import Handle, _whole_characters
 from server.errors import APIError, bad_request
 from server.grammars import OutputPlan
 
@@ -63,28 +63,6 @@ class VLLMJob:
     done: Future[list[Sequence]] = field(default_factory=Future)
     started: list[bool] = field(default_factory=list)  # per sequence: vLLM sent its first output
     task: asyncio.Task[None] | None = None
-
-
-class Handle:
-    """A submitted job, awaited on the event loop (as ``engine.Handle``)."""
-
-    def __init__(self, engine: VLLMEngine, job: VLLMJob) -> None:
-        self._engine = engine
-        self.job = job
-
-    async def result(self) -> list[Sequence]:
-        """The finished sequences. Cancelling the caller cancels the job (its vLLM
-        requests are aborted), and waits until it ended."""
-        done = asyncio.wrap_future(self.job.done)
-        try:
-            return await asyncio.shield(done)
-        except asyncio.CancelledError:
-            self.cancel()
-            await asyncio.wait([done])
-            raise
-
-    def cancel(self) -> None:
-        self._engine.cancel(self.job)
 
 
 class Requests:

@@ -20,6 +20,7 @@ from structgen.constraint import make_constraint
 from structgen.decoding import Batch, DecodeOptions, Decoder
 from structgen.generate import tokenizer_info_for
 from structgen.token_encoder import TokenEncoder
+from tiny_model import tiny_shape
 
 WINDOW = 6
 
@@ -34,18 +35,7 @@ def tiny(tokenizer: Any, kind: str) -> Any:
     from transformers import MistralConfig, MistralForCausalLM, Qwen2Config, Qwen2ForCausalLM
 
     torch.manual_seed(0)
-    shape = dict(
-        vocab_size=len(tokenizer),
-        hidden_size=64,
-        intermediate_size=128,
-        num_hidden_layers=2,
-        num_attention_heads=4,
-        num_key_value_heads=2,
-        max_position_embeddings=4096,
-        tie_word_embeddings=False,
-        bos_token_id=tokenizer.bos_token_id,
-        eos_token_id=tokenizer.eos_token_id,
-    )
+    shape = tiny_shape(tokenizer)
     if kind == "mistral":
         model = MistralForCausalLM(MistralConfig(sliding_window=WINDOW, **shape))
     else:
@@ -113,10 +103,7 @@ def tiny_recurrent(tokenizer: Any, initializer_range: float = 0.02) -> Any:
 
     torch.manual_seed(0)
     config = Lfm2Config(
-        vocab_size=len(tokenizer), hidden_size=64, intermediate_size=128, num_hidden_layers=2, num_attention_heads=4,
-        num_key_value_heads=2, layer_types=["conv", "full_attention"], max_position_embeddings=4096,
-        tie_word_embeddings=False, bos_token_id=tokenizer.bos_token_id, eos_token_id=tokenizer.eos_token_id, pad_token_id=0,
-        initializer_range=initializer_range,
+        layer_types=["conv", "full_attention"], pad_token_id=0, initializer_range=initializer_range, **tiny_shape(tokenizer)
     )
     model = Lfm2ForCausalLM(config).eval()
     with torch.no_grad():

@@ -14,12 +14,10 @@ from typing import Any
 CLOSERS = ['"', "}", "]", ",", "0", "1", "5", "9", "true", "null"]
 
 
-def tiny_model(tokenizer: Any, seed: int = 0, closing_bias: float = 6.0) -> Any:
-    import torch
-    from transformers import LlamaConfig, LlamaForCausalLM
-
-    torch.manual_seed(seed)
-    config = LlamaConfig(
+def tiny_shape(tokenizer: Any) -> dict[str, Any]:
+    """The tiny models' size (two layers of 64), on ``tokenizer``'s vocabulary and
+    special tokens: a transformers config's arguments, whatever the architecture."""
+    return dict(
         vocab_size=len(tokenizer),
         hidden_size=64,
         intermediate_size=128,
@@ -31,6 +29,14 @@ def tiny_model(tokenizer: Any, seed: int = 0, closing_bias: float = 6.0) -> Any:
         bos_token_id=tokenizer.bos_token_id,
         eos_token_id=tokenizer.eos_token_id,
     )
+
+
+def tiny_model(tokenizer: Any, seed: int = 0, closing_bias: float = 6.0) -> Any:
+    import torch
+    from transformers import LlamaConfig, LlamaForCausalLM
+
+    torch.manual_seed(seed)
+    config = LlamaConfig(**tiny_shape(tokenizer))
     model = LlamaForCausalLM(config).eval()
     with torch.no_grad():
         head = model.get_output_embeddings().weight

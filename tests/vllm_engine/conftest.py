@@ -21,6 +21,7 @@ if importlib.util.find_spec("vllm") is None:
 HERE = Path(__file__).resolve().parent
 CHECKOUT = HERE.parents[1]
 sys.path.insert(0, str(HERE))  # schema_requests, as pyproject's pythonpath does for tests/
+pytest.register_assert_rewrite("vllm_setup")  # its asserts report as the tests' own
 DEFAULT_MODEL_DIR = CHECKOUT / ".cache" / "smollm2-135m-instruct-f32"
 
 

@@ -14,22 +14,19 @@ from vllm import LLM, SamplingParams
 from vllm.exceptions import VLLMValidationError
 
 from schema_requests import SCHEMA_REQUESTS
-from structgen.integrations.vllm import StructgenLogitsProcessor, parse_output, structgen_args
+from structgen.integrations.vllm import parse_output, structgen_args
+from vllm_setup import structgen_llm
 
 MAX_TOKENS = 256
 
 
 @pytest.fixture(scope="module")
 def llm(model_dir: Path) -> Iterator[LLM]:
-    engine = LLM(
-        model=str(model_dir),
-        dtype="float32",
-        enforce_eager=True,
-        logits_processors=[StructgenLogitsProcessor],
+    engine = structgen_llm(
+        model_dir,
         max_model_len=1024,
         max_num_seqs=32,
         kv_cache_memory_bytes=1 << 30,  # explicit: the default claims 92% of the node's memory
-        seed=0,
     )
     yield engine
     del engine

@@ -13,25 +13,22 @@ import pytest
 from vllm import LLM, SamplingParams
 
 from schema_requests import SCHEMA_REQUESTS
-from structgen.integrations.vllm import StructgenLogitsProcessor, structgen_args
+from structgen.integrations.vllm import structgen_args
+from vllm_setup import structgen_llm
 
 KV_CACHE_BYTES = 16 << 20  # about 350 tokens of SmolLM2's KV cache: far less than 16 requests need
 
 
 @pytest.fixture(scope="module")
 def small_cache_llm(model_dir: Path) -> Iterator[LLM]:
-    engine = LLM(
-        model=str(model_dir),
-        dtype="float32",
-        enforce_eager=True,
-        logits_processors=[StructgenLogitsProcessor],
+    engine = structgen_llm(
+        model_dir,
         max_model_len=320,
         max_num_seqs=16,
         enable_prefix_caching=False,  # shared prompt blocks would leave more room
         kv_cache_memory_bytes=KV_CACHE_BYTES,
         block_size=32,  # the CPU backend's smallest: requests outgrow their blocks every 32 tokens
         disable_log_stats=False,  # counts preemptions
-        seed=0,
     )
     yield engine
     del engine

@@ -14,11 +14,9 @@ from __future__ import annotations
 import json
 import os
 import signal
-import socket
 import subprocess
 import sys
 import time
-import urllib.request
 from pathlib import Path
 from typing import Any, Iterator
 
@@ -32,8 +30,6 @@ from test_server import (  # noqa: F401 - collected here, against this module's 
     KEY,
     MODEL,
     arguments_of,
-    metrics,
-    stream_chunks,
     test_an_output_failing_the_after_check_is_an_error_not_a_200,
     test_auto_cannot_call_an_unknown_tool,
     test_auto_text_only,
@@ -62,15 +58,10 @@ from test_server import (  # noqa: F401 - collected here, against this module's 
     test_tool_round_trip,
     wait_for_idle,
 )
+from test_server import client, script  # noqa: F401 - fixtures, on this module's ``live``
+from vllm_setup import free_port, wait_until_up
 
 HERE = Path(__file__).resolve().parent
-STARTUP_SECONDS = 300
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 def serve_command(model_dir: Path, port: int, *extra: str) -> list[str]:
@@ -98,15 +89,7 @@ def live(model_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[
     process = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, env=env, cwd=folder, start_new_session=True)
     base = f"http://127.0.0.1:{port}"
     try:
-        deadline = time.monotonic() + STARTUP_SECONDS
-        while True:
-            assert process.poll() is None, f"structgen serve exited; see {log.name}"
-            assert time.monotonic() < deadline, f"structgen serve not up after {STARTUP_SECONDS} s; see {log.name}"
-            try:
-                with urllib.request.urlopen(f"{base}/health", timeout=5):
-                    break
-            except OSError:
-                time.sleep(1)
+        wait_until_up(process, base, "structgen serve", log.name, pause=1)
         yield openai.OpenAI(base_url=f"{base}/v1", api_key=KEY, max_retries=0, timeout=120), script, f"{base}/v1"
     finally:
         process.send_signal(signal.SIGINT)  # uvicorn's shutdown: the app's lifespan stops vLLM
@@ -118,17 +101,6 @@ def live(model_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[
         log.close()
 
 
-@pytest.fixture
-def client(live: tuple[openai.OpenAI, ScriptFile, str]) -> Iterator[openai.OpenAI]:
-    yield live[0]
-    live[1].text = None
-
-
-@pytest.fixture
-def script(live: tuple[openai.OpenAI, ScriptFile, str]) -> ScriptFile:
-    return live[1]
-
-
 def test_the_test_bodies_are_test_servers() -> None:
     assert test_chat_without_tools is test_server.test_chat_without_tools
 
@@ -136,13 +108,7 @@ def test_the_test_bodies_are_test_servers() -> None:
 def test_metrics_on_vllm(live: tuple[openai.OpenAI, ScriptFile, str]) -> None:
     """The request and token counters and the compile time; the batch and step
     histograms are the transformers backend's (vLLM steps its own batch)."""
-    client, _, base = live
-    before = metrics(base)
-    client.chat.completions.create(model=MODEL, messages=ASK, max_tokens=3, extra_body={"guided_regex": "[a-z]{1,9}"})
-    after = metrics(base)
-    chat_ok = 'structgen_requests_total{endpoint="/v1/chat/completions",status="200"}'
-    assert after[chat_ok] == before.get(chat_ok, 0) + 1
-    assert after["structgen_completion_tokens_total"] >= before.get("structgen_completion_tokens_total", 0) + 1
+    before, after = test_server.one_counted_request(live)
     assert after["structgen_compile_seconds_count"] == before["structgen_compile_seconds_count"] + 1
     assert after["structgen_queued_sequences"] == after["structgen_running_sequences"] == 0
 
@@ -177,31 +143,7 @@ def test_text_completions_on_vllm(live: tuple[openai.OpenAI, ScriptFile, str], s
     """test_server's ``test_text_completions``, but with an enum of strings in the
     schema: SmolLM2, unlike the random tiny model, writes digits (``10.000...``)
     until ``max_tokens``."""
-    import jsonschema
-
-    client, _, base = live
-    script.text = "Once upon a time."
-    try:
-        whole = client.completions.create(model=MODEL, prompt="<|im_start|>assistant\n", max_tokens=20)
-        assert whole.object == "text_completion" and whole.choices[0].text == "Once upon a time."
-        assert whole.choices[0].finish_reason == "stop" and whole.usage is not None and whole.usage.completion_tokens > 0
-        streamed = client.completions.create(model=MODEL, prompt="<|im_start|>assistant\n", max_tokens=20, stream=True, stop=[" a "])
-        chunks = list(streamed)
-        assert "".join(c.choices[0].text for c in chunks) == "Once upon"
-        assert [c.choices[0].finish_reason for c in chunks if c.choices[0].finish_reason] == ["stop"]
-    finally:
-        script.text = None
-    many = client.completions.create(model=MODEL, prompt=["Name a color:", "Pick one:"], n=2, max_tokens=5, extra_body={"guided_choice": ["red", "blue"]})
-    assert sorted(c.index for c in many.choices) == [0, 1, 2, 3] and {c.text for c in many.choices} <= {"red", "blue"}
-    schema = {"type": "object", "properties": {"n": {"enum": ["one", "two"]}}, "required": ["n"], "additionalProperties": False}
-    formatted = client.completions.create(
-        model=MODEL, prompt=[1, 2, 3], max_tokens=30, extra_body={"response_format": {"type": "json_schema", "json_schema": {"name": "n", "schema": schema}}}
-    )
-    jsonschema.validate(json.loads(formatted.choices[0].text), schema)
-    usage = stream_chunks(base, {"model": MODEL, "prompt": "hi", "max_tokens": 3, "stream_options": {"include_usage": True}}, "/completions")
-    assert usage[-1] == "[DONE]" and usage[-2]["choices"] == [] and usage[-2]["usage"]["prompt_tokens"] > 0
-    cut = client.completions.create(model=MODEL, prompt="hi", max_tokens=2, extra_body={"guided_regex": "[a-z]{10}"})
-    assert cut.choices[0].finish_reason == "length"
+    test_server.check_text_completions(live, script, {"enum": ["one", "two"]})
 
 
 @pytest.mark.parametrize("stream", [True, False])
@@ -214,10 +156,7 @@ def test_disconnect_aborts_the_vllm_request(live: tuple[openai.OpenAI, ScriptFil
     headers = {"Authorization": f"Bearer {KEY}"}
     try:
         if stream:
-            with httpx2.stream("POST", base + "/chat/completions", json=body, headers=headers) as response:
-                lines = response.iter_lines()
-                while not next(lines).startswith("data: "):
-                    pass  # the first chunk came: the decode is running
+            test_server.hang_up_after_the_first_chunk(base, body, headers)
         else:
             with pytest.raises(httpx2.TimeoutException):
                 httpx2.post(base + "/chat/completions", json=body, headers=headers, timeout=3)

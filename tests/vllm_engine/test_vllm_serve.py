@@ -5,11 +5,8 @@ Loopback only."""
 from __future__ import annotations
 
 import json
-import socket
 import subprocess
 import sys
-import time
-import urllib.request
 from pathlib import Path
 from typing import Iterator
 
@@ -18,19 +15,13 @@ import openai
 import pytest
 
 from structgen.integrations.request_args import structgen_args
+from vllm_setup import free_port, wait_until_up
 
-STARTUP_SECONDS = 300
 SCHEMA = {
     "type": "object",
     "properties": {"city": {"type": "string", "maxLength": 20}, "country": {"type": "string", "maxLength": 20}},
     "required": ["city", "country"],
 }
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 @pytest.fixture(scope="module")
@@ -49,15 +40,7 @@ def server(model_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterato
     process = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
     base = f"http://127.0.0.1:{port}"
     try:
-        deadline = time.monotonic() + STARTUP_SECONDS
-        while True:
-            assert process.poll() is None, f"vllm serve exited; see {log.name}"
-            assert time.monotonic() < deadline, f"vllm serve not up after {STARTUP_SECONDS} s; see {log.name}"
-            try:
-                with urllib.request.urlopen(f"{base}/health", timeout=5):
-                    break
-            except OSError:
-                time.sleep(2)
+        wait_until_up(process, base, "vllm serve", log.name, pause=2)
         yield base
     finally:
         process.terminate()
