@@ -197,3 +197,29 @@ def test_counted_states_are_proved_alike_until_the_count_runs_out() -> None:
     assert shift_renaming(grammar.lexer, after[60], after[61]) is None  # 16 more bytes run past the count
     assert shift_renaming(grammar.lexer, after[10], after[0]) is not None  # 60 and 70 left: alike for 16 bytes
     assert shift_renaming(grammar.lexer, after[10], START) is None
+
+
+def test_a_chain_follows_the_state_a_proof_pairs_not_the_most_frequent_one() -> None:
+    """Counting units of a letter or a space and a letter: at a unit's boundary most
+    tokens (space-led here) go to the state inside a unit, yet the state that moves
+    on as this one does is the next boundary (``MaskTables._next_link``). Every
+    state's groups still equal a whole walk."""
+    grammar = Grammar.from_lark('start: S\nS: /"([a-z]| [a-z]){0,600}"/')
+    rng = random.Random(5)
+    pieces = [bytes([b]) for b in range(256)]
+    pieces += [b" " + bytes(rng.choice(b"abcxyz ") for _ in range(rng.randint(1, 5))) for _ in range(3000)]
+    pieces += [bytes(rng.choice(b"abcxyz ") for _ in range(rng.randint(2, 20))) for _ in range(1000)]
+    trie = build_trie(pieces, excluded=[])
+    tables = MaskTables(grammar.lexer, grammar.table, grammar.ignored, trie, len(pieces))
+    boundary = grammar.lexer.dfa.run(b'"ab')
+    inside = grammar.lexer.dfa.run(b'"ab ')
+    followers = tables._references(boundary)[2]
+    assert followers[0] == inside
+    link = tables._next_link(boundary, followers, {boundary})
+    assert link is not None and link[0] == grammar.lexer.dfa.run(b'"abc')
+    for state in range(grammar.lexer.dfa.state_count):
+        expected = {
+            (group.sequence, group.end_state): sorted(group.token_ids)
+            for group in token_groups(grammar.lexer, trie, state, tables.sequences)
+        }
+        assert {(g.sequence, g.end_state): sorted(g.ids()) for g in tables.groups(state)} == expected, state

@@ -210,10 +210,10 @@ class MaskTables:
             return ended_groups(
                 self.lexer, self.trie, lexer_state, moves, self.groups(START), self.sequences, self.vocab_size
             )
-        reference, gain, following = self._references(lexer_state)
+        reference, gain, followers = self._references(lexer_state)
         if self.lexer.dfa.state_count < SHIFT_FROM_STATES or (reference >= 0 and gain * 2 >= self._total_weight()):
             return self._unshifted(lexer_state, reference)  # converging skips most of the vocabulary
-        return self._shifted_chain(lexer_state, reference, self._partner.get(lexer_state, following))
+        return self._shifted_chain(lexer_state, reference, self._with_partner(lexer_state, followers))
 
     def _unshifted(self, lexer_state: int, reference: int) -> Groups:
         """Converged from ``reference``, or (-1) one walk of the trie."""
@@ -225,11 +225,11 @@ class MaskTables:
             self._groups[reference] = base
         return converged_groups(self.lexer, self.trie, lexer_state, reference, base, self.sequences, self.vocab_size)
 
-    def _references(self, lexer_state: int) -> tuple[int, int, int]:
+    def _references(self, lexer_state: int) -> tuple[int, int, list[int]]:
         """The state to converge ``lexer_state``'s groups from (-1: none saves
-        anything), the tokens that saves, and the state most tokens' first bytes
-        lead to (-1: none). The candidates are the start and the states
-        most first bytes lead to."""
+        anything), the tokens that saves, and the ``CANDIDATES`` states most
+        tokens' first bytes lead to, most first. The candidates are the start and
+        those states."""
         moves = self._first_moves(lexer_state)
         weights = self._root_weights()
         reached: dict[int, int] = {}  # state -> tokens under the first bytes leading there
@@ -245,30 +245,25 @@ class MaskTables:
                 gain = _convergence_gain(moves, self._first_moves(candidate), weights)
                 if gain > best:
                     reference, best = candidate, gain
-        return reference, best, ranked[0] if ranked else -1
+        return reference, best, ranked[:CANDIDATES]
 
-    def _shifted_chain(self, lexer_state: int, reference: int, following: int) -> Groups:
+    def _shifted_chain(self, lexer_state: int, reference: int, followers: list[int]) -> Groups:
         """The groups of ``lexer_state`` and of the states after it (each one's
-        ``following``: the state an earlier proof paired it with, else where most
-        first bytes lead) while each moves on as the next one does, one state
-        further (``shift_renaming``): each renamed from the
-        next one's (``shifted_groups``), which saves a walk of the vocabulary per
-        state of a bounded string's count of characters left. The last one is
-        converged or walked (``_unshifted``). Built from the far end, without
-        recursion."""
+        next: the first of its ``followers`` that moves on as it does, one state
+        further, ``shift_renaming``), each renamed from the next one's
+        (``shifted_groups``), which saves a walk of the vocabulary per state of a
+        bounded string's count of characters left. The last one is converged or
+        walked (``_unshifted``). Built from the far end, without recursion."""
         chain = [lexer_state]
         references = [reference]
         renamings: list[dict[int, int]] = []
         seen = {lexer_state}
-        while len(chain) < self.chain_limit and following >= 0 and following != START and following not in seen:
+        while len(chain) < self.chain_limit:
+            link = self._next_link(chain[-1], followers, seen)
+            if link is None:
+                break
+            following, renamed = link
             built = self._groups[following] is not None
-            if not built and ENDS_LEXEME in self._first_moves(following):
-                break
-            if not self._moves_apart(chain[-1], following):
-                break  # most tokens lead both to the same states: converging is cheaper than a proof
-            renamed = shift_renaming(self.lexer, chain[-1], following)
-            if renamed is None:
-                break
             renamings.append(renamed)
             for theirs, ours in renamed.items():  # each state's own next one: an escape's, a UTF-8 byte's
                 if theirs != ours:
@@ -279,8 +274,8 @@ class MaskTables:
                 references.append(-1)
                 break
             current = following
-            reference, _, following = self._references(current)
-            following = self._partner.get(current, following)
+            reference, _, followers = self._references(current)
+            followers = self._with_partner(current, followers)
             references.append(reference)
         later = self._groups[chain[-1]]
         if later is None:
@@ -295,6 +290,31 @@ class MaskTables:
             )
             self._groups[chain[index]] = later
         return later
+
+    def _with_partner(self, lexer_state: int, followers: list[int]) -> list[int]:
+        """Only the state an earlier proof paired ``lexer_state`` with (an escape's
+        or a UTF-8 byte's own next state), if there is one: trying the others too
+        where it fails made a long count's compile 20% slower for nothing."""
+        partner = self._partner.get(lexer_state, -1)
+        return followers if partner < 0 else [partner]
+
+    def _next_link(self, lexer_state: int, followers: list[int], seen: set[int]) -> tuple[int, dict[int, int]] | None:
+        """The first of ``followers`` that ``lexer_state`` moves on as, one state
+        further, with the renaming that proves it (``shift_renaming``). The most
+        frequent next state is not always the count's next one: where a pattern
+        tells a space from a letter, most tokens start with a space, and the
+        letter's state is the one a proof pairs."""
+        for following in followers:
+            if following == START or following in seen:
+                continue
+            if self._groups[following] is None and ENDS_LEXEME in self._first_moves(following):
+                continue
+            if not self._moves_apart(lexer_state, following):
+                continue  # most tokens lead both to the same states: converging is cheaper than a proof
+            renamed = shift_renaming(self.lexer, lexer_state, following)
+            if renamed is not None:
+                return following, renamed
+        return None
 
     def _total_weight(self) -> int:
         """Tokens under the trie root's children (the whole text vocabulary)."""
