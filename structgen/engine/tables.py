@@ -68,8 +68,9 @@ MAX_PARTIAL_DEPTH: Final = 64
 the group is checked online."""
 
 CANDIDATES: Final = 3
-"""States the first bytes lead to that are tried as references for converging a
-lexer state's groups (those reached under the most tokens), besides the start."""
+"""States the first bytes lead to (those reached under the most tokens) that are
+tried as references for converging a lexer state's groups, besides the start, and
+as the next state of a chain of renamed groups."""
 
 SHIFT_FROM_STATES: Final = 1_000
 """Lexers with fewer states do without renamed groups: theirs are few and cheap to
@@ -88,7 +89,6 @@ MAX_PRECOMPUTED_CHAIN: Final = 50_000
 
 MAX_MEMOIZED: Final = 200_000
 """Partial-stack results kept for building more entries; past it they are dropped."""
-
 
 
 def _pause_collector() -> bool:
