@@ -18,7 +18,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Iterator
 
 import openai
 import pytest
@@ -29,7 +29,6 @@ from test_server import (  # noqa: F401 - collected here, against this module's 
     ASK,
     KEY,
     MODEL,
-    arguments_of,
     test_an_output_failing_the_after_check_is_an_error_not_a_200,
     test_auto_cannot_call_an_unknown_tool,
     test_auto_text_only,
