@@ -3,6 +3,7 @@ real texts always allowed."""
 
 from __future__ import annotations
 
+import itertools
 import json
 import random
 from pathlib import Path
@@ -296,3 +297,36 @@ def test_jump_forward_matches_the_regex_oracle() -> None:
                 break
             forced += options[0]
         assert matcher.find_jump_forward_string() == forced, text
+
+
+def test_refinements_built_a_few_per_mask() -> None:
+    """A deep stack's first mask builds at most ``MAX_NEW_REFINEMENTS`` refined
+    entries and checks the rest of its dependent groups against the stack; the next
+    masks there build the others. Every one of them is exact."""
+    from structgen.engine.matcher import MAX_NEW_REFINEMENTS
+    from structgen.engine.tables import MAX_CONTEXT
+
+    pieces = [bytes([b]) for b in range(256)]
+    pieces += [bytes(p) for n in (2, 3, 4) for p in itertools.product(b")+*1(", repeat=n)]
+    pieces.append(b"")
+    info = TokenizerInfo(pieces, stop_token_ids=[len(pieces) - 1])
+    compiled = structgen.compile(Grammar.from_lark(GRAMMARS["arithmetic"]), info)
+    tables = Matcher(compiled)._engine.compiled.tables
+
+    def refined() -> int:
+        count = 0
+        work = list(tables._entries.values())
+        while work:
+            entry = work.pop()
+            count += len(entry.deeper)
+            work.extend(entry.deeper.values())
+        return count
+
+    built = []
+    for _ in range(4):
+        matcher = Matcher(compiled)  # a new mask cache: the mask is computed again
+        assert matcher.accept_string("1*(2+(3*((4+5*(6")
+        assert sorted(matcher.allowed_tokens()) == oracle(matcher, info.vocab_size)
+        built.append(refined())
+    assert built[0] == MAX_NEW_REFINEMENTS
+    assert built[-1] == MAX_CONTEXT - 1 > built[0]  # a chain down to the deepest context

@@ -51,6 +51,13 @@ MAX_PATHS: Final = 2
 """The most stack paths one mask refines separately where a GLR stack branches
 under its top (past it, the entry known so far serves every path)."""
 
+MAX_NEW_REFINEMENTS: Final = 2
+"""Refined entries one mask may build. Each classifies again the groups its parent
+left dependent (a Go state's: up to 1,900 of them, about 0.5 ms at 128k tokens);
+without a bound, the first visit of a deep stack paid for a chain of them at once.
+Past it the dependent groups are checked against the real stack, and a later mask
+at the same place builds the next refinements."""
+
 MASK_CACHE_SIZE: Final = 256
 """Masks a matcher (with its forks) remembers; the cache is emptied when full."""
 
@@ -298,8 +305,9 @@ class Matcher:
         base_set = 0
         dependent: Groups = ()
         entries: list[MaskEntry] = []
+        budget = [MAX_NEW_REFINEMENTS]
         for node in tops:
-            self._entries(lexer_state, node, entries)
+            self._entries(lexer_state, node, entries, budget)
         if len(entries) == 1:
             entry = entries[0]
             base = entry.row
@@ -351,27 +359,29 @@ class Matcher:
             add_to_row(row, compiled.stop_ids)
         return bytes(memoryview(row))
 
-    def _entries(self, lexer_state: int, top: StackNode, found: list[MaskEntry]) -> None:
+    def _entries(self, lexer_state: int, top: StackNode, found: list[MaskEntry], budget: list[int]) -> None:
         """The table entries for ``top``, added to ``found``: refined with the states
         under it while many groups still depend on them, one entry per path where
         the stack under it branches (``MAX_PATHS`` in all). A group is allowed when
-        some path takes it, so the mask is the union over the entries."""
+        some path takes it, so the mask is the union over the entries. At most
+        ``budget[0]`` refinements are built (and counted off): the groups still
+        dependent past them are checked against the stack."""
         tables = self.compiled.tables
         work: list[tuple[MaskEntry, StackNode]] = [(tables.entry(lexer_state, top.state), top)]
         while work:
             entry, node = work.pop()
             while len(entry.dependent) > REFINE_AT and len(entry.context) < MAX_CONTEXT:
                 parents = node.parents
-                if len(parents) == 1:
-                    node = parents[0]
-                    entry = tables.refine(entry, lexer_state, node.state)
-                elif parents and len(found) + len(work) + len(parents) <= MAX_PATHS:
-                    for other in parents[1:]:
-                        work.append((tables.refine(entry, lexer_state, other.state), other))
-                    node = parents[0]
-                    entry = tables.refine(entry, lexer_state, node.state)
-                else:
+                if not parents or len(found) + len(work) + len(parents) > MAX_PATHS:
                     break
+                missing = sum(1 for parent in parents if parent.state not in entry.deeper)
+                if missing > budget[0]:
+                    break
+                budget[0] -= missing
+                for other in parents[1:]:
+                    work.append((tables.refine(entry, lexer_state, other.state), other))
+                node = parents[0]
+                entry = tables.refine(entry, lexer_state, node.state)
             found.append(entry)
 
     def _tops_after(

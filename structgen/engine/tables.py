@@ -463,14 +463,19 @@ class MaskTables:
             if not before_stacks:
                 return before  # nothing goes on after a dead prefix: share its result, keep no entry
             flag = [before_below]
-            stacks: list[tuple[int, ...]] = []
-            seen: set[tuple[int, ...]] = set()
-            for terminal in self.lexer.accepts[self.sequences.last[sequence]]:
-                following = list(before_stacks) if self.ignored[terminal] else self._feed(before_stacks, terminal, flag)
-                for stack in following:
-                    if stack not in seen:
-                        seen.add(stack)
-                        stacks.append(stack)
+            terminals = self.lexer.accepts[self.sequences.last[sequence]]
+            if len(terminals) == 1:  # the usual lexeme: one terminal, whose stacks _feed keeps distinct
+                terminal = terminals[0]
+                stacks = list(before_stacks) if self.ignored[terminal] else self._feed(before_stacks, terminal, flag)
+            else:
+                stacks = []
+                seen: set[tuple[int, ...]] = set()
+                for terminal in terminals:
+                    following = list(before_stacks) if self.ignored[terminal] else self._feed(before_stacks, terminal, flag)
+                    for stack in following:
+                        if stack not in seen:
+                            seen.add(stack)
+                            stacks.append(stack)
             found = (tuple(stacks), flag[0])
         context.after[sequence] = found
         self._memoized += 1
@@ -480,6 +485,40 @@ class MaskTables:
         """Shift ``terminal`` on partial stacks (tuples of LR states, bottom first)
         after the reductions it needs; a reduction that would pop the known bottom
         sets ``below[0]``."""
+        if len(stacks) == 1:
+            return self._feed_one(stacks[0], terminal, below)
+        return self._feed_all(stacks, terminal, below)
+
+    def _feed_one(self, stack: tuple[int, ...], terminal: int, below: list[bool]) -> list[tuple[int, ...]]:
+        """``_feed`` on one stack while every state on the way has one action for
+        ``terminal`` (an LALR grammar's usual case): no sets of stacks to keep."""
+        table = self.table
+        done = 0
+        while True:
+            actions = table.actions[stack[-1]].get(terminal)
+            if actions is None:
+                return []
+            if len(actions) != 1:
+                return self._feed_all((stack,), terminal, below)  # a conflict: every branch
+            action = actions[0]
+            if action == ACCEPT:
+                return []
+            if action & 1 == 0:
+                return [stack + (action >> 1,)]
+            rule = action >> 1
+            keep = len(stack) - table.rule_length[rule]
+            if keep < 1:
+                below[0] = True
+                return []
+            base = stack[:keep]
+            stack = base + (table.gotos[base[-1]][table.rule_lhs[rule]],)
+            done += 1
+            if len(stack) > MAX_PARTIAL_DEPTH or done > MAX_PARTIAL_WORK:
+                below[0] = True  # as in _feed_all; a cycle of unit rules ends here too
+                return []
+
+    def _feed_all(self, stacks: Stacks, terminal: int, below: list[bool]) -> list[tuple[int, ...]]:
+        """``_feed`` following every branch, each distinct stack once."""
         table = self.table
         work = list(stacks)
         seen: set[tuple[int, ...]] = set(stacks)
