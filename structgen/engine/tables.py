@@ -107,6 +107,36 @@ def _resume_collector(running: bool) -> None:
         gc.enable()
 
 
+def _bits(terminals: list[int]) -> int:
+    """``terminals`` as a bit set."""
+    found = 0
+    for terminal in terminals:
+        found |= 1 << terminal
+    return found
+
+
+def _action_bits(table: LRTable) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """Per LR state, the terminals it shifts (in a conflict too) and those it has
+    an action for other than accepting (which ``_feed`` does not follow). A schema
+    grammar's string states reach hundreds of terminals (each key is one): checked
+    one by one, they made most of an entry's cost."""
+    shifts: list[int] = []
+    acts: list[int] = []
+    for row in table.actions:
+        shifted = 0
+        acted = 0
+        for terminal, actions in row.items():
+            for action in actions:
+                if action == ACCEPT:
+                    continue
+                acted |= 1 << terminal
+                if action & 1 == 0:
+                    shifted |= 1 << terminal
+        shifts.append(shifted)
+        acts.append(acted)
+    return tuple(shifts), tuple(acts)
+
+
 def _convergence_gain(moves: list[int], other: list[int], weights: list[int]) -> int:
     """How much converging from the state with first moves ``other`` saves over a
     whole walk, in tokens under the trie root's children: those under first bytes
@@ -185,6 +215,10 @@ class MaskTables:
         self._moves: dict[int, list[int]] = {}  # lexer state -> first_moves, for choosing references
         self._partner: dict[int, int] = {}  # lexer state -> the state a shift proof paired it with
         self.chain_limit = MAX_SHIFT_CHAIN
+        # terminals as bit sets: most verdicts need no simulation of the last lexeme (_classify)
+        self._shifts, self._acts = _action_bits(table)
+        self._reach = tuple([_bits(terminals) for terminals in lexer.reachable_terminals])
+        self._ignored_bits = _bits([terminal for terminal in range(len(ignored)) if ignored[terminal]])
 
     def groups(self, lexer_state: int) -> Groups:
         """The vocabulary grouped by what it does from ``lexer_state``."""
@@ -434,10 +468,21 @@ class MaskTables:
         if end_state == START:
             return ALWAYS
         verdict = DEPENDS if below else NEVER
+        reach = self._reach[end_state]
+        if reach & self._ignored_bits:
+            return ALWAYS
+        acting = 0  # the terminals some top has an action for
+        for stack in stacks:
+            if reach & self._shifts[stack[-1]]:
+                return ALWAYS  # shifted at once: that branch goes through
+            acting |= self._acts[stack[-1]]
+        if not reach & acting:
+            return verdict
+        # left: terminals a top reduces by, which may pop past what is known
         symbols = self.table.end + 1
         for terminal in self.lexer.reachable_terminals[end_state]:
-            if self.ignored[terminal]:
-                return ALWAYS
+            if not acting >> terminal & 1:
+                continue
             key = sequence * symbols + terminal
             takes = context.takes.get(key, -1)
             if takes < 0:
