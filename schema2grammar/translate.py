@@ -14,15 +14,17 @@ few named cases narrower), or rejected.
 
 from __future__ import annotations
 
+import itertools
 import json
 import math
 import re
-from typing import Any
+from typing import Any, Callable
 from urllib.parse import unquote
 
 from schema2grammar import ecma, property_names, regexes
+from schema2grammar.object_states import MAX_OBJECT_STATES, Move, ObjectStates, State, TooManyStates
 from schema2grammar.options import MAX_INDENT_LEVELS, Options
-from schema2grammar.report import APPROXIMATED, ENFORCED, REJECTED, Report
+from schema2grammar.report import APPROXIMATED, ENFORCED, REJECTED, Report, ReportEntry
 
 MAX_SCHEMA_NODES = 20_000
 """Schema places one translation may visit (a bound on grammar size and time)."""
@@ -44,10 +46,23 @@ DEFINITIONS = ("$defs", "definitions")
 MAX_MERGED_REFERENCES = 1_000
 """References one ``allOf`` merge may follow (a chain of them, or a cycle)."""
 
+MAX_DEPENDENT_SCHEMAS = 4
+"""Names with a dependent schema at one place: each splits the object's grammar in
+two (the name absent, or present with its schema merged in), so 2**4 copies at most;
+past it they are reported approximated."""
+
+MAX_DEPENDENT_RULES = 2_000
+"""Grammar rules the branches of one split on dependent schemas may add (each
+branch copies the object's grammar); past it the split is given up, reported."""
+
 
 class SchemaError(ValueError):
     """A schema that cannot be translated (or, in strict mode, not exactly), naming
     the keyword and its JSON pointer."""
+
+
+class _OverBudget(Exception):
+    """A split on dependent schemas grew past ``MAX_DEPENDENT_RULES``."""
 
 
 class NoValue(SchemaError):
@@ -124,10 +139,16 @@ class _Translator:
         self.visited = 0
         self.depth = 0
         self.empty: set[str] = set()  # $ref targets found to accept no value
+        self.splitting: set[str] = set()  # schemas whose dependent schemas are being split on
+        self.made = 0  # rule names given
+        self.merge_verdicts: dict[str, tuple[str, str]] = {}  # merged_references key -> its allOf's status and note
+        self.rule_limit = math.inf  # the rule names a split on dependent schemas may reach
         declared = root.get("$schema") if isinstance(root, dict) else None
         # drafts 3-7 ignore $ref's siblings; drafts 3-4 count 1.0 as no integer
         self.ref_alone = isinstance(declared, str) and re.search(r"draft-0[3-7]/", declared) is not None
         self.float_integers = not (isinstance(declared, str) and re.search(r"draft-0[34]/", declared) is not None)
+        # dependentRequired and dependentSchemas came with 2019-09: before, unknown keywords (annotations)
+        self.dependent_keywords = not self.ref_alone
         if options.float_integers is not None:
             self.float_integers = options.float_integers
         # 2019-09 and 2020-12 make format an annotation unless a vocabulary asks for more
@@ -195,10 +216,20 @@ class _Translator:
         """A terminal for one JSON scalar, spelled as ``json.dumps`` spells it."""
         return self.terminal(re.escape(json.dumps(value, ensure_ascii=False)))
 
+    def fresh(self, hint: str) -> str:
+        """A rule name never given before (rules of a place no value satisfies are
+        deleted: their count is no source of new names)."""
+        self.made += 1
+        return f"{hint}{self.made}"
+
     def rule(self, hint: str, body: str) -> str:
-        name = f"{hint}{len(self.rules)}"
+        name = self.fresh(hint)
         self.rules[name] = body
         return name
+
+    def reserve(self, hint: str) -> str:
+        """A rule's name, its body to come (rules that refer to one another)."""
+        return self.rule(hint, "<building>")
 
     # -- schema places
 
@@ -207,6 +238,8 @@ class _Translator:
         self.visited += 1
         if self.visited > MAX_SCHEMA_NODES:
             raise SchemaError(f"the schema has more than {MAX_SCHEMA_NODES} places to translate")
+        if self.made > self.rule_limit:
+            raise _OverBudget
         self.depth += 1
         try:
             return self.place(schema, pointer)
@@ -224,7 +257,10 @@ class _Translator:
             raise SchemaError(f"{pointer or '#'}: a schema must be an object or a boolean, not {type(schema).__name__}")
         if "$ref" in schema:
             return self.reference(schema, pointer)
-        name = f"n{len(self.rules)}"
+        parts = _all_of_references(schema)
+        if parts is not None:
+            return self.merged_references(parts, pointer)
+        name = self.fresh("n")
         self.rules[name] = "<building>"  # reserve the name
         try:
             self.rules[name] = self.body(schema, pointer)
@@ -248,30 +284,52 @@ class _Translator:
         elif others:
             # memoized like a plain reference: a recursive target with siblings is a cycle too
             sibling = {key: schema[key] for key in others}
-            return self.cached(target + " " + json.dumps(sibling, sort_keys=True), pointer,
-                               lambda: {"allOf": [{"$ref": target}, sibling]}, pointer)
-        return self.cached(target, target[1:], lambda: self.resolve(target, pointer), pointer)
+            return self.cached(target + " " + json.dumps(sibling, sort_keys=True),
+                               lambda: self.node({"allOf": [{"$ref": target}, sibling]}, pointer), pointer)
+        return self.cached(target, lambda: self.node(self.resolve(target, pointer), target[1:]), pointer)
 
-    def cached(self, key: str, place: str, schema: Any, pointer: str) -> str:
-        """One rule per reference ``key``, built once (``schema()`` gives what it
-        stands for): recursion of any depth is a cycle of rules."""
+    def cached(self, key: str, build: Callable[[], str], pointer: str) -> str:
+        """One rule per reference ``key`` (or ``allOf`` of references), built once
+        by ``build``: recursion of any depth is a cycle of rules."""
         if key in self.empty:
-            raise NoValue(f"{pointer or '#'}: $ref {key.split(' ')[0]!r} accepts no value")
+            what = "allOf" if key.startswith("allOf ") else f"$ref {key.split(' ')[0]!r}"
+            raise NoValue(f"{pointer or '#'}: {what} accepts no value")
         found = self.by_pointer.get(key)
         if found is not None:
             return found
-        name = f"r{len(self.rules)}"
+        name = self.fresh("r")
         known = set(self.by_pointer)
         self.by_pointer[key] = name
         self.rules[name] = "<building>"
         try:
-            self.rules[name] = self.node(schema(), place)
-        except NoValue:
+            self.rules[name] = build()
+        except (NoValue, _OverBudget) as exc:
             # forget what was cached meanwhile: those rules may stand on this one
-            self.empty.add(key)
+            if isinstance(exc, NoValue):
+                self.empty.add(key)
             for later in set(self.by_pointer) - known:
                 del self.by_pointer[later]
             raise
+        return name
+
+    def merged_references(self, parts: list[Any], pointer: str) -> str:
+        """An ``allOf`` with references among its parts, built once per list of parts
+        (as a reference is): merging recursive targets (one part's
+        additionalProperties judging the names another declares) recurs through
+        them. A later place gets the first one's verdict in the report."""
+        key = "allOf " + json.dumps(parts)
+
+        def build() -> str:
+            return self.all_of({"allOf": parts}, pointer)
+
+        if key in self.by_pointer or key in self.empty:  # built (or being built) already
+            status, note = self.merge_verdicts.get(key, (ENFORCED, "merged where first met, which says whether exactly"))
+            self.report.add(pointer, "allOf", status, note)
+            return self.cached(key, build, pointer)
+        start = len(self.report.entries)
+        name = self.cached(key, build, pointer)
+        verdicts = [e for e in self.report.entries[start:] if (e.pointer, e.keyword) == (pointer, "allOf")]
+        self.merge_verdicts[key] = (verdicts[-1].status, verdicts[-1].note) if verdicts else (ENFORCED, "merged")
         return name
 
     def resolve(self, target: str, pointer: str) -> Any:
@@ -311,6 +369,8 @@ class _Translator:
             return self.alternatives(schema, pointer)
         if "allOf" in schema:
             return self.all_of(schema, pointer)
+        if _schema_dependency_keys(schema, self.dependent_keywords):
+            return self.dependent_schemas(schema, pointer)
         branches = []
         empty: NoValue | None = None
         for json_type in self.types(schema, pointer):
@@ -512,7 +572,7 @@ class _Translator:
         if high is None:
             # from `loop` items on, the same rule repeats: close, or one more rest item
             loop = max(low, len(fixed), 1)
-            name = f"items{len(self.rules)}"
+            name = self.fresh("items")
             self.rules[name] = f"{close} | {comma} {rest} {name}" if rest is not None else close
             tail[loop] = name
             top = loop - 1
@@ -530,6 +590,8 @@ class _Translator:
         return f"{open_} {tail[0]}"
 
     def type_object(self, schema: dict[str, Any], pointer: str) -> str:
+        """The members in declared order, then the extra properties; the chain of
+        states (``object_states``) counts them and keeps the dependencies' facts."""
         report = self.report
         properties: dict[str, Any] = schema.get("properties", {})
         listed = schema.get("required", [])
@@ -541,16 +603,22 @@ class _Translator:
         if self.options.closed_objects and "additionalProperties" not in schema and "patternProperties" not in schema:
             additional = False  # narrower than the schema: valid outputs stay valid
             report.add(pointer, "additionalProperties", APPROXIMATED, "absent: no extra properties (closed_objects)")
-        for key in ("propertyNames", "minProperties", "maxProperties", "dependentRequired",
-                    "dependentSchemas", "dependencies", "unevaluatedProperties"):
+        for key in ("propertyNames", "unevaluatedProperties"):
             if key in schema:
                 self.approximate(pointer, key, "not enforced yet")
+        for key in ("dependentRequired", "dependentSchemas"):
+            if key in schema and not self.dependent_keywords:
+                report.add(pointer, key, ENFORCED, "not a keyword before draft 2019-09: an annotation")
+        needs = self.dependent_required(schema, pointer)
         missing = [key for key in dict.fromkeys(listed) if key not in properties]
+        undeclared = [name for name in dict.fromkeys(n for source, wanted in needs.items() for n in (source, *wanted))
+                      if name not in properties and name not in missing]
         patterns = self.pattern_properties(schema, pointer)
         names = None if patterns is None else self.name_regions(
-            patterns, list(properties) + missing, additional is not False, pointer)
+            patterns, list(properties) + missing + undeclared, additional is not False, pointer)
         if names is None:
             patterns = _matchable(patterns)  # declared names are still matched one by one
+        own_additional = additional  # an undeclared name's schema where no pattern finds it
         if names is None and "patternProperties" in schema and additional is not True:
             # an extra name may match a pattern or not: its value satisfies one of their schemas
             self.approximate(pointer, "additionalProperties", "beside patternProperties whose names are not "
@@ -563,7 +631,8 @@ class _Translator:
                 "extra properties come after the declared ones; a declared name spelled with \\u escapes counts as extra"
                 if names is None else "extra properties come after the declared ones, names spelled as json.dumps spells them",
             )
-        colon, comma = self.punct(":"), self.punct(",")
+        colon = self.punct(":")
+        written: dict[str, str] = {}  # name -> its member's text
         members: list[tuple[str, bool]] = []
         for key, sub in properties.items():
             key_pointer = f"{pointer}/properties/{_pointer_token(key)}"
@@ -574,7 +643,8 @@ class _Translator:
                 if key in required:
                     raise
                 continue  # a property no value satisfies must be absent
-            members.append((f"{self.literal(key)} {colon} {value}", key in required))
+            written[key] = f"{self.literal(key)} {colon} {value}"
+            members.append((key, key in required))
         for key in missing:  # required but undeclared: in the order `required` lists them
             matched = _found_by(patterns, key)
             if matched:
@@ -583,8 +653,54 @@ class _Translator:
                 raise NoValue(f"{pointer or '#'}: required property {key!r} is not allowed")
             else:
                 sub = additional
-            members.append((f"{self.literal(key)} {colon} {self.node(sub, f'{pointer}/required')}", True))
+            written[key] = f"{self.literal(key)} {colon} {self.node(sub, f'{pointer}/required')}"
+            members.append((key, True))
+        # an undeclared name's own schema is known unless patterns Python cannot run may match it
+        known = names is not None or "patternProperties" not in schema or patterns is not None
+        extra, separable = self.extra_properties(
+            names, patterns, additional, list(properties) + missing, undeclared if known else [], pointer)
+        separable = separable and known
+        specials: list[str] = []
+        for name in undeclared if separable else []:
+            matched = _found_by(patterns, name)
+            sub = {"allOf": matched} if matched else own_additional
+            try:
+                if sub is not False:
+                    written[name] = f"{self.literal(name)} {colon} {self.node(sub, f'{pointer}/additionalProperties')}"
+                    specials.append(name)
+            except NoValue:
+                pass  # no value for it: an object holding it is no instance
+        if not separable:  # a name only an extra property can hold is not told apart from the others
+            needs = {source: wanted for source, wanted in needs.items() if not {source, *wanted} & set(undeclared)}
+        unseparated = bool(undeclared) and not separable
+        states = self.counted_states(schema, members, specials, extra is not None, needs, unseparated, pointer)
+        return f"{self.punct('{')} {self.object_rules(states, written, extra)} {self.punct('}')}"
+
+    def dependent_required(self, schema: dict[str, Any], pointer: str) -> dict[str, tuple[str, ...]]:
+        """name -> the other names that must be present beside it: ``dependentRequired``
+        (from 2019-09 on) and the array form of ``dependencies``."""
+        needs: dict[str, tuple[str, ...]] = {}
+        for key in ("dependentRequired", "dependencies"):
+            value = schema.get(key)
+            if value is None or (key == "dependentRequired" and not self.dependent_keywords):
+                continue
+            if not isinstance(value, dict):
+                raise SchemaError(f"{pointer or '#'}: {key} must be an object")
+            for name, wanted in value.items():
+                if key == "dependencies" and not isinstance(wanted, list):
+                    continue  # a dependent schema: body() splits the object on it
+                if not isinstance(wanted, list) or not all(isinstance(other, str) for other in wanted):
+                    raise SchemaError(f"{pointer or '#'}/{key}: {name!r} must list property names")
+                needs[name] = tuple(dict.fromkeys((*needs.get(name, ()), *(o for o in wanted if o != name))))
+        return {name: wanted for name, wanted in needs.items() if wanted}
+
+    def extra_properties(self, names: list[property_names.Region] | None, patterns: dict[str, Any] | None,
+                         additional: Any, declared: list[str], apart: list[str], pointer: str) -> tuple[str | None, bool]:
+        """The symbol of one undeclared property (None: none allowed), names
+        ``apart`` left out, and whether they could be."""
+        colon = self.punct(":")
         extras: list[str] = []
+        kept_apart = True
         if names is not None:
             assert patterns is not None
             for region in names:
@@ -607,27 +723,90 @@ class _Translator:
             except NoValue:  # additionalProperties no value satisfies: none allowed
                 extra_value = None
             if extra_value is not None:
-                other = regexes.string_except(list(properties) + missing)
+                other = regexes.string_except(declared + apart) if apart else None
+                if other is None:
+                    kept_apart = not apart
+                    other = regexes.string_except(declared)
                 if other is None:
                     self.approximate(pointer, "additionalProperties", "a declared name with an escaped character may repeat as an extra property")
                     other = regexes.STRING
                 extras.append(f"{self.terminal(other)} {colon} {extra_value}")
         extra = None if not extras else extras[0] if len(extras) == 1 else self.rule("extra", " | ".join(extras))
-        # started: what may follow once a member was written; fresh: before any
-        started = fresh = ""  # "" stands for nothing more
-        if extra is not None:
-            started = f"more{len(self.rules)}"
-            self.rules[started] = f"{comma} {extra} {started} |"
-            fresh = self.rule("first", f"{extra} {started} |")
-        for member, needed in reversed(members):
-            new_started = [f"{comma} {member} {started}".strip()]
-            new_fresh = [f"{member} {started}".strip()]
-            if not needed:
-                new_started.append(started)
-                new_fresh.append(fresh)
-            started = self.rule("more", " | ".join(new_started))
-            fresh = self.rule("first", " | ".join(new_fresh))
-        return f"{self.punct('{')} {fresh} {self.punct('}')}"
+        return extra, kept_apart
+
+    def counted_states(self, schema: dict[str, Any], members: list[tuple[str, bool]], specials: list[str],
+                       generic: bool, needs: dict[str, tuple[str, ...]], unseparated: bool, pointer: str) -> ObjectStates:
+        """The object's states with as much of the property counts and dependencies
+        as ``MAX_OBJECT_STATES`` allows: past it, maxProperties goes first, then
+        minProperties, then the dependencies (each reported approximated)."""
+        low = self.count_value(schema, "minProperties", pointer) or 0
+        high = self.count_value(schema, "maxProperties", pointer)
+        dependency_keys: list[str] = [key for key in ("dependentRequired", "dependencies") if key in schema
+                                      and (key != "dependentRequired" or self.dependent_keywords)]
+        counts: list[str] = [key for key in ("minProperties", "maxProperties") if key in schema]
+        attempts: list[tuple[int, int | None, dict[str, tuple[str, ...]], list[str]]] = [(low, high, needs, [])]
+        if high is not None:
+            attempts.append((low, None, needs, ["maxProperties"]))
+        if low:
+            attempts.append((0, None, needs, counts))
+        if needs:
+            attempts.append((0, None, {}, counts + dependency_keys))
+        for low, high, kept, dropped in attempts:
+            plain = (low, high, kept) == (0, None, {})  # two states a member: never limited
+            try:
+                states = ObjectStates(members, specials, generic, low, high, kept, None if plain else MAX_OBJECT_STATES)
+                break
+            except TooManyStates:
+                continue
+        else:
+            raise AssertionError("the last attempt is the plain chain, which has no limit")
+        if states.start is None:
+            keys = ", ".join(key for key in ("required", "minProperties", "maxProperties", *dependency_keys) if key in schema)
+            raise NoValue(f"{pointer or '#'}: no object satisfies {keys} with the properties allowed")
+        for key in ("minProperties", "maxProperties", *dependency_keys):
+            if key in dropped:
+                self.approximate(pointer, key, f"the object would need more than {MAX_OBJECT_STATES} grammar rules "
+                                 "to count its properties and keep its dependencies: not enforced")
+            elif key in dependency_keys and unseparated:
+                self.approximate(pointer, key, "not enforced for a name only an extra property can hold, beside "
+                                 "patternProperties that are not enforced or with a character that needs an escape")
+            elif key in schema:
+                self.report.add(pointer, key, ENFORCED, "names spelled as json.dumps spells them; a name spelled with "
+                                "\\u escapes is another name" if key in dependency_keys else "")
+        return states
+
+    def object_rules(self, states: ObjectStates, written: dict[str, str], extra: str | None) -> str:
+        """One rule per state, from the extras back to the first member (a state
+        whose one way on is to skip its member is that next state's rule); the
+        text of the start state."""
+        comma = self.punct(",")
+        text: dict[State, str] = {}
+        last = states.extras_at
+        for state in states.moves:  # the extras' rules first: they loop on one another
+            if state.position == last:
+                ends = [move.kind for move in states.moves[state]] == ["end"]
+                text[state] = "" if ends else self.reserve("more" if state.written else "first")
+
+        def alternative(state: State, move: Move) -> str:
+            if move.kind == "end":
+                return ""
+            assert move.target is not None
+            if move.kind == "skip":
+                return text[move.target]
+            symbol = extra if move.kind == "extra" else written[move.name or ""]
+            return f"{comma if state.written else ''} {symbol} {text[move.target]}".strip()
+
+        for state in sorted(states.moves, key=lambda state: -state.position):
+            moves = states.moves[state]
+            if state.position < last and [move.kind for move in moves] == ["skip"]:
+                text[state] = alternative(state, moves[0])
+                continue
+            if state.position < last:
+                text[state] = self.reserve("more" if state.written else "first")
+            if text[state]:
+                self.rules[text[state]] = " | ".join(dict.fromkeys(alternative(state, move) for move in moves))
+        assert states.start is not None
+        return text[states.start]
 
     def pattern_properties(self, schema: dict[str, Any], pointer: str) -> dict[str, Any] | None:
         """``patternProperties`` checked (None when absent)."""
@@ -689,6 +868,17 @@ class _Translator:
             self.depth -= 1
 
     def merge(self, schema: dict[str, Any], parts: list[Any], pointer: str) -> str:
+        merged, exact = self.merged(schema, parts, pointer)
+        if exact:
+            self.report.add(pointer, "allOf", ENFORCED, "merged")
+        else:
+            self.approximate(pointer, "allOf", "branches disagree on a keyword, or one limits the others' "
+                             "properties: the first one's value is used")
+        return self.body(merged, pointer)
+
+    def merged(self, schema: dict[str, Any], parts: list[Any], pointer: str) -> tuple[dict[str, Any], bool]:
+        """``schema`` (its own ``allOf`` aside) and ``parts`` as one schema object, and
+        whether that one accepts exactly what all of them do."""
         if self.depth > MAX_DEPTH:
             raise SchemaError(f"{pointer or '#'}: allOf nests more than {MAX_DEPTH} deep")
         merged: dict[str, Any] = {k: v for k, v in schema.items() if k != "allOf"}
@@ -715,19 +905,116 @@ class _Translator:
                         for name, sub in value.items()}}
                 elif key == "required":
                     merged[key] = list(dict.fromkeys(merged[key] + value))
-                elif merged[key] != value and key not in ANNOTATIONS:
+                elif merged[key] != value and key not in ANNOTATIONS and key != "additionalProperties":
                     exact = False
-        names = _names(merged)
-        if any(key in source for source in sources for key in _SIBLING_BOUND if names - _names(source)):
-            exact = False  # additionalProperties would judge the other parts' names too: left to them
+        _merge_additional(merged, sources)
+        for source in sources:
+            exact = _judge_foreign_names(merged, source) and exact
         if any(_after_prefix(source) and _prefix(merged) != _prefix(source) for source in sources):
             exact = False  # items would start after the other parts' prefixItems: left to them
-        if exact:
-            self.report.add(pointer, "allOf", ENFORCED, "merged")
-        else:
-            self.approximate(pointer, "allOf", "branches disagree on a keyword, or one limits the others' "
-                             "properties: the first one's value is used")
-        return self.body(merged, pointer)
+        return merged, exact
+
+    def dependent_schemas(self, schema: dict[str, Any], pointer: str) -> str:
+        """``dependentSchemas`` (and the schema form of ``dependencies``): one
+        branch per subset of their names present, where each present name is
+        required and its schema merged in, each absent one has schema ``false``.
+        Exact when every merge is (``merged``); the branches' keywords are listed
+        once each."""
+        start = len(self.report.entries)
+        keys = _schema_dependency_keys(schema, self.dependent_keywords)
+        found = self.schema_dependencies(schema, keys, pointer)
+        idle = [name for name, subs in found.items() if all(_unenforced_only(sub) for sub in subs)]
+        if idle:  # a branch would merge in nothing the grammar enforces: the split would change nothing
+            for key in keys:
+                self.approximate(pointer, key, "a dependent schema holds only keywords not enforced yet "
+                                 f"(not, if/then/else): not enforced for {', '.join(map(repr, idle))}")
+            found = {name: subs for name, subs in found.items() if name not in idle}
+        rest = {k: v for k, v in _without_schema_dependencies(schema, keys).items() if k not in ANNOTATIONS}
+        spelled = json.dumps(schema, sort_keys=True)
+        if len(found) > MAX_DEPENDENT_SCHEMAS:
+            for key in keys:
+                self.approximate(pointer, key, f"more than {MAX_DEPENDENT_SCHEMAS} names with a dependent schema "
+                                 "(a copy of the object's grammar for each subset of them present): not enforced")
+            text = self.body(rest, pointer)
+        elif spelled in self.splitting:
+            for key in keys:  # a dependent schema that holds this one again, inline: no end to the copies
+                self.approximate(pointer, key, "a dependent schema leads back to this schema: not enforced there")
+            text = self.body(rest, pointer)
+        elif found and _may_be_object(rest):
+            text = self.split_within_budget(spelled, rest, found, keys, pointer)
+        else:  # nothing to split on, or no object to split
+            for key in keys:
+                self.report.add(pointer, key, ENFORCED)
+            text = self.body(rest, pointer)
+        self.collapse_report(start)
+        return text
+
+    def schema_dependencies(self, schema: dict[str, Any], keys: list[str], pointer: str) -> dict[str, list[Any]]:
+        """name -> the schemas an object holding it must satisfy too (``true`` left out)."""
+        found: dict[str, list[Any]] = {}
+        for key in keys:
+            if not isinstance(schema[key], dict):
+                raise SchemaError(f"{pointer or '#'}: {key} must be an object")
+            for name, sub in schema[key].items():
+                if not isinstance(sub, list) and sub is not True and sub != {}:  # a list: dependentRequired's kind
+                    found.setdefault(name, []).append(sub)
+        return found
+
+    def split_within_budget(self, spelled: str, rest: dict[str, Any], found: dict[str, list[Any]], keys: list[str],
+                            pointer: str) -> str:
+        """``dependency_branches``, given up (reported) when they would add more
+        than ``MAX_DEPENDENT_RULES`` rules; the rules built meanwhile are left
+        unreachable."""
+        outer = self.rule_limit
+        own = self.made + MAX_DEPENDENT_RULES
+        self.rule_limit = min(outer, own)
+        self.splitting.add(spelled)
+        try:
+            return self.dependency_branches(rest, found, keys, pointer)
+        except _OverBudget:
+            if own > outer:
+                raise  # an enclosing split's budget: that one gives up
+        finally:
+            self.rule_limit = outer
+            self.splitting.discard(spelled)
+        for key in keys:
+            self.approximate(pointer, key, f"the branches (a copy of the object's grammar for each subset of the "
+                             f"names present) would take more than {MAX_DEPENDENT_RULES} rules: not enforced")
+        return self.body(rest, pointer)
+
+    def dependency_branches(self, rest: dict[str, Any], found: dict[str, list[Any]], keys: list[str], pointer: str) -> str:
+        branches: list[str] = []
+        exact = True
+        for present in _subsets(list(found)):
+            try:
+                merged, merged_exact = self.merged(
+                    _dependency_branch(rest, list(found), present), [sub for name in present for sub in found[name]], pointer)
+                exact = exact and merged_exact
+                branches.append(self.node(merged, pointer))
+            except NoValue:
+                continue  # these names cannot be present together
+        if self.made > self.rule_limit:
+            raise _OverBudget
+        for key in keys:
+            if exact:
+                self.report.add(pointer, key, ENFORCED, "one branch per subset of the names present")
+            else:
+                self.approximate(pointer, key, "a dependent schema disagrees with the object's own keywords, or one "
+                                 "limits the other's properties: merged as allOf merges, the first one's value used")
+        if not branches:
+            raise NoValue(f"{pointer or '#'}: no object satisfies the dependent schemas")
+        return " | ".join(branches)
+
+    def collapse_report(self, start: int) -> None:
+        """One entry per place and keyword among those since ``start`` (branches of
+        one place list its keywords each): the worst status, its first note."""
+        rank = {ENFORCED: 0, APPROXIMATED: 1, REJECTED: 2}
+        kept: dict[tuple[str, str], ReportEntry] = {}
+        for entry in self.report.entries[start:]:
+            key = (entry.pointer, entry.keyword)
+            if key not in kept or rank[entry.status] > rank[kept[key].status]:
+                kept[key] = entry
+        self.report.entries[start:] = list(kept.values())
 
     def referenced_parts(self, parts: list[Any], pointer: str) -> list[Any]:
         """``allOf``'s parts with each local ``$ref`` replaced by what it points to,
@@ -819,14 +1106,20 @@ class _Translator:
         return "value"
 
     def count(self, schema: dict[str, Any], key: str, pointer: str) -> int | None:
-        """A length or item count keyword's value (``2.0`` is 2), reported enforced."""
+        """A length or item count keyword's value, reported enforced."""
+        value = self.count_value(schema, key, pointer)
+        if value is not None:
+            self.report.add(pointer, key, ENFORCED)
+        return value
+
+    def count_value(self, schema: dict[str, Any], key: str, pointer: str) -> int | None:
+        """A count keyword's value (``2.0`` is 2), checked; None when absent."""
         if key not in schema:
             return None
         value = schema[key]
         if isinstance(value, bool) or not isinstance(value, (int, float)) or not value >= 0 or (
                 isinstance(value, float) and not value.is_integer()):
             raise SchemaError(f"{pointer or '#'}: {key} must be a non-negative integer, not {value!r}")
-        self.report.add(pointer, key, ENFORCED)
         return int(value)
 
     # -- reporting
@@ -848,7 +1141,7 @@ class _Translator:
         for key in schema:
             if key in ("$defs", "definitions"):
                 self.report.add(pointer, key, ENFORCED, "definitions, used through $ref")
-            elif key in ("not", "if", "then", "else"):
+            elif key in _UNENFORCED_APPLICATORS:
                 self.approximate(pointer, key, "not enforced yet")
             elif key in _UNSUPPORTED_KEYWORDS:
                 self.approximate(pointer, key, "not enforced")
@@ -856,6 +1149,9 @@ class _Translator:
                 # JSON Schema treats a keyword it does not define as an annotation: ignoring it is exact
                 self.report.add(pointer, key, ENFORCED, "not a JSON Schema keyword: an annotation")
 
+
+_UNENFORCED_APPLICATORS = frozenset({"not", "if", "then", "else"})
+"""Keywords ``unknown_keywords`` reports as not enforced yet."""
 
 _UNSUPPORTED_KEYWORDS = frozenset(
     "$ref $dynamicRef $recursiveRef $recursiveAnchor disallow extends divisibleBy".split()
@@ -876,6 +1172,110 @@ _TYPE_KEYWORDS = {
 _RULE_NAME = re.compile(r"\b[a-z]\w*")
 _SIBLING_BOUND = frozenset({"additionalProperties", "unevaluatedProperties"})
 """Keywords whose meaning depends on their own schema's ``properties``."""
+
+
+def _schema_dependency_keys(schema: dict[str, Any], dependent_keywords: bool) -> list[str]:
+    """The keywords of ``schema`` that hold dependent schemas: ``dependentSchemas``
+    (when the draft has it) and ``dependencies`` unless every value is a list."""
+    keys = ["dependentSchemas"] if dependent_keywords and "dependentSchemas" in schema else []
+    value = schema.get("dependencies")
+    if value is not None and (not isinstance(value, dict) or not all(isinstance(v, list) for v in value.values())):
+        keys.append("dependencies")
+    return keys
+
+
+def _unenforced_only(schema: Any) -> bool:
+    """Whether a schema holds nothing but keywords no translation enforces yet
+    (``not``, ``if``/``then``/``else``) and annotations."""
+    return isinstance(schema, dict) and bool(schema) and all(
+        key in _UNENFORCED_APPLICATORS or key in ANNOTATIONS for key in schema)
+
+
+def _without_schema_dependencies(schema: dict[str, Any], keys: list[str]) -> dict[str, Any]:
+    """``schema`` without its dependent schemas (``dependencies``' lists stay)."""
+    rest = {k: v for k, v in schema.items() if k not in keys}
+    lists = {name: v for name, v in schema.get("dependencies", {}).items() if isinstance(v, list)} if "dependencies" in keys else {}
+    if lists:
+        rest["dependencies"] = lists
+    return rest
+
+
+def _dependency_branch(rest: dict[str, Any], names: list[str], present: tuple[str, ...]) -> dict[str, Any]:
+    """``rest`` with the ``present`` names required (an object, then) and the
+    other ``names`` absent (schema ``false``)."""
+    branch = dict(rest)
+    absent = {name: False for name in names if name not in present}
+    if absent:
+        branch["properties"] = {**rest.get("properties", {}), **absent}
+    if present:
+        branch["required"] = list(dict.fromkeys([*rest.get("required", []), *present]))
+        branch["type"] = "object"
+    return branch
+
+
+def _subsets(names: list[str]) -> list[tuple[str, ...]]:
+    """Every subset of ``names``, in their order, the smaller first."""
+    return [subset for size in range(len(names) + 1) for subset in itertools.combinations(names, size)]
+
+
+def _may_be_object(schema: dict[str, Any]) -> bool:
+    declared = schema.get("type", "object")
+    return declared == "object" or (isinstance(declared, list) and "object" in declared)
+
+
+def _all_of_references(schema: dict[str, Any]) -> list[Any] | None:
+    """The parts of a schema that is only ``allOf`` when one of them is a ``$ref``:
+    such a merge may recur through the references, so it is built once per list
+    of parts."""
+    parts = _flat_all_of(schema)
+    return parts if parts is not None and any(isinstance(part, dict) and "$ref" in part for part in parts) else None
+
+
+def _flat_all_of(schema: Any) -> list[Any] | None:
+    """The parts of a schema that is only ``allOf``, nested ones flattened (None for another schema)."""
+    if not isinstance(schema, dict) or set(schema) != {"allOf"} or not isinstance(schema["allOf"], list):
+        return None
+    parts: list[Any] = []
+    for part in schema["allOf"]:
+        inner = _flat_all_of(part)
+        parts.extend(inner if inner is not None else [part])
+    return parts
+
+
+def _merge_additional(merged: dict[str, Any], sources: list[dict[str, Any]]) -> None:
+    """A name no part declares is extra in each: every part's
+    ``additionalProperties`` judges it (``allOf`` of them). Where the parts see
+    different patterns, the first one's only (``_judge_foreign_names`` reports it):
+    another part's pattern may let a name pass that the others would judge."""
+    judging = [source for source in sources if "additionalProperties" in source]
+    values = list({json.dumps(s["additionalProperties"], sort_keys=True): s["additionalProperties"] for s in judging}.values())
+    if len(values) < 2:
+        return
+    patterns = set(merged.get("patternProperties", {}))
+    same = all(set(source.get("patternProperties", {})) == patterns for source in judging)
+    merged["additionalProperties"] = {"allOf": values} if same else judging[0]["additionalProperties"]
+
+
+def _judge_foreign_names(merged: dict[str, Any], source: dict[str, Any]) -> bool:
+    """Hold each property another part declares to what ``source``'s
+    ``additionalProperties`` (or the patterns of ``source`` that find its name)
+    says of it: in ``source`` that name is an extra one. False when that cannot be
+    said exactly (another part's patterns, ``unevaluatedProperties``, patterns
+    Python cannot run): ``merged`` is then wider."""
+    foreign = [name for name in merged.get("properties", {}) if name not in source.get("properties", {})]
+    others = set(merged.get("patternProperties", {})) - set(source.get("patternProperties", {}))
+    if not any(key in source for key in _SIBLING_BOUND) or not (foreign or others):
+        return True
+    patterns = _matchable(source.get("patternProperties"))
+    if others or "unevaluatedProperties" in source or (patterns is None and "patternProperties" in source):
+        return False
+    properties = dict(merged["properties"])
+    for name in foreign:
+        judges = [sub for sub in _found_by(patterns, name) or [source["additionalProperties"]] if sub is not True and sub != {}]
+        if judges:
+            properties[name] = {"allOf": [properties[name], *judges]}
+    merged["properties"] = properties
+    return True
 
 
 def _after_prefix(schema: dict[str, Any]) -> bool:

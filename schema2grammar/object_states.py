@@ -1,0 +1,155 @@
+"""The states of an object written in declared order, for the keywords that look at
+the whole object: ``minProperties``/``maxProperties`` and ``dependentRequired``
+(and the array form of ``dependencies``).
+
+The members are decided one by one in declared order (written or skipped), then
+extra properties repeat; the extras include *special* names, undeclared names
+that take part in a dependency, each with a terminal of its own. A state is
+``(position, written, owed, had)``: the member to decide next (``len(members)`` for
+the extras), how many properties were written (capped where more no longer
+matters), the names a written property needs that are still to come, and the
+names written that a property still to come may need. Only the reachable states
+from which the object can still be closed are kept, so a rule is never a dead end;
+none at all means no object satisfies the keywords.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+MAX_OBJECT_STATES = 2_000
+"""States (one grammar rule each) one object's counts and dependencies may take;
+past it the translator drops what costs most and reports it approximated."""
+
+
+class TooManyStates(Exception):
+    """The object needs more than ``MAX_OBJECT_STATES`` states."""
+
+
+class State(NamedTuple):
+    """Hashed often: a tuple's hash is the fastest."""
+
+    position: int
+    written: int  # properties written so far, capped
+    owed: frozenset[str]
+    had: frozenset[str]
+
+
+class Move(NamedTuple):
+    """One alternative of a state's rule: ``member``/``special`` write a property
+    (``name``), ``extra`` an undeclared one of no dependency, ``skip`` leaves the
+    member out, ``end`` closes the object (``target`` None)."""
+
+    kind: str
+    name: str | None
+    target: State | None
+
+
+class ObjectStates:
+    """``members``: (name, required) in declared order; ``specials``: undeclared
+    names an extra property may have, each its own alternative; ``generic``:
+    whether other extra properties may follow; ``low``/``high``: the property
+    counts; ``needs``: name -> the names that must be present beside it;
+    ``limit``: the most states (None: no limit)."""
+
+    def __init__(self, members: list[tuple[str, bool]], specials: list[str], generic: bool, low: int,
+                 high: int | None, needs: dict[str, tuple[str, ...]], limit: int | None = MAX_OBJECT_STATES) -> None:
+        self.members = members
+        self.specials = specials
+        self.generic = generic
+        self.low = low
+        self.high = high
+        self.needs = {name: tuple(n for n in wanted if n != name) for name, wanted in needs.items()}
+        self.extras_at = len(members)
+        self.slot = {name: i for i, (name, _) in enumerate(members)} | {name: self.extras_at for name in specials}
+        self.cap = high if high is not None else max(low, 1)  # counts past it behave alike
+        start = self.canonical(0, 0, frozenset(), frozenset())
+        self.moves = self.live(self.reachable(start, limit)) if start is not None else {}
+        self.start = start if start in self.moves else None
+
+    # -- one step
+
+    def canonical(self, position: int, written: int, owed: frozenset[str], had: frozenset[str]) -> State | None:
+        """The state at ``position``, forgetting what no later choice depends on;
+        None when a name still owed can no longer come."""
+        if any(self.slot[name] < position for name in owed):
+            return None
+        if had:
+            had = frozenset(name for name in had if self.needed_later(name, position))
+        return State(position, written, owed, had)
+
+    def needed_later(self, name: str, position: int) -> bool:
+        """Whether a property still to come at ``position`` may need ``name``."""
+        return any(name in wanted and self.slot.get(source, -1) >= position
+                   for source, wanted in self.needs.items())
+
+    def write(self, name: str, state: State) -> State | None:
+        """The state after writing ``name``; None when something it needs was left out."""
+        if self.high is not None and state.written >= self.high:
+            return None
+        owed = set(state.owed - {name})
+        for wanted in self.needs.get(name, ()):
+            if wanted in state.had:
+                continue
+            slot = self.slot.get(wanted)
+            if slot is None or slot < state.position:
+                return None  # never allowed here, or decided already and absent
+            owed.add(wanted)
+        after = state.position + 1 if state.position < self.extras_at else state.position
+        return self.canonical(after, min(state.written + 1, self.cap), frozenset(owed), state.had | {name})
+
+    def step(self, state: State) -> list[Move]:
+        """Every move out of ``state`` that keeps the state set's rules."""
+        moves: list[Move] = []
+        if state.position < self.extras_at:
+            name, required = self.members[state.position]
+            written = self.write(name, state)
+            if written is not None:
+                moves.append(Move("member", name, written))
+            if not required and name not in state.owed:
+                skipped = self.canonical(state.position + 1, state.written, state.owed, state.had)
+                if skipped is not None:
+                    moves.append(Move("skip", None, skipped))
+            return moves
+        if state.written >= self.low and not state.owed:
+            moves.append(Move("end", None, None))
+        if self.generic and (self.high is None or state.written < self.high):
+            moves.append(Move("extra", None, State(state.position, min(state.written + 1, self.cap), state.owed, state.had)))
+        for name in self.specials:
+            written = self.write(name, state)
+            if written is not None:
+                moves.append(Move("special", name, written))
+        return moves
+
+    # -- the whole set
+
+    def reachable(self, start: State, limit: int | None) -> dict[State, list[Move]]:
+        moves: dict[State, list[Move]] = {}
+        todo = [start]
+        while todo:
+            state = todo.pop()
+            if state in moves:
+                continue
+            if limit is not None and len(moves) >= limit:
+                raise TooManyStates(f"more than {limit} states")
+            moves[state] = self.step(state)
+            todo.extend(move.target for move in moves[state] if move.target is not None and move.target not in moves)
+        return moves
+
+    @staticmethod
+    def live(moves: dict[State, list[Move]]) -> dict[State, list[Move]]:
+        """The states from which the object can be closed, with their moves among them."""
+        sources: dict[State, list[State]] = {}
+        for state, out in moves.items():
+            for move in out:
+                if move.target is not None:
+                    sources.setdefault(move.target, []).append(state)
+        todo = [state for state, out in moves.items() if any(move.kind == "end" for move in out)]
+        alive = set(todo)
+        while todo:
+            for source in sources.get(todo.pop(), ()):
+                if source not in alive:
+                    alive.add(source)
+                    todo.append(source)
+        return {state: [move for move in moves[state] if move.target is None or move.target in alive]
+                for state in moves if state in alive}
