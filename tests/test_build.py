@@ -87,16 +87,24 @@ def test_compiled_tables_are_out_of_the_collectors_way() -> None:
     assert not gc.is_tracked(entry)
     for array in (compiled.trie.node_byte, compiled.trie.token_ids, compiled.lexer.table, compiled.special):
         assert not gc.is_tracked(array)
+    gc.disable()  # results memoized since the last collection count too
+    try:
+        later = structgen.Matcher(compiled)
+        assert later.accept_string('{"a": 1') and later.allowed_tokens()
+        memos = [context.after for context in tables._contexts.values()]  # simulation results by sequence
+        assert any(memos) and not any(gc.is_tracked(memo) for memo in memos)
+    finally:
+        gc.enable()
 
 
 DEEP_DEALLOCATION = (
     "from structgen.engine.spanner import TokenGroup\n"
-    "from structgen.engine.tables import MaskEntry\n"
+    "from structgen.engine.tables import MaskEntry, Partial\n"
     "import gc\n"
     "for _ in range(50):\n"
     "    nest = []\n"
     "    for depth in range(200):\n"
-    "        nest = [nest, TokenGroup(depth, depth), MaskEntry(0, b'', (), [])]\n"
+    "        nest = [nest, TokenGroup(depth, depth), MaskEntry(0, b'', (), []), Partial((), False)]\n"
     "    del nest\n"
     "    gc.collect()\n"
     "print('survived')\n"
