@@ -27,6 +27,7 @@ GRAMMARS = {
     "prefixes": 'start: ("a" | "abc" | "bd")+',
     "utf8": 'start: WORD (" " WORD)*\nWORD: /[éèa-z日本]+/',
 }
+DEVICES = ["cpu", *(["cuda"] if torch.cuda.is_available() else [])]
 ALPHABET = b'{}[],:" 0123456789.-+*()eEtrufalsnixabcdf;\t\\'
 
 
@@ -190,19 +191,20 @@ def test_bitmask_layout_and_torch_masking(smollm2_json: tuple[Any, TokenizerInfo
     for token in range(info.vocab_size):  # bit token % 32 of word token // 32, read by hand
         bit = (int(bitmask[1, token // 32]) & 0xFFFFFFFF) >> (token % 32) & 1
         assert bit == (token in allowed_set), token
-    logits = torch.zeros(2, info.vocab_size + 64)  # padded logits
-    structgen.apply_token_bitmask_inplace(logits, bitmask)
-    assert torch.isfinite(logits[1]).nonzero().flatten().tolist() == allowed
-    assert torch.isfinite(logits[0]).nonzero().flatten().tolist() == list(range(info.vocab_size))
-    one = torch.zeros(info.vocab_size)  # 1-D logits with a 1-D mask row
-    structgen.apply_token_bitmask_inplace(one, bitmask[1])
-    assert torch.isfinite(one).nonzero().flatten().tolist() == allowed
-    wide = torch.zeros(2, 3 * info.vocab_size)  # a strided view: filled in place, through the view
-    structgen.apply_token_bitmask_inplace(wide[:, ::3], bitmask)
-    assert torch.isfinite(wide[1, ::3]).nonzero().flatten().tolist() == allowed
-    assert torch.isfinite(wide[:, 1::3]).all()
-    with pytest.raises(ValueError, match="the bitmask has 2 rows for logits of shape"):
-        structgen.apply_token_bitmask_inplace(torch.zeros(3, info.vocab_size), bitmask)
+    for device in DEVICES:  # the logits' own device: CUDA too where this machine has one
+        logits = torch.zeros(2, info.vocab_size + 64, device=device)  # padded logits
+        structgen.apply_token_bitmask_inplace(logits, bitmask)
+        assert torch.isfinite(logits[1]).nonzero().flatten().tolist() == allowed
+        assert torch.isfinite(logits[0]).nonzero().flatten().tolist() == list(range(info.vocab_size))
+        one = torch.zeros(info.vocab_size, device=device)  # 1-D logits with a 1-D mask row
+        structgen.apply_token_bitmask_inplace(one, bitmask[1])
+        assert torch.isfinite(one).nonzero().flatten().tolist() == allowed
+        wide = torch.zeros(2, 3 * info.vocab_size, device=device)  # a strided view: filled in place, through the view
+        structgen.apply_token_bitmask_inplace(wide[:, ::3], bitmask)
+        assert torch.isfinite(wide[1, ::3]).nonzero().flatten().tolist() == allowed
+        assert torch.isfinite(wide[:, 1::3]).all()
+        with pytest.raises(ValueError, match="the bitmask has 2 rows for logits of shape"):
+            structgen.apply_token_bitmask_inplace(torch.zeros(3, info.vocab_size, device=device), bitmask)
 
 
 REGEXES = [r"[a-z ]*\.", r"(ab)*c", r"-?(0|[1-9][0-9]*)(\.[0-9]+)?", r"\d{3}-\d{4}", r"(true|false|null)", r'"[^"]*"', r"(é|日本)+x?"]
