@@ -1,6 +1,7 @@
 """Keywords that look at the whole object, enforced by the grammar: property counts
 (``minProperties``/``maxProperties``), ``dependentRequired`` and ``dependentSchemas``;
-the report, and what the grammar accepts next to what jsonschema says.
+the report, and what the grammar accepts next to what jsonschema says, in the
+declared property order and in any order.
 
 Run: .venv/bin/python examples/object_keywords.py
 """
@@ -38,3 +39,14 @@ for instance in [
 ]:
     text = json.dumps(instance)
     print(f"{text:70} grammar {grammar.accepts(text)!s:5} jsonschema {validator.is_valid(instance)}")
+
+# The same keywords with the properties in any order (property_order="any"): for
+# checking what a model or a person wrote, where JSON's order is free.
+unordered = structgen.Grammar.from_json_schema(schema, property_order="any")
+for instance in [
+    {"city": "Springfield", "street": "Main St"},  # declared order: street first
+    {"billing": "Home address", "card": "4111"},
+    {"zip": "12345", "street": "Main St"},  # still needs city
+]:
+    text = json.dumps(instance)
+    print(f"any order: {text:59} grammar {unordered.accepts(text)!s:5} jsonschema {validator.is_valid(instance)}")

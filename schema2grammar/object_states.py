@@ -21,6 +21,11 @@ MAX_OBJECT_STATES = 2_000
 """States (one grammar rule each) one object's counts and dependencies may take;
 past it the translator drops what costs most and reports it approximated."""
 
+MAX_UNORDERED_STATES = 512
+"""States an object in any property order may take: which members were written is
+part of the state (2**9 for nine optional members), and each state's rule has an
+alternative per member left; past it the object keeps the declared order."""
+
 
 class TooManyStates(Exception):
     """The object needs more than ``MAX_OBJECT_STATES`` states."""
@@ -50,10 +55,14 @@ class ObjectStates:
     names an extra property may have, each its own alternative; ``generic``:
     whether other extra properties may follow; ``low``/``high``: the property
     counts; ``needs``: name -> the names that must be present beside it;
-    ``limit``: the most states (None: no limit)."""
+    ``limit``: the most states (None: no limit). ``unordered``: members in any
+    order, extras among them (``property_order="any"``): every state is then at
+    the extras' position, and ``had`` keeps every member written."""
 
     def __init__(self, members: list[tuple[str, bool]], specials: list[str], generic: bool, low: int,
-                 high: int | None, needs: dict[str, tuple[str, ...]], limit: int | None = MAX_OBJECT_STATES) -> None:
+                 high: int | None, needs: dict[str, tuple[str, ...]], limit: int | None = MAX_OBJECT_STATES,
+                 unordered: bool = False) -> None:
+        self.unordered = unordered
         self.members = members
         self.specials = specials
         self.generic = generic
@@ -62,8 +71,11 @@ class ObjectStates:
         self.needs = {name: tuple(n for n in wanted if n != name) for name, wanted in needs.items()}
         self.extras_at = len(members)
         self.slot = {name: i for i, (name, _) in enumerate(members)} | {name: self.extras_at for name in specials}
+        if unordered:  # any member may come at any point: all are where the extras are
+            self.slot = {name: self.extras_at for name in self.slot}
+        self.required = frozenset(name for name, needed in members if needed)
         self.cap = high if high is not None else max(low, 1)  # counts past it behave alike
-        start = self.canonical(0, 0, frozenset(), frozenset())
+        start = self.canonical(self.extras_at if unordered else 0, 0, frozenset(), frozenset())
         self.moves = self.live(self.reachable(start, limit)) if start is not None else {}
         self.start = start if start in self.moves else None
 
@@ -74,7 +86,7 @@ class ObjectStates:
         None when a name still owed can no longer come."""
         if any(self.slot[name] < position for name in owed):
             return None
-        if had:
+        if had and not self.unordered:
             had = frozenset(name for name in had if self.needed_later(name, position))
         return State(position, written, owed, had)
 
@@ -111,7 +123,13 @@ class ObjectStates:
                 if skipped is not None:
                     moves.append(Move("skip", None, skipped))
             return moves
-        if state.written >= self.low and not state.owed:
+        if self.unordered:
+            for name, _ in self.members:
+                if name not in state.had:
+                    written = self.write(name, state)
+                    if written is not None:
+                        moves.append(Move("member", name, written))
+        if state.written >= self.low and not state.owed and (not self.unordered or self.required <= state.had):
             moves.append(Move("end", None, None))
         if self.generic and (self.high is None or state.written < self.high):
             moves.append(Move("extra", None, State(state.position, min(state.written + 1, self.cap), state.owed, state.had)))

@@ -22,9 +22,12 @@ class Options:
     ``json.dumps`` output with default separators or ``indent=2``/``4`` is
     accepted) or ``"compact"`` (none).
     ``strict``: a keyword that cannot be enforced is an error (``SchemaError``)
-    instead of an approximation listed in the report. ``property_order``: only
-    ``"declared"`` (the schema's order, as OpenAI's strict mode and every engine
-    enforce it). ``closed_objects``: an object schema without ``additionalProperties``
+    instead of an approximation listed in the report. ``property_order``:
+    ``"declared"`` (default: the schema's order, as OpenAI's strict mode and every
+    engine enforce it) or ``"any"`` (members in any order, each at most once, extra
+    properties among them, as JSON Schema itself allows; an object whose states
+    would pass ``MAX_UNORDERED_STATES``, about nine optional properties, keeps the
+    declared order, reported). ``closed_objects``: an object schema without ``additionalProperties``
     (or ``patternProperties``) gets no undeclared properties, as XGrammar's and
     OpenAI's strict modes do; generation turns it on (a model left free to invent
     keys wanders), conformance leaves it off.
@@ -64,8 +67,8 @@ class Options:
             raise ValueError(f"whitespace must be 'flexible' or 'compact', not {self.whitespace!r}")
         if not 0 <= self.max_whitespace <= 1024:
             raise ValueError(f"max_whitespace must be between 0 and 1024, not {self.max_whitespace}")
-        if self.property_order != "declared":
-            raise ValueError(f"property_order must be 'declared', not {self.property_order!r}")
+        if self.property_order not in ("declared", "any"):
+            raise ValueError(f"property_order must be 'declared' or 'any', not {self.property_order!r}")
         if self.separators is not None:
             if len(self.separators) != 2 or not all(
                 isinstance(text, str) and _SEPARATOR[i].fullmatch(text) for i, text in enumerate(self.separators)

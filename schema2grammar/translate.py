@@ -22,7 +22,14 @@ from typing import Any, Callable
 from urllib.parse import unquote
 
 from schema2grammar import ecma, property_names, regexes
-from schema2grammar.object_states import MAX_OBJECT_STATES, Move, ObjectStates, State, TooManyStates
+from schema2grammar.object_states import (
+    MAX_OBJECT_STATES,
+    MAX_UNORDERED_STATES,
+    Move,
+    ObjectStates,
+    State,
+    TooManyStates,
+)
 from schema2grammar.options import MAX_INDENT_LEVELS, Options
 from schema2grammar.report import APPROXIMATED, ENFORCED, REJECTED, Report, ReportEntry
 
@@ -626,10 +633,12 @@ class _Translator:
             others = list(schema["patternProperties"].values())
             additional = {"anyOf": others if additional is False else [*others, additional]}
         elif "additionalProperties" in schema:
+            place = ("extra properties come after the declared ones" if self.options.property_order == "declared"
+                     else "extra properties among the declared ones")
             report.add(
                 pointer, "additionalProperties", ENFORCED,
-                "extra properties come after the declared ones; a declared name spelled with \\u escapes counts as extra"
-                if names is None else "extra properties come after the declared ones, names spelled as json.dumps spells them",
+                f"{place}; a declared name spelled with \\u escapes counts as extra"
+                if names is None else f"{place}, names spelled as json.dumps spells them",
             )
         colon = self.punct(":")
         written: dict[str, str] = {}  # name -> its member's text
@@ -751,15 +760,24 @@ class _Translator:
             attempts.append((0, None, needs, counts))
         if needs:
             attempts.append((0, None, {}, counts + dependency_keys))
-        for low, high, kept, dropped in attempts:
-            plain = (low, high, kept) == (0, None, {})  # two states a member: never limited
-            try:
-                states = ObjectStates(members, specials, generic, low, high, kept, None if plain else MAX_OBJECT_STATES)
+        any_order = self.options.property_order == "any"
+        states: ObjectStates | None = None
+        for unordered in [True, False] if any_order else [False]:
+            limit = MAX_UNORDERED_STATES if unordered else MAX_OBJECT_STATES
+            for low, high, kept, dropped in attempts:
+                plain = (low, high, kept) == (0, None, {}) and not unordered  # two states a member: never limited
+                try:
+                    states = ObjectStates(members, specials, generic, low, high, kept, None if plain else limit, unordered)
+                    break
+                except TooManyStates:
+                    continue
+            if states is not None:
                 break
-            except TooManyStates:
-                continue
-        else:
-            raise AssertionError("the last attempt is the plain chain, which has no limit")
+        if states is None:
+            raise AssertionError("the last attempt is the plain chain in declared order, which has no limit")
+        if any_order and not states.unordered:
+            self.approximate(pointer, "properties", f"property_order 'any' would need more than {MAX_UNORDERED_STATES} "
+                             "grammar rules here: the declared order is kept (narrower)")
         if states.start is None:
             keys = ", ".join(key for key in ("required", "minProperties", "maxProperties", *dependency_keys) if key in schema)
             raise NoValue(f"{pointer or '#'}: no object satisfies {keys} with the properties allowed")

@@ -240,6 +240,8 @@ def test_options_are_checked() -> None:
         Options(whitespace="pretty")
     with pytest.raises(ValueError, match="max_whitespace"):
         Options(max_whitespace=-1)
+    with pytest.raises(ValueError, match="property_order must be 'declared' or 'any'"):
+        Options(property_order="sorted")
 
 
 class Color(enum.Enum):
@@ -987,3 +989,69 @@ def test_dependent_schemas_of_keywords_not_enforced_split_nothing() -> None:
     assert [e.status for e in report.entries if e.keyword == "dependentSchemas"] == [APPROXIMATED]
     plain = translate({key: value for key, value in schema.items() if key != "dependentSchemas"})[0]
     assert text.count("\n") == plain.count("\n") and _accepts(schema, {"a": 1, "b": 2})
+
+
+# -- property_order="any"
+
+
+def test_any_order_accepts_every_order_once_each() -> None:
+    schema = {"type": "object", "properties": {"a": {"type": "integer"}, "b": {"type": "string"}, "c": {"type": "boolean"}},
+              "required": ["a", "b"], "additionalProperties": False}
+    grammar = Grammar.from_json_schema(schema, property_order="any")
+    instance = {"a": 1, "b": "x", "c": True}
+    for order in itertools.permutations(instance):
+        assert grammar.accepts(json.dumps({key: instance[key] for key in order})), order
+    assert grammar.accepts('{"b": "x", "a": 1}')
+    assert not grammar.accepts('{"c": true, "a": 1}')  # "b" is required
+    assert not grammar.accepts('{"b": "x", "a": 1, "a": 2}')  # each name once
+    assert not grammar.accepts('{"b": "x", "d": 1, "a": 1}')
+    assert not Grammar.from_json_schema(schema).accepts('{"b": "x", "a": 1}')  # the default: declared order
+    extras = Grammar.from_json_schema({**schema, "additionalProperties": {"type": "integer"}}, property_order="any")
+    assert extras.accepts('{"d": 1, "b": "x", "e": 2, "a": 1}') and not extras.accepts('{"d": "s", "b": "x", "a": 1}')
+    assert grammar.report.exact
+
+
+def test_any_order_keeps_the_declared_order_past_its_limit() -> None:
+    """Which members were written is part of the state: 2**12 states for twelve
+    optional properties is past ``MAX_UNORDERED_STATES``, so the object keeps the
+    declared order and the report says so."""
+    names = [f"p{i}" for i in range(12)]
+    schema = {"type": "object", "properties": {name: {"type": "integer"} for name in names}}
+    grammar = Grammar.from_json_schema(schema, property_order="any")
+    notes = [e.note for e in grammar.report.entries if e.keyword == "properties" and e.status == APPROXIMATED]
+    assert notes and "declared order is kept" in notes[0]
+    assert grammar.accepts('{"p0": 1, "p5": 2}') and not grammar.accepts('{"p5": 2, "p0": 1}')
+    small = Grammar.from_json_schema({**schema, "properties": {name: {} for name in names[:8]}}, property_order="any")
+    assert small.accepts('{"p5": 2, "p0": 1}') and small.report.exact
+
+
+def test_any_order_agrees_with_jsonschema_on_random_schemas() -> None:
+    """Counts, dependencies and extra properties with the keys in random order:
+    acceptance is validity wherever the report says exact."""
+    rng = random.Random(12)
+    names = ["a", "b", "c", "x", "y"]
+    checked = 0
+    for _ in range(40):
+        properties = {name: rng.choice([{}, {"type": "integer"}]) for name in rng.sample(names[:3], rng.randint(0, 3))}
+        schema: dict[str, Any] = {"type": "object", "properties": properties,
+                                  "additionalProperties": rng.choice([True, False, {"type": "integer"}]),
+                                  "dependentRequired": {n: rng.sample(names, rng.randint(0, 2)) for n in rng.sample(names, 2)}}
+        if properties and rng.random() < 0.5:
+            schema["required"] = rng.sample(list(properties), 1)
+        for key in ("minProperties", "maxProperties"):
+            if rng.random() < 0.5:
+                schema[key] = rng.randint(0, 3)
+        try:
+            grammar = Grammar.from_json_schema(schema, property_order="any")
+        except SchemaError:
+            continue
+        if not grammar.report.exact:
+            continue
+        validator = jsonschema.Draft202012Validator(schema)
+        for _ in range(25):
+            keys = [n for n in names if rng.random() < 0.5]
+            rng.shuffle(keys)
+            instance = {key: rng.choice([1, "s"]) for key in keys}
+            assert grammar.accepts(json.dumps(instance)) == validator.is_valid(instance), (schema, instance)
+            checked += 1
+    assert checked >= 500
