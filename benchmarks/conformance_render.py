@@ -50,12 +50,15 @@ def _maskbench(bench: dict[str, Any]) -> list[str]:
     for name, e in engines.items():
         ttfm = " / ".join(_num(e["ttfm_ms"].get(k)) for k in ("p50", "p90", "p99", "max"))
         step = " / ".join(_num(e["step_us"].get(k)) for k in ("p50_us", "p99_us", "p999_us", "max_us"))
+        rejected = f"{e.get('valid_rejected', 0)}"
+        if e.get("valid_rejected_any_order"):
+            rejected += f" ({e['valid_rejected_any_order']} accepted with property_order=\"any\")"
         invalid = f"{e.get('invalid_accepted', 0)}"
         if e.get("invalid_accepted_reported"):
             invalid += f" ({e['invalid_accepted_reported']} where the report says approximated)"
         lines.append(
             f"| {name} | {e.get('passing', 0)} of {e['schemas']} ({e['passing_pct']}%) | {e.get('compile_errors', 0)} "
-            f"| {e.get('valid_rejected', 0)} | {invalid} | {e.get('crashes', 0)} | {e.get('timeouts', 0)} "
+            f"| {rejected} | {invalid} | {e.get('crashes', 0)} | {e.get('timeouts', 0)} "
             f"| {ttfm} | {step} | {e['steps']} |"
         )
     ours = engines.get("structgen", {}).get("step_us", {})
