@@ -350,19 +350,29 @@ def _lexeme_walk(lexer: Lexer, trie: TokenTrie, start: int, number: dict[int, in
     return walk
 
 
-def first_moves(lexer: Lexer, trie: TokenTrie, state: int) -> list[int]:
+def first_moves(lexer: Lexer, trie: TokenTrie, state: int) -> vec[i64]:
     """Per root child of the trie (``trie.roots()``), what its byte does from lexer
     ``state``: the next state when it extends the lexeme, ``ENDS_LEXEME`` when it ends the
-    lexeme (the rest then depends on ``state`` itself), ``DEAD`` when it fails."""
+    lexeme (the rest then depends on ``state`` itself), ``DEAD`` when it fails. A
+    native vec: the loops comparing two states' moves run over every root child for
+    every lexer state of a compile."""
     table = lexer.table
-    out: list[int] = []
+    out = vec[i64]()
     for node in trie.roots():
         byte = trie.node_byte[node]
         following = table[state * 256 + byte]
         if following == DEAD and state != START and lexer.accepts[state] and table[START * 256 + byte] != DEAD:
             following = ENDS_LEXEME
-        out.append(following)
+        out = append(out, following)
     return out
+
+
+def ends_lexeme(moves: vec[i64]) -> bool:
+    """Whether some first byte ends the lexeme in progress."""
+    for move in moves:
+        if move == ENDS_LEXEME:
+            return True
+    return False
 
 
 def converged_groups(
@@ -638,7 +648,7 @@ def ended_groups(
     lexer: Lexer,
     trie: TokenTrie,
     state: int,
-    moves: list[int],
+    moves: vec[i64],
     start_groups: Groups,
     sequences: SequenceTable,
     vocab_size: int,

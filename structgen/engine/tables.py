@@ -25,7 +25,8 @@ from __future__ import annotations
 import gc
 from typing import Final
 
-from mypy_extensions import mypyc_attr
+from librt.vecs import append, vec
+from mypy_extensions import i64, mypyc_attr
 
 from structgen.engine.deadline import check_deadline
 from structgen.engine.dfa import DEAD
@@ -33,13 +34,13 @@ from structgen.engine.lexer import START, Lexer
 from structgen.engine.lr import ACCEPT, LRTable
 from structgen.engine.spanner import (
     EMPTY_SEQUENCE,
-    ENDS_LEXEME,
     LARGE_GROUP,
     Groups,
     SequenceTable,
     TokenGroup,
     converged_groups,
     ended_groups,
+    ends_lexeme,
     first_moves,
     lexeme_groups,
     shift_renaming,
@@ -137,7 +138,7 @@ def _action_bits(table: LRTable) -> tuple[tuple[int, ...], tuple[int, ...]]:
     return tuple(shifts), tuple(acts)
 
 
-def _convergence_gain(moves: list[int], other: list[int], weights: list[int]) -> int:
+def _convergence_gain(moves: vec[i64], other: vec[i64], weights: vec[i64]) -> int:
     """How much converging from the state with first moves ``other`` saves over a
     whole walk, in tokens under the trie root's children: those under first bytes
     both states move alike on are skipped; those under bytes only ``other`` can
@@ -222,8 +223,8 @@ class MaskTables:
         self._contexts: dict[tuple[int, ...], _Context] = {}
         self._memoized = 0  # partial results held by _contexts
         self._shared: dict[int, tuple[int, bytes]] = {}  # one set and row per distinct always-accepted set
-        self._weights: list[int] = []  # tokens under each root child of the trie
-        self._moves: dict[int, list[int]] = {}  # lexer state -> first_moves, for choosing references
+        self._weights = vec[i64]()  # tokens under each root child of the trie
+        self._moves: dict[int, vec[i64]] = {}  # lexer state -> first_moves, for choosing references
         self._partner: dict[int, int] = {}  # lexer state -> the state a shift proof paired it with
         self.chain_limit = MAX_SHIFT_CHAIN
         # terminals as bit sets: most verdicts need no simulation of the last lexeme (_classify)
@@ -251,7 +252,7 @@ class MaskTables:
         a state inside a key; the start, for a state in the whitespace before a
         token); one walk of the trie when none of these applies."""
         moves = self._first_moves(lexer_state)
-        if lexer_state != START and ENDS_LEXEME in moves:
+        if lexer_state != START and ends_lexeme(moves):
             return ended_groups(
                 self.lexer, self.trie, lexer_state, moves, self.groups(START), self.sequences, self.vocab_size
             )
@@ -352,7 +353,7 @@ class MaskTables:
         for following in followers:
             if following == START or following in seen:
                 continue
-            if self._groups[following] is None and ENDS_LEXEME in self._first_moves(following):
+            if self._groups[following] is None and ends_lexeme(self._first_moves(following)):
                 continue
             if not self._moves_apart(lexer_state, following):
                 continue  # most tokens lead both to the same states: converging is cheaper than a proof
@@ -390,19 +391,19 @@ class MaskTables:
                 return shared
         return token_groups(self.lexer, self.trie, lexer_state, self.sequences)
 
-    def _first_moves(self, lexer_state: int) -> list[int]:
+    def _first_moves(self, lexer_state: int) -> vec[i64]:
         found = self._moves.get(lexer_state)
         if found is None:
             found = first_moves(self.lexer, self.trie, lexer_state)
             self._moves[lexer_state] = found
         return found
 
-    def _root_weights(self) -> list[int]:
+    def _root_weights(self) -> vec[i64]:
         """Tokens under each root child of the trie."""
         if not self._weights:
             trie = self.trie
             for node in trie.roots():
-                self._weights.append(trie.first_token[trie.subtree_end[node]] - trie.first_token[node])
+                self._weights = append(self._weights, trie.first_token[trie.subtree_end[node]] - trie.first_token[node])
         return self._weights
 
     def entry(self, lexer_state: int, lr_state: int) -> MaskEntry:
