@@ -15,7 +15,7 @@ from structgen.engine.deadline import check_deadline
 from structgen.engine.dfa import DEAD, build_dfa
 from structgen.engine.lexer import Lexer, LexerError
 from structgen.engine.lr import LRTable, build_lalr
-from structgen.engine.regex import Node, RegexError, ends_at_first_match, literal, parse
+from structgen.engine.regex import Node, RegexError, literal, parse_terminal
 from structgen.engine.stack import GLRParser
 from structgen.gc_pause import paused_gc
 from structgen.lark_rules import GrammarError, LarkRules, Terminal, read_lark
@@ -36,9 +36,10 @@ class Grammar:
     def _build(self, rules: LarkRules) -> None:
         self.rules = rules
         check_deadline()  # a compile under a time limit stops between phases (engine/deadline.py)
-        nodes = [_terminal_node(t) for t in rules.terminals]
+        read = [_terminal_node(t) for t in rules.terminals]
+        nodes = [node for node, _ in read]
         # a lazy repeat makes a terminal end at its first match, as re.match (lark) ends it
-        shortest = [t.kind == "re" and ends_at_first_match(t.value, t.flags) for t in rules.terminals]
+        shortest = [ends_at_first_match for _, ends_at_first_match in read]
         try:
             self.lexer = Lexer(build_dfa(nodes, shortest=shortest))
         except LexerError as exc:
@@ -120,11 +121,12 @@ class Grammar:
         return bool(tops) and parser.accepts_end(tops)
 
 
-def _terminal_node(terminal: Terminal) -> Node:
+def _terminal_node(terminal: Terminal) -> tuple[Node, bool]:
+    """The terminal's regex tree, and whether it ends at its first match."""
     try:
         if terminal.kind == "str":
-            return literal(terminal.value, ignore_case="i" in terminal.flags)
-        return parse(terminal.value, terminal.flags)
+            return literal(terminal.value, ignore_case="i" in terminal.flags), False
+        return parse_terminal(terminal.value, terminal.flags)
     except RegexError as exc:
         raise GrammarError(f"terminal {terminal.name} (/{terminal.value}/): {exc}") from None
 

@@ -102,3 +102,55 @@ def test_builtin_grammars_ship_with_the_package() -> None:
     assert not grammar.accepts("{'a': 1}")
     with pytest.raises(structgen.GrammarError, match="no built-in grammar 'yaml'; there are \\['json'\\]"):
         structgen.Grammar.builtin("yaml")
+
+
+PLAIN_GRAMMARS = [
+    'start: a | B\na: B C | \nB: /b/\nC: /c+/i\nD: /unused/',
+    'start: x [B x (C x)*] D\nx: B | C\ny: B\nB: /b/\nC: /c/\nD: /d/',
+    'start: p q\np: A [B (C A)*] | [B A]\nq: A (C A)* | (C A)* B\nA: /a/\nB: /\\x22b\\\\"/\nC: /\\u00e9|[^\\n]/s',
+    'start: a\na: b\nb: a A |\nunused: A\nA: /a/',
+    'start: A  B\nA : /a/\n\nB: /b/  ',
+]
+"""Grammars in the plain form ``schema2grammar`` writes, which ``lark_rules``
+reads without lark."""
+
+FALLBACK_GRAMMARS = [
+    'start: A\nA: "a"',  # a string literal
+    "start: A+\nA: /a/",  # another operator
+    "start: A // comment\nA: /a/",
+    "start: A\nA: /a/\n%ignore A",
+    "start: [A]\nA: /a/",  # a one-symbol [...]
+    "start: x\nx: A | A\nA: /a/",  # a repeated expansion
+    "start: missing\nA: /a/",
+]
+"""Grammars outside that form: lark reads them (or reports the error)."""
+
+
+@pytest.mark.parametrize("text", PLAIN_GRAMMARS + FALLBACK_GRAMMARS)
+def test_plain_grammars_read_as_lark_reads_them(text: str) -> None:
+    from structgen import lark_rules
+
+    plain = lark_rules._read_plain(text, "start")
+    if text in FALLBACK_GRAMMARS:
+        assert plain is None
+        return
+    assert plain is not None
+    assert plain == lark_rules._read_with_lark(text, "start")
+
+
+def test_schema_grammars_read_as_lark_reads_them() -> None:
+    from schema2grammar import Options, translate
+
+    from structgen import lark_rules
+
+    schemas = [
+        {"type": "object", "properties": {"a": {"type": "integer"}, "b": {"type": "array", "items": {"type": "string"}}}},
+        {"type": "object", "properties": {"x": {"type": "object"}}, "required": ["x"], "additionalProperties": True},
+        {"type": "array", "items": {"anyOf": [{"type": "null"}, {"type": "boolean"}, {"enum": ["p", "q"]}]}},
+        {},
+    ]
+    for schema in schemas:
+        text, _ = translate(schema, Options())
+        plain = lark_rules._read_plain(text, "start")
+        assert plain is not None, text
+        assert plain == lark_rules._read_with_lark(text, "start"), text

@@ -1,20 +1,25 @@
 """Regex trees to minimal deterministic automata over bytes.
 
 One automaton can recognise several patterns at once (a lexer's terminals): each
-state lists the patterns whose text ends there. Construction is Thompson's NFA
-over UTF-8 byte ranges, the subset construction, removal of states from which no
-pattern can be completed (so a walk stops at the first byte that rules out every
-pattern), and Hopcroft's partition refinement to the minimal automaton. Every step
-is iterative, and the state counts are bounded by explicit limits.
+state lists the patterns whose text ends there. Each pattern is built on its own:
+Thompson's NFA over UTF-8 byte ranges, the subset construction, removal of states
+from which the pattern cannot be completed (so a walk stops at the first byte that
+rules it out), and Hopcroft's partition refinement to its minimal automaton; the
+patterns' automata then run side by side (their product), which is minimal too.
+Every step is iterative, and the state counts are bounded by explicit limits.
 """
 
 from __future__ import annotations
 
 from typing import Final
 
+from librt.vecs import append, pop, vec
+from mypy_extensions import i32, i64
+
 from structgen.engine import charset
 from structgen.engine.deadline import check_deadline
 from structgen.engine.regex import ALT, CHARS, CONCAT, EMPTY, REPEAT, UNBOUNDED, Node, RegexError
+
 DEAD: Final = -1
 """Transition-table entry for "no transition" (the automaton rejects)."""
 
@@ -62,14 +67,16 @@ class ByteDFA:
 
 
 class _Nfa:
-    """Thompson NFA: per state, epsilon targets and byte-range edges ``(lo, hi, target)``."""
+    """Thompson NFA of one pattern: per state, epsilon targets and byte-range edges
+    ``(lo, hi, target)``; state 0 is the start, state 1 the one accepting state."""
 
     def __init__(self) -> None:
         self.epsilon: list[list[int]] = []
         self.edges: list[list[tuple[int, int, int]]] = []
-        self.accept_of: list[int] = []  # pattern index accepted in the state, or -1
-        self.owner: list[int] = []  # pattern index the state was built for (-1: the shared start)
-        self.building = -1  # the pattern new states belong to
+        # (end state, byte ranges of a character's last bytes) -> the state reading them into it
+        self.tails: dict[tuple[int, ...], int] = {}
+        # (end state, a class's code-point ranges) -> its first-byte edges into the tails
+        self.lead_edges: dict[tuple[int, ...], list[tuple[int, int, int]]] = {}
 
     def new_state(self) -> int:
         if len(self.epsilon) >= MAX_NFA_STATES:
@@ -78,9 +85,11 @@ class _Nfa:
             )
         self.epsilon.append([])
         self.edges.append([])
-        self.accept_of.append(-1)
-        self.owner.append(self.building)
         return len(self.epsilon) - 1
+
+
+_ACCEPTING: Final = 1
+"""The NFA state where a pattern's text ends."""
 
 
 class _Task:
@@ -92,16 +101,11 @@ class _Task:
         self.end = end
 
 
-def _build_nfa(nodes: list[Node]) -> _Nfa:
+def _build_nfa(node: Node) -> _Nfa:
     nfa = _Nfa()
     start = nfa.new_state()
-    tasks: list[_Task] = []
-    for index, node in enumerate(nodes):
-        nfa.building = index
-        end = nfa.new_state()
-        nfa.accept_of[end] = index
-        tasks.append(_Task(node, start, end))
-        _build_pattern(nfa, tasks)
+    end = nfa.new_state()
+    _build_pattern(nfa, [_Task(node, start, end)])
     return nfa
 
 
@@ -170,23 +174,37 @@ def _add_chars(nfa: _Nfa, ranges: list[int], start: int, end: int) -> None:
     """Edges spelling each character of ``ranges`` in UTF-8, from ``start`` to ``end``.
 
     Sequences share the states of equal tails (``E1-EC 80-BF 80-BF`` and
-    ``EE-EF 80-BF 80-BF`` one ``80-BF 80-BF`` path): the language is the same, and
-    the subset construction no longer tells apart states that differ only by which
-    lead byte was read, which for wide classes under counters multiplied the
-    automaton before minimization."""
-    tails: dict[tuple[int, ...], int] = {}  # remaining byte ranges -> the state that reads them to ``end``
+    ``EE-EF 80-BF 80-BF`` one ``80-BF 80-BF`` path), within a class and across the
+    classes that lead to the same state (the branches of an alternation): the
+    language is the same, and the subset construction no longer tells apart states
+    that differ only by which lead byte was read, which for wide classes under
+    counters multiplied the automaton before minimization. The lead edges of a
+    class into a state are made once and copied to every start that reads it."""
+    key = (end, *ranges)
+    edges = nfa.lead_edges.get(key)
+    if edges is None:
+        edges = _lead_edges(nfa, ranges, end)
+        nfa.lead_edges[key] = edges
+    nfa.edges[start].extend(edges)
+
+
+def _lead_edges(nfa: _Nfa, ranges: list[int], end: int) -> list[tuple[int, int, int]]:
+    """The first-byte edges of ``ranges``' characters, into the states that read
+    the rest of each character to ``end`` (made as needed)."""
+    edges: list[tuple[int, int, int]] = []
     for i in range(0, len(ranges), 2):
         for sequence in charset.utf8_sequences(ranges[i], ranges[i + 1]):
             following = end
             for k in range(len(sequence) - 2, 0, -2):
-                key = tuple(sequence[k:])
-                state = tails.get(key, -1)
+                tail = (end, *sequence[k:])
+                state = nfa.tails.get(tail, -1)
                 if state < 0:
                     state = nfa.new_state()
                     nfa.edges[state].append((sequence[k], sequence[k + 1], following))
-                    tails[key] = state
+                    nfa.tails[tail] = state
                 following = state
-            nfa.edges[start].append((sequence[0], sequence[1], following))
+            edges.append((sequence[0], sequence[1], following))
+    return edges
 
 
 def _add_repeat(nfa: _Nfa, tasks: list[_Task], node: Node, start: int, end: int) -> None:
@@ -235,74 +253,270 @@ def _closure(nfa: _Nfa, states: list[int]) -> tuple[int, ...]:
     return tuple(sorted(seen))
 
 
-def _stop_matched(nfa: _Nfa, subset: tuple[int, ...], shortest: list[bool]) -> tuple[int, ...]:
-    """``subset`` without the states of shortest-match patterns that have matched
-    (their accepting state is kept, so they still end here)."""
-    matched = {nfa.accept_of[s] for s in subset if nfa.accept_of[s] >= 0 and shortest[nfa.accept_of[s]]}
-    if not matched:
-        return subset
-    return tuple(s for s in subset if nfa.owner[s] not in matched or nfa.accept_of[s] >= 0)
-
-
 def build_dfa(nodes: list[Node], max_states: int = MAX_DFA_STATES, shortest: list[bool] | None = None) -> ByteDFA:
     """The minimal byte automaton recognising every pattern of ``nodes`` at once.
 
     A pattern marked in ``shortest`` stops at its first match: once it has
     matched, it cannot be extended (``".*?"`` ends at the first closing quote, as
     Python's ``re.match`` ends it, instead of at the last one on the line).
-    More than ``max_states`` subset states is an ``AutomatonLimitError``.
+    More than ``max_states`` states (of one pattern's subset construction, or of
+    the whole automaton) is an ``AutomatonLimitError``.
+
+    Each pattern gets its own minimal automaton first, and the whole one is their
+    product. That product is already minimal: its states hold one state per
+    pattern still possible, two of them accept the same texts only if every
+    pattern's part does, and a minimal automaton has no two such states. Built over
+    all patterns at once, the subset construction made several times as many states
+    (one per way the patterns' NFA states combine) for Hopcroft to merge again.
+    States are numbered in the order a breadth-first walk over the bytes meets
+    them, as minimizing the automaton of all patterns at once numbered them.
     """
+    table, accepts = _automaton(nodes, max_states, shortest, 0)
+    return ByteDFA(table, accepts)
+
+
+def _automaton(
+    nodes: list[Node], max_states: int, shortest: list[bool] | None, shift: int
+) -> tuple[list[int], list[list[int]]]:
+    """``build_dfa``'s table and accepts, every target but ``DEAD`` numbered ``shift``
+    higher (where a gap spliced in front will put it)."""
     gap = _shared_gap(nodes)
     if gap is not None:
-        spliced = _splice_gap(gap, build_dfa(gap.rests, max_states, shortest), max_states)
-        if spliced is not None:
-            return spliced
-    nfa = _build_nfa(nodes)
-    stops = shortest if shortest is not None and any(shortest) else None
+        chain = 1 if gap.high == UNBOUNDED else gap.high
+        table, accepts = _automaton(gap.rests, max_states, shortest, shift + chain)
+        if _can_splice(gap, table, accepts):
+            return _splice_gap(gap, chain, shift, table, accepts, max_states)
+    parts = [_pattern_dfa(node, shortest is not None and shortest[i], max_states) for i, node in enumerate(nodes)]
+    return _product(parts, max_states, shift)
+
+
+class _Part:
+    """One pattern's minimal automaton over its own byte classes: state ``s`` moves
+    on ``byte`` to ``table[s * classes + class_of[byte]]``, and the pattern's text
+    ends in the states marked ``accepting``. State 0 is the start."""
+
+    def __init__(self, table: list[int], classes: int, class_of: list[int], accepting: list[bool]) -> None:
+        self.table = table
+        self.classes = classes
+        self.class_of = class_of
+        self.accepting = accepting
+
+
+def _pattern_dfa(node: Node, stop: bool, max_states: int) -> _Part:
+    """The minimal automaton of one pattern (ending at its first match if ``stop``)."""
+    direct = _byte_chain(node)
+    if direct is not None:
+        return direct
+    nfa = _build_nfa(node)
+    bounds = _edge_bounds(nfa)  # bytes between two bounds move alike in every state
+    classes = len(bounds) - 1
+    class_of = _classes_of_bytes(bounds)
+    table, accepting = _determinize(nfa, classes, class_of, stop, max_states)
+    table, accepting = _trim(table, classes, accepting)
+    acyclic = _minimize_acyclic(table, classes, accepting, class_of)
+    return acyclic if acyclic is not None else _minimize(table, classes, accepting, class_of)
+
+
+def _byte_chain(node: Node) -> _Part | None:
+    """The minimal automaton of a pattern that is a sequence of sets of single-byte
+    characters (a keyword, a key in quotes, a punctuation mark), written down
+    directly; None for any other pattern. Its states are the positions in the
+    sequence, all needed: from each, the texts left have a length of their own."""
+    steps: list[Node] = []
+    pending = [node]
+    while pending:
+        item = pending.pop()
+        if item.kind == CONCAT:
+            pending.extend(reversed(item.children))
+        elif item.kind == CHARS and item.ranges and item.ranges[-1] < 0x80:
+            steps.append(item)
+        else:
+            return None
+    bound_set = {0, 256}
+    for step in steps:
+        for i in range(0, len(step.ranges), 2):
+            bound_set.add(step.ranges[i])
+            bound_set.add(step.ranges[i + 1] + 1)
+    bounds = sorted(bound_set)
+    classes = len(bounds) - 1
+    class_of = _classes_of_bytes(bounds)
+    table = [DEAD] * ((len(steps) + 1) * classes)
+    for position, step in enumerate(steps):
+        for i in range(0, len(step.ranges), 2):
+            for c in range(class_of[step.ranges[i]], class_of[step.ranges[i + 1]] + 1):
+                table[position * classes + c] = position + 1
+    return _Part(table, classes, class_of, [False] * len(steps) + [True])
+
+
+def _classes_of_bytes(bounds: list[int]) -> list[int]:
+    """Per byte, the class it falls in: class ``c`` is ``bounds[c] .. bounds[c + 1] - 1``."""
+    class_of = [0] * 256
+    for c in range(len(bounds) - 1):
+        for byte in range(bounds[c], bounds[c + 1]):
+            class_of[byte] = c
+    return class_of
+
+
+def _determinize(
+    nfa: _Nfa, classes: int, class_of: list[int], stop: bool, max_states: int
+) -> tuple[list[int], list[bool]]:
+    """The subset construction over byte classes: ``classes`` targets per state, and
+    per state whether the pattern's text ends there."""
+    class_edges: list[list[tuple[int, int, int]]] = [
+        [(class_of[lo], class_of[hi], target) for lo, hi, target in edges] for edges in nfa.edges
+    ]
     start = _closure(nfa, [0])
     index_of: dict[tuple[int, ...], int] = {start: 0}
     subsets: list[tuple[int, ...]] = [start]
-    bounds = _edge_bounds(nfa)  # bytes between two bounds move alike in every state
-    classes = len(bounds) - 1
-    class_of = [0] * 256
-    for c in range(classes):
-        for byte in range(bounds[c], bounds[c + 1]):
-            class_of[byte] = c
-    table: list[int] = []  # per state, the target of each byte class
+    state_of_targets: dict[tuple[int, ...], int] = {}  # NFA states a class moves to -> the DFA state
+    targets: list[list[int]] = [[] for _ in range(classes)]  # per class, refilled for each subset
+    table: list[int] = []
     position = 0
     while position < len(subsets):
         subset = subsets[position]
         position += 1
         if position & 255 == 0:
             check_deadline()  # a compile under a time limit stops here (engine/deadline.py)
-        targets: list[list[int]] = [[] for _ in range(classes)]
         for state in subset:
-            for lo, hi, target in nfa.edges[state]:
-                for c in range(class_of[lo], class_of[hi] + 1):
+            for lo, hi, target in class_edges[state]:
+                for c in range(lo, hi + 1):
                     targets[c].append(target)
-        seen_targets: dict[tuple[int, ...], int] = {}  # classes of one range share targets
+        previous: list[int] = []
+        known = DEAD
         for c in range(classes):
-            if not targets[c]:
-                table.append(DEAD)
-                continue
-            key = tuple(targets[c])
-            known = seen_targets.get(key, DEAD)
-            if known == DEAD:
-                following = _closure(nfa, targets[c])
-                if stops is not None:
-                    following = _stop_matched(nfa, following, stops)
-                known = index_of.get(following, DEAD)
+            moved = targets[c]
+            if moved != previous:  # neighbouring classes mostly move alike
+                key = tuple(moved)
+                known = state_of_targets.get(key, DEAD)
                 if known == DEAD:
-                    if len(subsets) >= max_states:
-                        raise AutomatonLimitError(f"the automaton needs more than {max_states} DFA states")
-                    known = len(subsets)
-                    index_of[following] = known
-                    subsets.append(following)
-                seen_targets[key] = known
+                    known = _subset_state(nfa, moved, stop, index_of, subsets, max_states)
+                    state_of_targets[key] = known
+                previous = moved
             table.append(known)
-    accepts = [sorted({nfa.accept_of[s] for s in subset if nfa.accept_of[s] >= 0}) for subset in subsets]
-    table, accepts = _trim(table, classes, accepts)
-    return _minimize(table, classes, accepts, class_of)
+        for moved in targets:
+            moved.clear()
+    return table, [_ACCEPTING in subset for subset in subsets]
+
+
+def _subset_state(
+    nfa: _Nfa, moved: list[int], stop: bool, index_of: dict[tuple[int, ...], int], subsets: list[tuple[int, ...]],
+    max_states: int,
+) -> int:
+    """The DFA state of the closure of ``moved`` (new if unseen), or ``DEAD`` for none;
+    a pattern that stops at its first match keeps only its accepting state."""
+    if not moved:
+        return DEAD
+    following = _closure(nfa, moved)
+    if stop and _ACCEPTING in following:
+        following = (_ACCEPTING,)
+    known = index_of.get(following, DEAD)
+    if known == DEAD:
+        if len(subsets) >= max_states:
+            raise AutomatonLimitError(f"the automaton needs more than {max_states} DFA states")
+        known = len(subsets)
+        index_of[following] = known
+        subsets.append(following)
+    return known
+
+
+def _product(parts: list[_Part], max_states: int, shift: int) -> tuple[list[int], list[list[int]]]:
+    """The automaton running every part at once: a state is the parts' states (one
+    per pattern still possible), and it accepts the patterns of its accepting ones.
+
+    The bytes are walked in ``cuts``, the classes every part agrees on; the parts'
+    states are numbered one after another, and ``moves`` holds their targets on
+    each cut side by side. Targets in the table are numbered ``shift`` higher."""
+    cuts = _common_cuts(parts)
+    width = i64(len(cuts) - 1)
+    moves = vec[i32]()
+    label: list[int] = []  # per part state: its pattern if it accepts, else -1
+    start: list[int] = []
+    for index, part in enumerate(parts):
+        base = len(label)
+        start.append(base)
+        columns = [part.class_of[cuts[c]] for c in range(width)]
+        for state in range(len(part.accepting)):
+            row = state * part.classes
+            for column in columns:
+                target = part.table[row + column]
+                moves = append(moves, i32(DEAD if target == DEAD else target + base))
+            label.append(index if part.accepting[state] else -1)
+    states = _ProductStates(len(label), max_states)
+    states.add(tuple(start))
+    table: list[int] = []
+    position = 0
+    while position < len(states.subsets):
+        subset = states.subsets[position]
+        position += 1
+        if position & 255 == 0:
+            check_deadline()
+        alone = len(subset) == 1  # one pattern left, as in most states: no tuples to build
+        row = i64(subset[0]) * width if alone else 0
+        previous: list[int] = []
+        known = DEAD
+        run_known = DEAD  # the row is written in runs of bytes with one target
+        run_start = 0
+        for c in range(width):
+            if alone:
+                target = i64(moves[row + c])
+                known = DEAD if target == DEAD else states.alone(target) + shift
+            else:
+                moved: list[int] = []
+                for state in subset:
+                    target = i64(moves[i64(state) * width + c])
+                    if target != DEAD:
+                        moved.append(target)
+                if not moved:
+                    known = DEAD
+                elif moved != previous:
+                    known = states.of(tuple(moved)) + shift
+                previous = moved
+            if known != run_known:
+                table.extend([run_known] * (cuts[c] - run_start))
+                run_known = known
+                run_start = cuts[c]
+        table.extend([run_known] * (256 - run_start))
+    accepts = [[label[state] for state in subset if label[state] >= 0] for subset in states.subsets]
+    return table, accepts
+
+
+class _ProductStates:
+    """The product's states so far: tuples of part states, numbered as met."""
+
+    def __init__(self, part_states: int, max_states: int) -> None:
+        self.subsets: list[tuple[int, ...]] = []
+        self.index_of: dict[tuple[int, ...], int] = {}
+        self.single = vec[i32]([i32(DEAD) for _ in range(part_states)])  # per part state: the product state of it alone
+        self.max_states = max_states
+
+    def of(self, subset: tuple[int, ...]) -> int:
+        known = self.index_of.get(subset, DEAD)
+        return known if known != DEAD else self.add(subset)
+
+    def alone(self, part_state: i64) -> int:
+        known = int(self.single[part_state])
+        return known if known != DEAD else self.add((int(part_state),))
+
+    def add(self, subset: tuple[int, ...]) -> int:
+        if len(self.subsets) >= self.max_states:
+            raise AutomatonLimitError(f"the automaton needs more than {self.max_states} DFA states")
+        known = len(self.subsets)
+        self.index_of[subset] = known
+        self.subsets.append(subset)
+        if len(subset) == 1:
+            self.single[subset[0]] = i32(known)
+        return known
+
+
+def _common_cuts(parts: list[_Part]) -> list[int]:
+    """0, 256, and every byte whose class differs from the byte before's in some part."""
+    cut_set = {0, 256}
+    for part in parts:
+        class_of = part.class_of
+        for byte in range(1, 256):
+            if class_of[byte] != class_of[byte - 1]:
+                cut_set.add(byte)
+    return sorted(cut_set)
 
 
 class _Gap:
@@ -348,33 +562,34 @@ def _shared_gap(nodes: list[Node]) -> _Gap | None:
     return _Gap(byte_set, first.high, rests)
 
 
-def _splice_gap(gap: _Gap, rests: ByteDFA, max_states: int) -> ByteDFA | None:
-    """``rests`` with ``gap``'s run in front: a chain of states after the start
-    that moves as the start does on every other byte. None when a rest could
+def _can_splice(gap: _Gap, table: list[int], accepts: list[list[int]]) -> bool:
+    """Whether the gap's run can go in front of the rests' automaton: no rest can
     itself start with a byte of the run, or be empty (the run would then not be
     where a pattern's text starts)."""
-    table = rests.table
     for byte in range(256):
         if gap.byte_set[byte] and table[byte] != DEAD:
-            return None
-    if rests.accepts[0]:
-        return None
-    chain = 1 if gap.high == UNBOUNDED else gap.high
-    count = rests.state_count + chain
-    if count > max_states:
+            return False
+    return not accepts[0]
+
+
+def _splice_gap(
+    gap: _Gap, chain: int, shift: int, table: list[int], accepts: list[list[int]], max_states: int
+) -> tuple[list[int], list[list[int]]]:
+    """The rests' automaton (``table``, its targets already ``chain`` higher) with
+    ``gap``'s run in front: ``chain`` states after the start that move as the start
+    does on every other byte. Targets are numbered ``shift`` higher."""
+    if len(accepts) + chain > max_states:
         raise AutomatonLimitError(f"the automaton needs more than {max_states} DFA states")
-    shifted = [DEAD if target == DEAD else target + chain for target in table]
     run_bytes = [byte for byte in range(256) if gap.byte_set[byte]]
-    new_table: list[int] = []
+    rows: list[int] = []
     for state in range(chain + 1):  # the start, then the run's states 1..chain
         following = state + 1 if state < chain else (chain if gap.high == UNBOUNDED else DEAD)
-        row = shifted[:256]
+        row = table[:256]
         for byte in run_bytes:
-            row[byte] = following
-        new_table.extend(row)
-    new_table.extend(shifted[256:])
-    accepts: list[list[int]] = [[] for _ in range(chain + 1)] + rests.accepts[1:]
-    return ByteDFA(new_table, accepts)
+            row[byte] = DEAD if following == DEAD else following + shift
+        rows.extend(row)
+    table[:256] = rows
+    return table, [[] for _ in range(chain + 1)] + accepts[1:]
 
 
 def can_reach(table: list[int], width: int, targets: list[bool]) -> list[bool]:
@@ -400,17 +615,17 @@ def can_reach(table: list[int], width: int, targets: list[bool]) -> list[bool]:
     return marked
 
 
-def _trim(table: list[int], classes: int, accepts: list[list[int]]) -> tuple[list[int], list[list[int]]]:
+def _trim(table: list[int], classes: int, accepting: list[bool]) -> tuple[list[int], list[bool]]:
     """Drop states that cannot reach an accepting state, renumbering the rest
     (``table``: ``classes`` targets per state).
 
     The start state stays state 0 even when it is useless (then it has no moves).
     """
-    count = len(accepts)
-    useful = can_reach(table, classes, [bool(labels) for labels in accepts])
+    count = len(accepting)
+    useful = can_reach(table, classes, accepting)
     useful[0] = True
     if all(useful):  # the usual case: nothing to drop, nothing to renumber
-        return table, accepts
+        return table, accepting
     renumber = [DEAD] * count
     kept = 0
     for state in range(count):
@@ -418,17 +633,17 @@ def _trim(table: list[int], classes: int, accepts: list[list[int]]) -> tuple[lis
             renumber[state] = kept
             kept += 1
     new_table: list[int] = []
-    new_accepts: list[list[int]] = []
+    new_accepting: list[bool] = []
     for state in range(count):
         if useful[state]:
             for c in range(classes):
                 target = table[state * classes + c]
                 new_table.append(DEAD if target == DEAD else renumber[target])
-            new_accepts.append(accepts[state])
-    return new_table, new_accepts
+            new_accepting.append(accepting[state])
+    return new_table, new_accepting
 
 
-def _minimize(table: list[int], classes: int, accepts: list[list[int]], class_of: list[int]) -> ByteDFA:
+def _minimize(table: list[int], classes: int, accepting: list[bool], class_of: list[int]) -> _Part:
     """Hopcroft's partition refinement, O(k n log n) for k byte classes, on flat
     arrays: each block is a contiguous run of ``elements``, and the states a
     splitter reaches are moved to the front of their block, so a split is a cut.
@@ -436,142 +651,193 @@ def _minimize(table: list[int], classes: int, accepts: list[list[int]], class_of
     ``table`` has ``classes`` targets per state, ``class_of`` maps bytes to
     classes. A sink state (index ``count``) stands for ``DEAD`` so every state has
     a move on every class; its block is dropped again at the end. The start state's
-    block becomes state 0.
+    block becomes state 0. The arrays are packed ``vec[i32]``: compiled, their reads
+    and writes are inlined, where a ``list[int]`` read was a call and a box.
     """
-    count = len(accepts)
+    count = len(accepting)
     table, classes, class_of = _merged_classes(table, classes, count, class_of)
-    sink = count
-    size = count + 1
-    moves = [sink] * (size * classes)  # table with the sink for DEAD, and the sink's own row
-    for i in range(count * classes):
-        if table[i] != DEAD:
-            moves[i] = table[i]
+    k = i64(classes)
+    size = i64(count) + 1
+    sink = i32(count)
+    moves = vec[i32]([sink for _ in range(size * k)])  # table with the sink for DEAD, and the sink's own row
+    for i in range(i64(count) * k):
+        target = table[i]
+        if target != DEAD:
+            moves[i] = i32(target)
     # predecessors on class c of state t: sources[starts[c * size + t] : starts[c * size + t + 1]]
-    starts = [0] * (classes * size + 1)
-    for state in range(size):
-        row = state * classes
-        for c in range(classes):
-            starts[c * size + moves[row + c] + 1] += 1
-    for i in range(1, len(starts)):
-        starts[i] += starts[i - 1]
-    sources = [0] * starts[-1]
-    filled = starts[:]
-    for state in range(size):
-        row = state * classes
-        for c in range(classes):
-            key = c * size + moves[row + c]
-            sources[filled[key]] = state
-            filled[key] += 1
+    starts = vec[i32]([i32(0) for _ in range(k * size + 1)])
+    for i in range(size * k):
+        key = (i % k) * size + i64(moves[i]) + 1
+        starts[key] = starts[key] + 1
+    for i in range(1, k * size + 1):
+        starts[i] = starts[i] + starts[i - 1]
+    sources = vec[i32]([i32(0) for _ in range(i64(starts[k * size]))])
+    filled = vec[i32]([x for x in starts])
+    for i in range(size * k):
+        key = (i % k) * size + i64(moves[i])
+        sources[i64(filled[key])] = i32(i // k)
+        filled[key] = filled[key] + 1
 
     # The start state keeps a block of its own: for a lexer, state 0 means "no lexeme
     # started", which a state inside a lexeme must never be merged into (even when
     # what remains of its language is the same). No transition enters state 0.
-    block_of_label: dict[tuple[int, ...], int] = {(-1,): 0}
-    block_of = [0] * size
+    block_of_label: dict[int, int] = {-1: 0}
+    block_of = vec[i32]([i32(0) for _ in range(size)])
     for state in range(count):
-        label = (-1,) if state == 0 else tuple(accepts[state])
-        block_of[state] = block_of_label.setdefault(label, len(block_of_label))
-    block_of[sink] = len(block_of_label)  # the sink is alone
-    blocks = len(block_of_label) + 1
-    first = [0] * (blocks + 1)
+        label = -1 if state == 0 else int(accepting[state])
+        block_of[state] = i32(block_of_label.setdefault(label, len(block_of_label)))
+    blocks = i64(len(block_of_label)) + 1
+    block_of[size - 1] = i32(blocks - 1)  # the sink is alone
+    first = vec[i32]([i32(0) for _ in range(blocks + 1)])
     for state in range(size):
-        first[block_of[state] + 1] += 1
+        b = i64(block_of[state]) + 1
+        first[b] = first[b] + 1
     for b in range(blocks):
-        first[b + 1] += first[b]
-    end = first[1:]
-    first = first[:blocks]
-    marked_end = first[:]  # block b's states reached by the current splitter: elements[first[b]:marked_end[b]]
-    elements = [0] * size
-    location = [0] * size
-    placed = first[:]
+        first[b + 1] = first[b + 1] + first[b]
+    end = vec[i32]([first[b + 1] for b in range(blocks)])
+    first = vec[i32]([first[b] for b in range(blocks)])
+    marked_end = vec[i32]([x for x in first])  # block b's states reached by the current splitter: elements[first[b]:marked_end[b]]
+    elements = vec[i32]([i32(0) for _ in range(size)])
+    location = vec[i32]([i32(0) for _ in range(size)])
+    placed = vec[i32]([x for x in first])
     for state in range(size):
-        b = block_of[state]
-        elements[placed[b]] = state
-        location[state] = placed[b]
-        placed[b] += 1
+        b = i64(block_of[state])
+        at = i64(placed[b])
+        elements[at] = i32(state)
+        location[state] = i32(at)
+        placed[b] = placed[b] + 1
 
     # every block but the largest, on every class, to begin with
-    largest = 0
+    largest = i64(0)
     for b in range(blocks):
         if end[b] - first[b] > end[largest] - first[largest]:
             largest = b
-    waiting: list[int] = []  # splitters, as block * classes + class
-    in_waiting = [False] * (blocks * classes)
+    waiting = vec[i32]()  # splitters, as block * classes + class
+    in_waiting = vec[bool]([False for _ in range(blocks * k)])
     for b in range(blocks):
         if b != largest:
-            for c in range(classes):
-                in_waiting[b * classes + c] = True
-                waiting.append(b * classes + c)
-    touched: list[int] = []
+            for c in range(k):
+                in_waiting[b * k + c] = True
+                waiting = append(waiting, i32(b * k + c))
+    touched = vec[i32]()
     rounds = 0
-    while waiting:
+    while len(waiting) > 0:
         rounds += 1
         if rounds & 1023 == 0:
             check_deadline()
-        splitter = waiting.pop()
+        waiting, popped = pop(waiting)
+        splitter = i64(popped)
         in_waiting[splitter] = False
-        block = splitter // classes
-        c = splitter % classes
-        for target in elements[first[block]:end[block]]:
-            key = c * size + target
-            for i in range(starts[key], starts[key + 1]):
-                state = sources[i]
-                b = block_of[state]
-                at = location[state]
-                if at < marked_end[b]:
+        block = splitter // k
+        c = splitter % k
+        members = vec[i32]([elements[at] for at in range(i64(first[block]), i64(end[block]))])  # moves below reorder elements
+        for target in members:
+            key = c * size + i64(target)
+            for i in range(i64(starts[key]), i64(starts[key + 1])):
+                state = i64(sources[i])
+                b = i64(block_of[state])
+                at = i64(location[state])
+                swap = i64(marked_end[b])
+                if at < swap:
                     continue  # already reached
-                if marked_end[b] == first[b]:
-                    touched.append(b)
-                swap = marked_end[b]
-                other = elements[swap]
-                elements[swap] = state
-                location[state] = swap
-                elements[at] = other
-                location[other] = at
-                marked_end[b] += 1
-        for b in touched:
+                if swap == i64(first[b]):
+                    touched = append(touched, i32(b))
+                other = i64(elements[swap])
+                elements[swap] = i32(state)
+                location[state] = i32(swap)
+                elements[at] = i32(other)
+                location[other] = i32(at)
+                marked_end[b] = i32(swap + 1)
+        for split in touched:
+            b = i64(split)
             cut = marked_end[b]
             if cut == end[b]:  # every state of the block reached: no split
                 marked_end[b] = first[b]
                 continue
             new_block = blocks
             blocks += 1
-            first.append(first[b])
-            end.append(cut)
-            marked_end.append(first[b])
-            for at in range(first[b], cut):
-                block_of[elements[at]] = new_block
+            first = append(first, first[b])
+            end = append(end, cut)
+            marked_end = append(marked_end, first[b])
+            for at in range(i64(first[b]), i64(cut)):
+                block_of[i64(elements[at])] = i32(new_block)
             first[b] = cut
             marked_end[b] = cut
-            in_waiting.extend([False] * classes)
+            for _ in range(k):
+                in_waiting = append(in_waiting, False)
             smaller = new_block if cut - first[new_block] <= end[b] - cut else b
-            for d in range(classes):
-                added = new_block * classes + d if in_waiting[b * classes + d] else smaller * classes + d
+            for d in range(k):
+                added = new_block * k + d if in_waiting[b * k + d] else smaller * k + d
                 if not in_waiting[added]:
                     in_waiting[added] = True
-                    waiting.append(added)
-        touched.clear()
+                    waiting = append(waiting, i32(added))
+        touched = vec[i32]()
 
-    number = [DEAD] * blocks  # block -> new state number, start first, sink dropped
-    number[block_of[0]] = 0
-    next_number = 1
+    blocks_of_states = [int(block_of[state]) for state in range(count)]  # the sink's block is never numbered
+    return _quotient(table, classes, accepting, class_of, blocks_of_states, int(blocks))
+
+
+def _minimize_acyclic(table: list[int], classes: int, accepting: list[bool], class_of: list[int]) -> _Part | None:
+    """The minimal automaton of an acyclic ``table`` (a literal, a keyword), or None
+    if it has a cycle.
+
+    Without cycles, states can be taken after all their targets, and two states are
+    equivalent exactly when they agree on accepting and on their targets' classes:
+    one pass with a dictionary, where Hopcroft's set-up alone cost more on these
+    automata of a handful of states. States are numbered as ``_minimize`` numbers them.
+    """
+    count = len(accepting)
+    waiting_on = [0] * count  # targets (with repeats) not yet given a class
+    predecessors: list[list[int]] = [[] for _ in range(count)]
     for state in range(count):
+        for target in table[state * classes : (state + 1) * classes]:
+            if target != DEAD:
+                waiting_on[state] += 1
+                predecessors[target].append(state)
+    ready = [state for state in range(count) if waiting_on[state] == 0]
+    class_of_state = [DEAD] * count
+    signatures: dict[tuple[int, ...], int] = {}
+    done = 0
+    while ready:
+        state = ready.pop()
+        done += 1
+        signature = [int(accepting[state])]
+        for target in table[state * classes : (state + 1) * classes]:
+            signature.append(DEAD if target == DEAD else class_of_state[target])
+        class_of_state[state] = signatures.setdefault(tuple(signature), len(signatures))
+        for previous in predecessors[state]:
+            waiting_on[previous] -= 1
+            if waiting_on[previous] == 0:
+                ready.append(previous)
+    if done < count:
+        return None
+    return _quotient(table, classes, accepting, class_of, class_of_state, len(signatures))
+
+
+def _quotient(
+    table: list[int], classes: int, accepting: list[bool], class_of: list[int], block_of: list[int], blocks: int
+) -> _Part:
+    """``table`` with the states of each block merged into one, numbered in the order
+    of their first states (the start's block first, as state 0 comes first)."""
+    number = [DEAD] * blocks
+    next_number = 0
+    for state in range(len(accepting)):
         if number[block_of[state]] == DEAD:
             number[block_of[state]] = next_number
             next_number += 1
-    new_table = [DEAD] * (next_number * 256)
-    new_accepts: list[list[int]] = [[] for _ in range(next_number)]
+    new_table = [DEAD] * (next_number * classes)
+    new_accepting = [False] * next_number
     written = [False] * next_number
-    for state in range(count):
+    for state in range(len(accepting)):
         row = number[block_of[state]]
         if written[row]:  # the states of one block move alike
             continue
         written[row] = True
-        new_accepts[row] = accepts[state]
-        for byte in range(256):
-            target = table[state * classes + class_of[byte]]
-            new_table[row * 256 + byte] = DEAD if target == DEAD else number[block_of[target]]
-    return ByteDFA(new_table, new_accepts)
+        new_accepting[row] = accepting[state]
+        for c in range(classes):
+            target = table[state * classes + c]
+            new_table[row * classes + c] = DEAD if target == DEAD else number[block_of[target]]
+    return _Part(new_table, classes, class_of, new_accepting)
 
 
 def _merged_classes(

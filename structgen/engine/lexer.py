@@ -101,11 +101,14 @@ def _reachable_terminals(dfa: ByteDFA) -> list[list[int]]:
     predecessors: list[list[int]] = [[] for _ in range(count)]
     for state in range(count):
         targets: set[int] = set()
+        last = DEAD
         for byte in range(256):
             target = table[state * 256 + byte]
-            if target != DEAD and target not in targets:
-                targets.add(target)
-                predecessors[target].append(state)
+            if target != last:  # rows are runs of equal targets: look each run up once
+                last = target
+                if target != DEAD and target not in targets:
+                    targets.add(target)
+                    predecessors[target].append(state)
     reach: list[int] = []
     for labels in dfa.accepts:
         bits = 0

@@ -80,6 +80,27 @@ def literal(text: str, ignore_case: bool = False) -> Node:
 
 def parse(pattern: str, flags: str = "") -> Node:
     """Parse a Python regex; ``flags`` are lark's terminal flags (``"imsx"``)."""
+    items, flag_bits = _read(pattern, flags)
+    return _convert(items, flag_bits)
+
+
+def parse_terminal(pattern: str, flags: str = "") -> tuple[Node, bool]:
+    """``parse`` and ``ends_at_first_match`` of a terminal from one reading of the
+    pattern: ``re``'s parser is interpreted Python, the slowest part of both."""
+    items, flag_bits = _read(pattern, flags)
+    return _convert(items, flag_bits), _lazy_repeat_then_delimiter(items)
+
+
+def ends_at_first_match(pattern: str, flags: str = "") -> bool:
+    r"""Whether ``pattern`` (already accepted by ``parse``) ends with a lazy repeat
+    followed by a fixed delimiter (``".*?"``, ``/\*(.|\n)*?\*/``): such a terminal
+    ends at its first match, exactly as ``re.match`` ends it. Other lazy repeats
+    (``a*?b+``) denote the same language as their greedy forms and are read so."""
+    return _lazy_repeat_then_delimiter(_read(pattern, flags)[0])
+
+
+def _read(pattern: str, flags: str) -> tuple[list[Any], int]:
+    """``re``'s parse of ``pattern``: its top-level items and the flags in force."""
     flag_bits = 0
     for flag in flags:
         if flag not in "imsxua":
@@ -89,31 +110,33 @@ def parse(pattern: str, flags: str = "") -> Node:
         parsed = _sre.parse(pattern, flag_bits)
     except (re.error, ValueError) as exc:  # ValueError: incompatible flags such as "au"
         raise RegexError(f"invalid regex: {exc}") from None
-    return _convert(list(parsed.data), int(parsed.state.flags))
+    return list(parsed.data), int(parsed.state.flags)
 
 
-def ends_at_first_match(pattern: str, flags: str = "") -> bool:
-    r"""Whether ``pattern`` (already accepted by ``parse``) ends with a lazy repeat
-    followed by a fixed delimiter (``".*?"``, ``/\*(.|\n)*?\*/``): such a terminal
-    ends at its first match, exactly as ``re.match`` ends it. Other lazy repeats
-    (``a*?b+``) denote the same language as their greedy forms and are read so."""
-    flag_bits = 0
-    for flag in flags:
-        flag_bits |= _FLAG_BITS.get(flag, 0)
-    items = list(_sre.parse(pattern, flag_bits).data)
-    last_lazy = max((i for i, (op, _) in enumerate(items) if str(op) == "MIN_REPEAT"), default=-1)
+def _lazy_repeat_then_delimiter(items: list[Any]) -> bool:
+    last_lazy = max((i for i, (op, _) in enumerate(items) if _name(op) == "MIN_REPEAT"), default=-1)
     if last_lazy < 0 or last_lazy == len(items) - 1:
         return False
-    return all(str(op) in ("LITERAL", "IN") for op, _ in items[last_lazy + 1 :])
+    return all(_name(op) in ("LITERAL", "IN") for op, _ in items[last_lazy + 1 :])
 
 
+def _name(opcode: Any) -> str:
+    """An sre opcode's name (``str(opcode)`` gives it too, through an interpreted ``__repr__``)."""
+    name: str = opcode.name
+    return name
+
+
+# re's flags as plain ints: ``int & re.IGNORECASE`` runs RegexFlag's interpreted ``__rand__``
+_IGNORECASE: Final = int(re.IGNORECASE)
+_DOTALL: Final = int(re.DOTALL)
+_ASCII: Final = int(re.ASCII)
 _FLAG_BITS: Final = {
-    "i": re.IGNORECASE,
-    "m": re.MULTILINE,
-    "s": re.DOTALL,
-    "x": re.VERBOSE,
-    "u": re.UNICODE,
-    "a": re.ASCII,
+    "i": _IGNORECASE,
+    "m": int(re.MULTILINE),
+    "s": _DOTALL,
+    "x": int(re.VERBOSE),
+    "u": int(re.UNICODE),
+    "a": _ASCII,
 }
 
 
@@ -127,16 +150,16 @@ def _convert(items: list[Any], flags: int) -> Node:
 
 
 def _convert_item(op: Any, av: Any, flags: int) -> Node:
-    ignore_case = bool(flags & re.IGNORECASE)
-    ascii_only = bool(flags & re.ASCII)
-    name = str(op)
+    ignore_case = bool(flags & _IGNORECASE)
+    ascii_only = bool(flags & _ASCII)
+    name = _name(op)
     if name == "LITERAL":
         return _char_node(int(av), ignore_case, ascii_only)
     if name == "NOT_LITERAL":
         positive = _case_closed([int(av), int(av)], ignore_case, ascii_only)
         return chars(charset.complement(positive))
     if name == "ANY":
-        if flags & re.DOTALL:
+        if flags & _DOTALL:
             return chars(list(charset.ALL))
         return chars(charset.complement([0x0A, 0x0A]))
     if name == "IN":
@@ -167,7 +190,9 @@ def _convert_item(op: Any, av: Any, flags: int) -> Node:
 def _char_node(code_point: int, ignore_case: bool, ascii_only: bool) -> Node:
     if charset.SURROGATE_LOW <= code_point <= charset.SURROGATE_HIGH:
         raise RegexError(f"the surrogate U+{code_point:04X} cannot occur in UTF-8 text")
-    return chars(_case_closed([code_point, code_point], ignore_case, ascii_only))
+    if not ignore_case:
+        return chars([code_point, code_point])  # already normalized
+    return chars(charset.ignore_case([code_point, code_point], ascii_only))
 
 
 def _case_closed(ranges: list[int], ignore_case: bool, ascii_only: bool) -> list[int]:
@@ -180,7 +205,7 @@ def _class_ranges(items: list[Any], ignore_case: bool, ascii_only: bool) -> list
     negate = False
     ranges: list[int] = []
     for op, av in items:
-        name = str(op)
+        name = _name(op)
         if name == "NEGATE":
             negate = True
         elif name == "LITERAL":
@@ -188,7 +213,7 @@ def _class_ranges(items: list[Any], ignore_case: bool, ascii_only: bool) -> list
         elif name == "RANGE":
             ranges.extend((int(av[0]), int(av[1])))
         elif name == "CATEGORY":
-            ranges.extend(_category(str(av), ascii_only))
+            ranges.extend(_category(_name(av), ascii_only))
         else:
             raise RegexError(f"unsupported item {name} in a character class")
     positive = _case_closed(ranges, ignore_case, ascii_only)
