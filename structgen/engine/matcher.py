@@ -372,8 +372,8 @@ class Matcher:
             entry, node = work.pop()
             while len(entry.dependent) > REFINE_AT and len(entry.context) < MAX_CONTEXT:
                 parents = node.parents
-                if not parents or len(found) + len(work) + len(parents) > MAX_PATHS:
-                    break
+                if not parents or (len(parents) > 1 and len(found) + len(work) + len(parents) > MAX_PATHS):
+                    break  # the bottom, or a branch past MAX_PATHS: this entry serves every path
                 missing = sum(1 for parent in parents if parent.state not in entry.deeper)
                 if missing > budget[0]:
                     break
