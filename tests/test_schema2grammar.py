@@ -947,23 +947,37 @@ def test_dependent_schemas_past_the_limits_are_approximated() -> None:
     assert grammar.accepts('{"p": {"q": 1}, "d": 1}') and not grammar.accepts('{"p": {}, "d": 1}')
 
 
+OBJECT_NAMES = ["a", "b", "c", "x", "y"]
+"""Property names of the random object schemas: the first three may be declared."""
+
+
+def _random_object_schema(rng: random.Random, dependent_schemas: bool) -> dict[str, Any]:
+    """An object schema mixing declared properties, extra properties, dependencies
+    and property counts, each drawn from ``rng``."""
+    names = OBJECT_NAMES
+    properties = {name: rng.choice([{}, {"type": "integer"}]) for name in rng.sample(names[:3], rng.randint(0, 3))}
+    schema: dict[str, Any] = {"type": "object", "properties": properties,
+                              "additionalProperties": rng.choice([True, False, {"type": "integer"}]),
+                              "dependentRequired": {n: rng.sample(names, rng.randint(0, 2)) for n in rng.sample(names, 2)}}
+    if dependent_schemas:
+        schema["dependentSchemas"] = {rng.choice(names): rng.choice([{"required": ["y"]}, {"maxProperties": 2}])}
+    if properties and rng.random() < 0.5:
+        schema["required"] = rng.sample(list(properties), 1)
+    for key in ("minProperties", "maxProperties"):
+        if rng.random() < 0.5:
+            schema[key] = rng.randint(0, 3)
+    return schema
+
+
 def test_whole_object_keywords_agree_with_jsonschema_on_random_schemas() -> None:
     """Random schemas mixing counts, dependencies and extra properties, random
     objects written declared names first: acceptance is validity wherever the
     report says exact (and a valid object is refused only for its key order)."""
     rng = random.Random(11)
-    names = ["a", "b", "c", "x", "y"]
+    names = OBJECT_NAMES
     for _ in range(60):
-        properties = {name: rng.choice([{}, {"type": "integer"}]) for name in rng.sample(names[:3], rng.randint(0, 3))}
-        schema: dict[str, Any] = {"type": "object", "properties": properties,
-                                  "additionalProperties": rng.choice([True, False, {"type": "integer"}]),
-                                  "dependentRequired": {n: rng.sample(names, rng.randint(0, 2)) for n in rng.sample(names, 2)},
-                                  "dependentSchemas": {rng.choice(names): rng.choice([{"required": ["y"]}, {"maxProperties": 2}])}}
-        if properties and rng.random() < 0.5:
-            schema["required"] = rng.sample(list(properties), 1)
-        for key in ("minProperties", "maxProperties"):
-            if rng.random() < 0.5:
-                schema[key] = rng.randint(0, 3)
+        schema = _random_object_schema(rng, dependent_schemas=True)
+        properties = schema["properties"]
         try:
             grammar = Grammar.from_json_schema(schema)
         except SchemaError:
@@ -1029,18 +1043,10 @@ def test_any_order_agrees_with_jsonschema_on_random_schemas() -> None:
     """Counts, dependencies and extra properties with the keys in random order:
     acceptance is validity wherever the report says exact."""
     rng = random.Random(12)
-    names = ["a", "b", "c", "x", "y"]
+    names = OBJECT_NAMES
     checked = 0
     for _ in range(40):
-        properties = {name: rng.choice([{}, {"type": "integer"}]) for name in rng.sample(names[:3], rng.randint(0, 3))}
-        schema: dict[str, Any] = {"type": "object", "properties": properties,
-                                  "additionalProperties": rng.choice([True, False, {"type": "integer"}]),
-                                  "dependentRequired": {n: rng.sample(names, rng.randint(0, 2)) for n in rng.sample(names, 2)}}
-        if properties and rng.random() < 0.5:
-            schema["required"] = rng.sample(list(properties), 1)
-        for key in ("minProperties", "maxProperties"):
-            if rng.random() < 0.5:
-                schema[key] = rng.randint(0, 3)
+        schema = _random_object_schema(rng, dependent_schemas=False)
         try:
             grammar = Grammar.from_json_schema(schema, property_order="any")
         except SchemaError:
