@@ -71,6 +71,6 @@ class ByteMatcher:
         known = self._viable.get(key)
         if known is None:
             ignored = self.grammar.ignored
-            known = any(ignored[t] or bool(self.parser.feed(tops, t)) for t in lexer.reachable_terminals[state])
+            known = any(ignored[t] or self.parser.takes(tops, t) for t in lexer.reachable_terminals[state])
             self._viable[key] = known
         return known

@@ -104,7 +104,7 @@ DEEP_DEALLOCATION = (
     "for _ in range(50):\n"
     "    nest = []\n"
     "    for depth in range(200):\n"
-    "        nest = [nest, TokenGroup(depth, depth), MaskEntry(0, b'', (), []), Partial((), False)]\n"
+    "        nest = [nest, TokenGroup(depth, depth), MaskEntry(b'', (), []), Partial((), False)]\n"
     "    del nest\n"
     "    gc.collect()\n"
     "print('survived')\n"

@@ -289,3 +289,48 @@ def test_random_nullable_grammars_match_earley_with_masks_taken_on_the_way(seed:
                     break
             expected = lark_accepts(earley, word)
             assert (alive and matcher.can_terminate()) == expected, (text, word)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_trial_stacks_answer_as_the_real_ones(seed: int) -> None:
+    """Masks ask of many lexemes whether some stack takes them, on trial stacks
+    that build no node (``Trial``): at every prefix of texts over the named and
+    random nullable grammars, ``takes``, ``trial_takes`` and ``trial_feed`` followed
+    by another terminal or the end agree with ``feed`` and ``accepts_end``."""
+    from structgen.engine.stack import Trial
+
+    rng = random.Random(seed)
+    sources = list(ALL_GRAMMARS.values()) + REVIEW_CASES + [random_nullable_grammar(rng) for _ in range(12)]
+    checked = unsure = 0
+    for text in sources:
+        recognizer = Recognizer(text)
+        parser = recognizer.parser
+        terminals = range(len(recognizer.rules.terminals))
+        for word in texts_for(recognizer, f"{seed}-{text}")[::6]:
+            tops = parser.initial()
+            for ch in word:
+                for terminal in terminals:
+                    fed = parser.feed(tops, terminal)
+                    assert parser.takes(tops, terminal) == bool(fed), (text, word, terminal)
+                    answers = [parser.trial_takes(Trial(top, ()), terminal, False) for top in tops]
+                    if -1 not in answers:
+                        assert (1 in answers) == bool(fed), (text, word, terminal)
+                    trials: list[Trial] = []
+                    if not all(parser.trial_feed(Trial(top, ()), terminal, trials) for top in tops):
+                        unsure += 1
+                        continue
+                    assert bool(trials) == bool(fed), (text, word, terminal)
+                    for after in [*terminals, None]:
+                        if after is None:
+                            expected = bool(fed) and parser.accepts_end(fed)
+                            answers = [parser.trial_takes(trial, recognizer.table.end, True) for trial in trials]
+                        else:
+                            expected = bool(fed) and bool(parser.feed(fed, after))
+                            answers = [parser.trial_takes(trial, after, False) for trial in trials]
+                        if -1 not in answers:
+                            assert (1 in answers) == expected, (text, word, terminal, after)
+                            checked += 1
+                tops = parser.feed(tops, recognizer.by_char[ch])
+                if not tops:
+                    break
+    assert checked > 5_000 and unsure < checked // 10, (checked, unsure)

@@ -71,6 +71,31 @@ def test_masks_equal_trying_every_token(name: str) -> None:
     assert structgen.compile(grammar, info) is compiled  # cached
 
 
+@pytest.mark.parametrize("name", list(GRAMMARS))
+def test_masks_are_the_same_without_trial_stacks(name: str) -> None:
+    """A mask checks its context-dependent groups on trial stacks (engine/stack.py
+    ``Trial``), and on real stacks past the parser's ``max_trial_work``: with no
+    trial work allowed at all, every mask of random walks is the same."""
+    from structgen.engine.matcher import Matcher as EngineMatcher
+    from structgen.engine.stack import GLRParser
+
+    info = small_vocabulary(len(name) + 7)
+    compiled = structgen.compile(Grammar.from_lark(GRAMMARS[name]), info)
+    engine = Matcher(compiled)._engine.compiled
+    rng = random.Random(name)
+    for _ in range(6):
+        trial = EngineMatcher(engine)
+        real = EngineMatcher(engine, GLRParser(engine.table, max_trial_work=0))
+        for _step in range(16):
+            allowed = trial.allowed_row()
+            assert allowed == real.allowed_row(), name
+            ids = [t for t in trial.allowed_tokens() if t not in info.stop_token_ids]
+            if not ids:
+                break
+            token = rng.choice(ids)
+            assert trial.accept_token(token) and real.accept_token(token)
+
+
 def test_stop_token_only_when_complete() -> None:
     info = small_vocabulary(1)
     stop = info.stop_token_ids[0]

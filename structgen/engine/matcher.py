@@ -24,14 +24,14 @@ from __future__ import annotations
 from typing import Final
 
 from librt.vecs import vec
-from mypy_extensions import i32, u8
+from mypy_extensions import i32
 
 from structgen.engine.deadline import check_deadline
 from structgen.engine.dfa import DEAD
 from structgen.engine.lexer import START, Lexer
 from structgen.engine.lr import LRTable
 from structgen.engine.spanner import EMPTY_SEQUENCE, LARGE_GROUP, Groups, SequenceTable, TokenGroup
-from structgen.engine.stack import GLRParser, StackNode
+from structgen.engine.stack import GLRParser, StackNode, Trial
 from structgen.engine.tables import (
     MAX_CONTEXT,
     MAX_PRECOMPUTED_CHAIN,
@@ -40,7 +40,16 @@ from structgen.engine.tables import (
     MaskEntry,
     MaskTables,
 )
-from structgen.engine.tokenset import add_to_row, row_token_ids, to_row, word_count
+from structgen.engine.tokenset import (
+    add_ids,
+    add_words,
+    empty_words,
+    int_words,
+    row_token_ids,
+    row_words,
+    word_count,
+    words_row,
+)
 from structgen.engine.vocab import TokenTrie
 
 
@@ -60,6 +69,11 @@ at the same place builds the next refinements."""
 
 MASK_CACHE_SIZE: Final = 256
 """Masks a matcher (with its forks) remembers; the cache is emptied when full."""
+
+MAX_TRIALS: Final = 16
+"""The most trial stacks (``Trial``) a dependent group's check follows; past it
+(lexemes of several terminals, each taken by several stacks) the real stacks are
+fed instead."""
 
 PRECOMPUTE_LIMIT: Final = 5_000
 """``precompute`` builds every table entry when (lexer states x LR states) is at
@@ -107,9 +121,9 @@ class CompiledGrammar:
         self.stop_token_ids = stop_token_ids
         self.stop_ids = vec[i32](stop_token_ids)
         self.words = word_count(len(vocab))
-        self.empty_row = bytes(self.words * 4)
         self.trie = trie
         self.tables = MaskTables(lexer, table, ignored, trie, len(vocab))
+        self.empty_row = self.tables.empty_row
         self.sequences: SequenceTable = self.tables.sequences
 
     def groups(self, lexer_state: int) -> Groups:
@@ -300,24 +314,23 @@ class Matcher:
         context-dependent groups the real stacks take, plus the stop tokens when
         the text is complete."""
         compiled = self.compiled
-        always = 0  # the union of the sets that base does not hold yet
-        base = compiled.empty_row
-        base_set = 0
+        always = 0  # the large dependent groups taken: unions of ints are cheap
+        rows: list[bytes] = []  # the entries' rows, each once (equal rows are one object)
         dependent: Groups = ()
         entries: list[MaskEntry] = []
         budget = [MAX_NEW_REFINEMENTS]
         for node in tops:
             self._entries(lexer_state, node, entries, budget)
         if len(entries) == 1:
-            entry = entries[0]
-            base = entry.row
-            base_set = entry.always
-            dependent = entry.dependent
+            if entries[0].row is not compiled.empty_row:
+                rows.append(entries[0].row)
+            dependent = entries[0].dependent
         else:
             listed: set[int] = set()
             united: list[TokenGroup] = []
             for entry in entries:
-                always |= entry.always
+                if entry.row is not compiled.empty_row and entry.row not in rows:
+                    rows.append(entry.row)
                 for group in entry.dependent:
                     if id(group) not in listed:
                         listed.add(id(group))
@@ -325,39 +338,38 @@ class Matcher:
             dependent = tuple(united)
         small: list[TokenGroup] = []
         if dependent:
-            accepts = compiled.lexer.accepts
             reach_class = compiled.lexer.reach_class
-            class_count = compiled.lexer.reach_class_count
-            sequences = compiled.sequences
+            classes = compiled.lexer.reach_class_count + 1
+            trials: dict[int, list[Trial] | None] = {EMPTY_SEQUENCE: [Trial(top, ()) for top in tops]}
             after_sequence: dict[int, list[StackNode]] = {EMPTY_SEQUENCE: tops}
-            continues: dict[int, bool] = {}
+            takes: dict[int, bool] = {}  # by sequence and reach class of the lexeme in progress
             for group in dependent:
-                following = self._tops_after(group.sequence, after_sequence, sequences, accepts)
-                if not following:
+                end_state = group.end_state
+                memo_key = group.sequence * classes + (0 if end_state == START else reach_class[end_state] + 1)
+                taken = takes.get(memo_key)
+                if taken is None:
+                    taken = self._takes_group(group, trials, after_sequence)
+                    takes[memo_key] = taken
+                if not taken:
                     continue
-                if group.end_state != START:
-                    memo_key = group.sequence * class_count + reach_class[group.end_state]
-                    known = continues.get(memo_key)
-                    if known is None:
-                        known = self._can_continue(group.end_state, following)
-                        continues[memo_key] = known
-                    if not known:
-                        continue
                 if group.size > LARGE_GROUP:
                     always |= group.tokens(compiled.vocab_size)
                 else:
                     small.append(group)
         terminal = self.can_terminate()
-        if always == 0 and not small and not terminal:
-            return base
-        # rows are made from a set only when a big set changed (the conversion is the
-        # slow part); otherwise the stored row is copied and a few bits set
-        row = vec[u8](to_row(always | base_set, compiled.words) if always else base)
+        if len(rows) <= 1 and always == 0 and not small and not terminal:
+            return rows[0] if rows else compiled.empty_row
+        # a union of rows and groups, made as words (tokenset): no int conversion
+        # unless a large group was taken
+        vocab_size = compiled.vocab_size
+        words = int_words(always, vocab_size) if always else empty_words(vocab_size)
+        for row in rows:
+            add_words(words, row_words(row, vocab_size))
         for group in small:
-            add_to_row(row, group.ids())
+            add_ids(words, group.ids())
         if terminal:
-            add_to_row(row, compiled.stop_ids)
-        return bytes(memoryview(row))
+            add_ids(words, compiled.stop_ids)
+        return words_row(words, compiled.words)
 
     def _entries(self, lexer_state: int, top: StackNode, found: list[MaskEntry], budget: list[int]) -> None:
         """The table entries for ``top``, added to ``found``: refined with the states
@@ -383,6 +395,91 @@ class Matcher:
                 node = parents[0]
                 entry = tables.refine(entry, lexer_state, node.state)
             found.append(entry)
+
+    def _takes_group(
+        self, group: TokenGroup, trials: dict[int, list[Trial] | None], after_sequence: dict[int, list[StackNode]]
+    ) -> bool:
+        """Whether some stack takes the lexemes of ``group`` and can go on with the
+        one it leaves in progress: on trial stacks (``Trial``) within their limits,
+        else on real ones (memoized by sequence prefix in both)."""
+        following = self._trials_after(group.sequence, trials)
+        if following is not None:
+            if not following:
+                return False
+            if group.end_state == START:
+                return True
+            known = self._trials_continue(group.end_state, following)
+            if known >= 0:
+                return known == 1
+        compiled = self.compiled
+        tops = self._tops_after(group.sequence, after_sequence, compiled.sequences, compiled.lexer.accepts)
+        return bool(tops) and self._can_continue(group.end_state, tops)
+
+    def _trials_after(self, sequence: int, memo: dict[int, list[Trial] | None]) -> list[Trial] | None:
+        """The trial stacks after the lexemes of ``sequence``; None past the trial
+        limits on the way."""
+        sequences = self.compiled.sequences
+        pending: list[int] = []
+        current = sequence
+        while current not in memo:
+            pending.append(current)
+            current = sequences.parent[current]
+        trials = memo[current]
+        while pending:
+            current = pending.pop()
+            if trials:
+                trials = self._trial_lexeme(trials, self.compiled.lexer.accepts[sequences.last[current]])
+            memo[current] = trials
+        return trials
+
+    def _trial_lexeme(self, trials: list[Trial], alternatives: list[int]) -> list[Trial] | None:
+        """``trials`` after one lexeme, each of its alternatives fed (an ignored one
+        leaves them as they are), each distinct stack once; None past
+        the parser's ``max_trial_work`` or ``MAX_TRIALS``."""
+        ignored = self.compiled.ignored
+        following: list[Trial] = []
+        for terminal in alternatives:
+            if ignored[terminal]:
+                following.extend(trials)
+                continue
+            for trial in trials:
+                if not self.parser.trial_feed(trial, terminal, following):
+                    return None
+        if len(following) > 1:
+            seen: set[tuple[int, tuple[int, ...]]] = set()
+            distinct: list[Trial] = []
+            for trial in following:
+                key = (id(trial.node), trial.pushed)
+                if key not in seen:
+                    seen.add(key)
+                    distinct.append(trial)
+            following = distinct
+        return following if len(following) <= MAX_TRIALS else None
+
+    def _trials_continue(self, lexer_state: int, trials: list[Trial]) -> int:
+        """``_can_continue`` on trial stacks: 1 or 0, or -1 past the parser's ``max_trial_work``."""
+        tables = self.compiled.tables
+        reach = tables.reach_bits[lexer_state]
+        if reach & tables.ignored_bits:
+            return 1
+        acting = 0  # the terminals some top has an action for: only those can be taken
+        for trial in trials:
+            top = trial.top()
+            if reach & tables.shift_bits[top]:
+                return 1
+            acting |= tables.action_bits[top]
+        acting &= reach
+        if not acting:
+            return 0
+        unsure = False
+        for terminal in self.compiled.lexer.reachable_terminals[lexer_state]:
+            if acting >> terminal & 1:
+                for trial in trials:
+                    known = self.parser.trial_takes(trial, terminal, False)
+                    if known == 1:
+                        return 1
+                    unsure = unsure or known < 0
+        return -1 if unsure else 0
 
     def _tops_after(
         self,
@@ -411,6 +508,9 @@ class Matcher:
         """Whether the lexeme in progress can still become a terminal some stack takes."""
         if lexer_state == START:
             return bool(tops)
+        known = self._trials_continue(lexer_state, [Trial(top, ()) for top in tops])
+        if known >= 0:
+            return known == 1
         ignored = self.compiled.ignored
         for terminal in self.compiled.lexer.reachable_terminals[lexer_state]:
             if ignored[terminal] or self.parser.feed(tops, terminal):

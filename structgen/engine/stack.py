@@ -25,6 +25,11 @@ MAX_STEP_WORK: Final = 200_000
 past it the grammar is too ambiguous to follow (``AmbiguityLimitError``)."""
 
 
+MAX_TRIAL_WORK: Final = 1_000
+"""Default for the most steps (actions followed, nodes reached by a reduction) one
+trial feed may take; past it the real stacks are fed instead (``Trial``)."""
+
+
 class AmbiguityLimitError(ValueError):
     """Following every parse of an ambiguous grammar needed more work than allowed."""
 
@@ -86,12 +91,32 @@ class _Task:
         self.via = via
 
 
+class Trial:
+    """A stack fed on trial: the real ``node`` with ``pushed`` LR states over it,
+    not built as nodes. A mask asks of each dependent token group whether some
+    stack takes its lexemes, and keeps none of those stacks: building and interning
+    nodes for them was most of such a mask's cost. A trial is one parse: where
+    the parse branches, each branch is a trial of its own."""
+
+    node: Final[StackNode]
+    pushed: Final[tuple[int, ...]]
+
+    def __init__(self, node: StackNode, pushed: tuple[int, ...]) -> None:
+        self.node = node
+        self.pushed = pushed
+
+    def top(self) -> int:
+        """The LR state on top."""
+        return self.pushed[-1] if self.pushed else self.node.state
+
+
 class GLRParser:
     """Feeds terminals to graph-structured stacks, following every conflict."""
 
-    def __init__(self, table: LRTable, max_step_work: int = MAX_STEP_WORK) -> None:
+    def __init__(self, table: LRTable, max_step_work: int = MAX_STEP_WORK, max_trial_work: int = MAX_TRIAL_WORK) -> None:
         self.table = table
         self.max_step_work = max_step_work
+        self.max_trial_work = max_trial_work
         self._nodes: dict[tuple[int, ...], StackNode] = {}
         self._next_uid = 0
         self._work = 0  # reduction paths for the current terminal
@@ -124,6 +149,69 @@ class GLRParser:
             for state, under in shifted.items()
         ]
         return self._merge_by_state(settled)
+
+    def takes(self, tops: list[StackNode], terminal: int) -> bool:
+        """Whether some parse shifts ``terminal`` (``feed`` would return tops), found
+        on trial (no node built) unless that is past ``max_trial_work``."""
+        unsure = False
+        for top in tops:
+            known = self.trial_takes(Trial(top, ()), terminal, False)
+            if known == 1:
+                return True
+            unsure = unsure or known < 0
+        return unsure and bool(self.feed(tops, terminal))
+
+    def trial_takes(self, trial: Trial, terminal: int, accepting: bool) -> int:
+        """Whether some parse of ``trial`` shifts ``terminal`` (or, ``accepting``,
+        accepts it): 1 or 0, or -1 past ``max_trial_work`` (then only ``feed`` can tell)."""
+        return self._trial_run(trial, terminal, None, accepting)
+
+    def trial_feed(self, trial: Trial, terminal: int, out: list[Trial]) -> bool:
+        """Append to ``out`` the stacks after ``terminal`` is shifted on ``trial``,
+        one per parse that takes it; False past ``max_trial_work``."""
+        return self._trial_run(trial, terminal, out, False) >= 0
+
+    def _trial_run(self, trial: Trial, terminal: int, out: list[Trial] | None, accepting: bool) -> int:
+        """Every parse of ``trial`` on ``terminal``, each followed on its own (no
+        graph: a branch is another trial). Without ``out``, 1 at the first shift (or
+        accept); with it, each shifted stack is appended. 0 when none, -1 past
+        ``max_trial_work`` steps (a cyclic or very ambiguous grammar)."""
+        table = self.table
+        work: list[Trial] = [trial]
+        found = 0
+        steps = 0
+        while work:
+            current = work.pop()
+            steps += 1
+            if steps > self.max_trial_work:
+                return -1
+            node = current.node
+            pushed = current.pushed
+            for action in table.actions[current.top()].get(terminal, _NO_ACTIONS):
+                if action == ACCEPT:
+                    if accepting:
+                        return 1
+                elif action & 1 == 0:
+                    if out is not None:
+                        out.append(Trial(node, pushed + (action >> 1,)))
+                        found = 1
+                    elif not accepting:
+                        return 1
+                else:
+                    rule = action >> 1
+                    lhs = table.rule_lhs[rule]
+                    kept = len(pushed) - table.rule_length[rule]
+                    if kept >= 0:
+                        rest = pushed[:kept]
+                        work.append(Trial(node, rest + (table.gotos[rest[-1] if rest else node.state][lhs],)))
+                    else:
+                        ends = [node]
+                        for _ in range(-kept):
+                            ends = _parents_of(ends)
+                        steps += len(ends)
+                        for base in ends:
+                            work.append(Trial(base, (table.gotos[base.state][lhs],)))
+        return found
 
     def _feed_deterministic(self, node: StackNode, terminal: int) -> list[StackNode] | None:
         """``feed`` for one top while every step has one action and one path under
@@ -171,6 +259,14 @@ class GLRParser:
 
     def accepts_end(self, tops: list[StackNode]) -> bool:
         """Whether the input so far is a complete sentence."""
+        unsure = False
+        for top in tops:
+            known = self.trial_takes(Trial(top, ()), self.table.end, True)
+            if known == 1:
+                return True
+            unsure = unsure or known < 0
+        if not unsure:
+            return False
         level = self._reduce_all(tops, self.table.end)
         actions = self.table.actions
         end = self.table.end
@@ -333,3 +429,4 @@ def _parents_of(nodes: list[StackNode]) -> list[StackNode]:
 
 
 _NO_ACTIONS: Final[list[int]] = []
+

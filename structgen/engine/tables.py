@@ -47,7 +47,7 @@ from structgen.engine.spanner import (
     shifted_groups,
     token_groups,
 )
-from structgen.engine.tokenset import add_to_row, empty_buffer, to_row, word_count
+from structgen.engine.tokenset import add_ids, add_words, empty_words, int_words, row_words, word_count, words_row
 from structgen.engine.vocab import TokenTrie
 
 ALWAYS: Final = 0
@@ -156,20 +156,20 @@ def _convergence_gain(moves: vec[i64], other: vec[i64], weights: vec[i64]) -> in
 class MaskEntry:
     """What the tokens do from one lexer state and a known top of the stack.
 
-    ``context`` is the known LR states, bottom first; ``deeper`` holds entries for
-    the same lexer state with one more state known under ``context``, keyed by
-    that state, built when too many groups depend on what lies there.
+    ``row`` is the tokens always accepted, as a bitmask row (one object for every
+    entry with the same set); ``context`` is the known LR states, bottom first;
+    ``deeper`` holds entries for the same lexer state with one more state known
+    under ``context``, keyed by that state, built when too many groups depend on
+    what lies there.
     """
 
-    always: Final[int]
     row: Final[bytes]
     dependent: Final[Groups]
     context: Final[list[int]]
     deeper: Final[dict[int, MaskEntry]]
 
-    def __init__(self, always: int, row: bytes, dependent: Groups, context: list[int]) -> None:
-        self.always = always
-        self.row = row  # ``always`` as a bitmask row
+    def __init__(self, row: bytes, dependent: Groups, context: list[int]) -> None:
+        self.row = row
         self.dependent = dependent
         self.context = context
         self.deeper = {}
@@ -222,15 +222,17 @@ class MaskTables:
         self._entries: dict[int, MaskEntry] = {}
         self._contexts: dict[tuple[int, ...], _Context] = {}
         self._memoized = 0  # partial results held by _contexts
-        self._shared: dict[int, tuple[int, bytes]] = {}  # one set and row per distinct always-accepted set
+        self.empty_row = bytes(self.words * 4)
+        self._shared: dict[bytes, bytes] = {self.empty_row: self.empty_row}  # one row per distinct always-accepted set
         self._weights = vec[i64]()  # tokens under each root child of the trie
         self._moves: dict[int, vec[i64]] = {}  # lexer state -> first_moves, for choosing references
         self._partner: dict[int, int] = {}  # lexer state -> the state a shift proof paired it with
         self.chain_limit = MAX_SHIFT_CHAIN
-        # terminals as bit sets: most verdicts need no simulation of the last lexeme (_classify)
-        self._shifts, self._acts = _action_bits(table)
-        self._reach = tuple([_bits(terminals) for terminals in lexer.reachable_terminals])
-        self._ignored_bits = _bits([terminal for terminal in range(len(ignored)) if ignored[terminal]])
+        # terminals as bit sets: most verdicts need no simulation of the last lexeme
+        # (_classify, and the matcher's check of a lexeme in progress)
+        self.shift_bits, self.action_bits = _action_bits(table)
+        self.reach_bits = tuple([_bits(terminals) for terminals in lexer.reachable_terminals])
+        self.ignored_bits = _bits([terminal for terminal in range(len(ignored)) if ignored[terminal]])
 
     def groups(self, lexer_state: int) -> Groups:
         """The vocabulary grouped by what it does from ``lexer_state``."""
@@ -411,7 +413,7 @@ class MaskTables:
         index = lexer_state * self.lr_state_count + lr_state
         found = self._entries.get(index)
         if found is None:
-            found = self._build(lexer_state, [lr_state], self.groups(lexer_state), 0)
+            found = self._build(lexer_state, [lr_state], self.groups(lexer_state), self.empty_row)
             self._entries[index] = found
         return found
 
@@ -420,14 +422,16 @@ class MaskTables:
         dependent groups need classifying again (more context never undoes a verdict)."""
         found = entry.deeper.get(below)
         if found is None:
-            found = self._build(lexer_state, [below] + entry.context, entry.dependent, entry.always)
+            found = self._build(lexer_state, [below] + entry.context, entry.dependent, entry.row)
             entry.deeper[below] = found
         return found
 
-    def _build(self, lexer_state: int, states: list[int], groups: Groups, always: int) -> MaskEntry:
+    def _build(self, lexer_state: int, states: list[int], groups: Groups, base: bytes) -> MaskEntry:
+        """Classify ``groups`` from the stack top ``states``; the tokens always
+        accepted are ``base`` (a row: the coarser entry's) and the groups found so."""
         context = self._context(states)
-        small = empty_buffer(self.vocab_size)
-        any_small = False
+        large = 0  # the large groups always accepted: unions of ints are cheap
+        small: list[TokenGroup] = []
         dependent: list[TokenGroup] = []
         # groups with the same lexemes and the same possible next terminals share a verdict
         reach_class = self.lexer.reach_class
@@ -444,18 +448,24 @@ class MaskTables:
                 dependent.append(group)
             elif verdict == ALWAYS:
                 if group.size > LARGE_GROUP:
-                    always |= group.tokens(self.vocab_size)
+                    large |= group.tokens(self.vocab_size)
                 else:
-                    add_to_row(small, group.ids())
-                    any_small = True
-        if any_small:
-            always |= int.from_bytes(memoryview(small), "little")
-        # many entries share one set (often the empty one): store it and its row once
-        shared = self._shared.get(always)
-        if shared is None:
-            shared = (always, to_row(always, self.words))
-            self._shared[always] = shared
-        return MaskEntry(shared[0], shared[1], tuple(dependent), states)
+                    small.append(group)
+        row = base
+        if large or small:
+            words = int_words(large, self.vocab_size) if large else empty_words(self.vocab_size)
+            if base is not self.empty_row:
+                add_words(words, row_words(base, self.vocab_size))
+            for group in small:
+                add_ids(words, group.ids())
+            row = words_row(words, self.words)
+            # many entries share one set (often the empty one): store its row once
+            shared = self._shared.get(row)
+            if shared is None:
+                self._shared[row] = row
+            else:
+                row = shared
+        return MaskEntry(row, tuple(dependent), states)
 
     def _context(self, states: list[int]) -> _Context:
         key = tuple(states)
@@ -481,14 +491,14 @@ class MaskTables:
         if end_state == START:
             return ALWAYS
         verdict = DEPENDS if below else NEVER
-        reach = self._reach[end_state]
-        if reach & self._ignored_bits:
+        reach = self.reach_bits[end_state]
+        if reach & self.ignored_bits:
             return ALWAYS
         acting = 0  # the terminals some top has an action for
         for stack in stacks:
-            if reach & self._shifts[stack[-1]]:
+            if reach & self.shift_bits[stack[-1]]:
                 return ALWAYS  # shifted at once: that branch goes through
-            acting |= self._acts[stack[-1]]
+            acting |= self.action_bits[stack[-1]]
         if not reach & acting:
             return verdict
         # left: terminals a top reduces by, which may pop past what is known
