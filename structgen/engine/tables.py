@@ -224,6 +224,7 @@ class MaskTables:
         self._memoized = 0  # partial results held by _contexts
         self.empty_row = bytes(self.words * 4)
         self._shared: dict[bytes, bytes] = {self.empty_row: self.empty_row}  # one row per distinct always-accepted set
+        self._rows: dict[tuple[int, ...], bytes] = {}  # (base row, accepted groups) by id -> row (_row)
         self._weights = vec[i64]()  # tokens under each root child of the trie
         self._moves: dict[int, vec[i64]] = {}  # lexer state -> first_moves, for choosing references
         self._partner: dict[int, int] = {}  # lexer state -> the state a shift proof paired it with
@@ -430,8 +431,7 @@ class MaskTables:
         """Classify ``groups`` from the stack top ``states``; the tokens always
         accepted are ``base`` (a row: the coarser entry's) and the groups found so."""
         context = self._context(states)
-        large = 0  # the large groups always accepted: unions of ints are cheap
-        small: list[TokenGroup] = []
+        accepted: list[TokenGroup] = []
         dependent: list[TokenGroup] = []
         # groups with the same lexemes and the same possible next terminals share a verdict
         reach_class = self.lexer.reach_class
@@ -447,25 +447,38 @@ class MaskTables:
             if verdict == DEPENDS:
                 dependent.append(group)
             elif verdict == ALWAYS:
-                if group.size > LARGE_GROUP:
-                    large |= group.tokens(self.vocab_size)
-                else:
-                    small.append(group)
-        row = base
-        if large or small:
-            words = int_words(large, self.vocab_size) if large else empty_words(self.vocab_size)
-            if base is not self.empty_row:
-                add_words(words, row_words(base, self.vocab_size))
-            for group in small:
+                accepted.append(group)
+        return MaskEntry(self._row(base, accepted), tuple(dependent), states)
+
+    def _row(self, base: bytes, accepted: list[TokenGroup]) -> bytes:
+        """The row of ``base`` and the ``accepted`` groups. Many entries accept the
+        same groups over the same base (the same lexer state under other stack
+        tops): their row is found by those objects, before any set is made; and a
+        row made is stored once whatever made it (often the empty one)."""
+        if not accepted:
+            return base
+        key = tuple([id(base)] + [id(group) for group in accepted])  # both live as long as the tables
+        row = self._rows.get(key)
+        if row is not None:
+            return row
+        large = 0  # unions of ints are cheap; one conversion to words at the end
+        for group in accepted:
+            if group.size > LARGE_GROUP:
+                large |= group.tokens(self.vocab_size)
+        words = int_words(large, self.vocab_size) if large else empty_words(self.vocab_size)
+        if base is not self.empty_row:
+            add_words(words, row_words(base, self.vocab_size))
+        for group in accepted:
+            if group.size <= LARGE_GROUP:
                 add_ids(words, group.ids())
-            row = words_row(words, self.words)
-            # many entries share one set (often the empty one): store its row once
-            shared = self._shared.get(row)
-            if shared is None:
-                self._shared[row] = row
-            else:
-                row = shared
-        return MaskEntry(row, tuple(dependent), states)
+        row = words_row(words, self.words)
+        shared = self._shared.get(row)
+        if shared is None:
+            self._shared[row] = row
+        else:
+            row = shared
+        self._rows[key] = row
+        return row
 
     def _context(self, states: list[int]) -> _Context:
         key = tuple(states)
