@@ -21,7 +21,7 @@ import re
 from typing import Any, Callable
 from urllib.parse import unquote
 
-from schema2grammar import ecma, property_names, regexes
+from schema2grammar import applicators, ecma, property_names, regexes
 from schema2grammar.object_states import (
     MAX_OBJECT_STATES,
     MAX_UNORDERED_STATES,
@@ -31,6 +31,19 @@ from schema2grammar.object_states import (
     TooManyStates,
 )
 from schema2grammar.options import MAX_INDENT_LEVELS, Options
+from schema2grammar.shared import (
+    ANNOTATIONS,
+    DEFINITIONS,
+    MAX_ITEMS_CHAIN,
+    TYPE_KEYWORDS,
+    NoValue,
+    SchemaError,
+    check_shapes,
+    count_of,
+    integral_bound,
+    json_equal,
+    json_type,
+)
 from schema2grammar.report import APPROXIMATED, ENFORCED, REJECTED, Report, ReportEntry
 
 MAX_SCHEMA_NODES = 20_000
@@ -40,16 +53,7 @@ MAX_DEPTH = 100
 """Schema places nested in one another (through ``allOf`` merges too): deeper is an
 error, not a Python stack overflow."""
 
-MAX_ITEMS_CHAIN = 256
-"""``minItems``/``maxItems`` above this are enforced only up to it (reported)."""
-
-ANNOTATIONS = frozenset(
-    "$schema $id $comment $anchor $dynamicAnchor $vocabulary title description default examples "
-    "deprecated readOnly writeOnly contentEncoding contentMediaType contentSchema discriminator "
-    "x-guidance".split()
-)
 JSON_TYPES = ("object", "array", "string", "number", "integer", "boolean", "null")
-DEFINITIONS = ("$defs", "definitions")
 MAX_MERGED_REFERENCES = 1_000
 """References one ``allOf`` merge may follow (a chain of them, or a cycle)."""
 
@@ -63,18 +67,8 @@ MAX_DEPENDENT_RULES = 2_000
 branch copies the object's grammar); past it the split is given up, reported."""
 
 
-class SchemaError(ValueError):
-    """A schema that cannot be translated (or, in strict mode, not exactly), naming
-    the keyword and its JSON pointer."""
-
-
 class _OverBudget(Exception):
-    """A split on dependent schemas grew past ``MAX_DEPENDENT_RULES``."""
-
-
-class NoValue(SchemaError):
-    """A schema place that no value satisfies: an optional property, an ``anyOf``
-    branch or a type of a list drops out; elsewhere the whole schema fails."""
+    """A split into branches (dependent schemas, ``not``, ``if``) grew past its rule budget."""
 
 
 def translate(schema: Any, options: Options | None = None) -> tuple[str, Report]:
@@ -149,11 +143,15 @@ class _Translator:
         self.splitting: set[str] = set()  # schemas whose dependent schemas are being split on
         self.made = 0  # rule names given
         self.merge_verdicts: dict[str, tuple[str, str]] = {}  # merged_references key -> its allOf's status and note
-        self.rule_limit = math.inf  # the rule names a split on dependent schemas may reach
+        self.rule_limit = math.inf  # the rule names a split into branches may reach (within_budget)
+        self.lenient = 0  # inside a schema built for a keyword (contains, if): strict mode blames that keyword
         declared = root.get("$schema") if isinstance(root, dict) else None
         # drafts 3-7 ignore $ref's siblings; drafts 3-4 count 1.0 as no integer
         self.ref_alone = isinstance(declared, str) and re.search(r"draft-0[3-7]/", declared) is not None
         self.float_integers = not (isinstance(declared, str) and re.search(r"draft-0[34]/", declared) is not None)
+        # contains came with draft 6, if/then/else with draft 7: before, annotations
+        self.contains_keyword = self.float_integers
+        self.conditional_keywords = not (isinstance(declared, str) and re.search(r"draft-0[3-6]/", declared) is not None)
         # dependentRequired and dependentSchemas came with 2019-09: before, unknown keywords (annotations)
         self.dependent_keywords = not self.ref_alone
         if options.float_integers is not None:
@@ -367,6 +365,7 @@ class _Translator:
         """The alternatives of one schema object: its type branches, combined with
         enum/const and the combinators."""
         report = self.report
+        check_shapes(schema, pointer)
         for key in schema:
             if key in ANNOTATIONS:
                 report.add(pointer, key, ENFORCED, "annotation")
@@ -376,8 +375,12 @@ class _Translator:
             return self.alternatives(schema, pointer)
         if "allOf" in schema:
             return self.all_of(schema, pointer)
+        if "if" in schema and self.conditional_keywords:
+            return applicators.conditional(self, schema, pointer)
         if _schema_dependency_keys(schema, self.dependent_keywords):
             return self.dependent_schemas(schema, pointer)
+        if "not" in schema:
+            return applicators.negation(self, schema, pointer)
         branches = []
         empty: NoValue | None = None
         for json_type in self.types(schema, pointer):
@@ -500,10 +503,9 @@ class _Translator:
                 continue
             if not isinstance(value, (int, float)) or value != value:
                 raise SchemaError(f"{pointer or '#'}: {key} must be a number")
-            if isinstance(value, float) and (math.isinf(value) or value != int(value)) or abs(value) > regexes.MAX_NUMBER_BOUND:
+            bound = integral_bound(key, value, schema)
+            if bound is None:
                 return None
-            exclusive = key.startswith("exclusive") or schema.get("exclusive" + key[0].upper() + key[1:]) is True
-            bound = (int(value), exclusive)
             if key in ("minimum", "exclusiveMinimum"):
                 low = bound if low is None or (bound[0], bound[1]) > (low[0], low[1]) else low
             else:
@@ -550,11 +552,13 @@ class _Translator:
             report.add(pointer, "items", ENFORCED)
         low = self.count(schema, "minItems", pointer) or 0
         high = self.count(schema, "maxItems", pointer)
-        for key in ("uniqueItems", "contains", "minContains", "maxContains", "unevaluatedItems"):
-            if key in schema and not (key == "uniqueItems" and schema[key] is False):
-                self.approximate(pointer, key, "not enforced yet")
+        if "unevaluatedItems" in schema:
+            self.approximate(pointer, "unevaluatedItems", "not enforced yet")
         if high is not None and high < low:
             raise NoValue(f"{pointer or '#'}: maxItems {high} is below minItems {low}")
+        counted = applicators.counted_array(self, schema, prefix or [], items, low, high, pointer)
+        if counted is not None:
+            return counted
         fixed: list[str] = []
         rest: str | None = None
         try:
@@ -899,7 +903,7 @@ class _Translator:
         whether that one accepts exactly what all of them do."""
         if self.depth > MAX_DEPTH:
             raise SchemaError(f"{pointer or '#'}: allOf nests more than {MAX_DEPTH} deep")
-        merged: dict[str, Any] = {k: v for k, v in schema.items() if k != "allOf"}
+        merged, _ = applicators.conditional_merge(self, {}, {k: v for k, v in schema.items() if k != "allOf"}, pointer)
         if "additionalItems" in merged and not isinstance(merged.get("items"), list):
             del merged["additionalItems"]  # a no-op without its own tuple items (the parts' do not count)
         sources = [merged.copy()]
@@ -911,8 +915,11 @@ class _Translator:
                 raise NoValue(f"{pointer or '#'}: allOf holds false")
             if not isinstance(part, dict):
                 raise SchemaError(f"{pointer or '#'}: allOf holds {part!r}")
+            check_shapes(part, pointer)
             if "additionalItems" in part and not isinstance(part.get("items"), list):
                 part = {k: v for k, v in part.items() if k != "additionalItems"}  # a no-op without tuple items
+            part, agrees = applicators.conditional_merge(self, merged, part, pointer)
+            exact = exact and agrees
             sources.append(part)
             for key, value in part.items():
                 if key not in merged:
@@ -923,6 +930,10 @@ class _Translator:
                         for name, sub in value.items()}}
                 elif key == "required":
                     merged[key] = list(dict.fromkeys(merged[key] + value))
+                elif key == "not":  # not A, and not B: not (A or B)
+                    merged[key] = {"anyOf": [merged[key], value]}
+                elif key == "type" and "nullable" not in merged and "nullable" not in part:
+                    merged[key] = _common_type(merged[key], value, pointer)
                 elif merged[key] != value and key not in ANNOTATIONS and key != "additionalProperties":
                     exact = False
         _merge_additional(merged, sources)
@@ -941,12 +952,6 @@ class _Translator:
         start = len(self.report.entries)
         keys = _schema_dependency_keys(schema, self.dependent_keywords)
         found = self.schema_dependencies(schema, keys, pointer)
-        idle = [name for name, subs in found.items() if all(_unenforced_only(sub) for sub in subs)]
-        if idle:  # a branch would merge in nothing the grammar enforces: the split would change nothing
-            for key in keys:
-                self.approximate(pointer, key, "a dependent schema holds only keywords not enforced yet "
-                                 f"(not, if/then/else): not enforced for {', '.join(map(repr, idle))}")
-            found = {name: subs for name, subs in found.items() if name not in idle}
         rest = {k: v for k, v in _without_schema_dependencies(schema, keys).items() if k not in ANNOTATIONS}
         spelled = json.dumps(schema, sort_keys=True)
         if len(found) > MAX_DEPENDENT_SCHEMAS:
@@ -983,22 +988,38 @@ class _Translator:
         """``dependency_branches``, given up (reported) when they would add more
         than ``MAX_DEPENDENT_RULES`` rules; the rules built meanwhile are left
         unreachable."""
-        outer = self.rule_limit
-        own = self.made + MAX_DEPENDENT_RULES
-        self.rule_limit = min(outer, own)
         self.splitting.add(spelled)
         try:
-            return self.dependency_branches(rest, found, keys, pointer)
-        except _OverBudget:
-            if own > outer:
-                raise  # an enclosing split's budget: that one gives up
+            text = self.within_budget(MAX_DEPENDENT_RULES, lambda: self.dependency_branches(rest, found, keys, pointer))
         finally:
-            self.rule_limit = outer
             self.splitting.discard(spelled)
+        if text is not None:
+            return text
         for key in keys:
             self.approximate(pointer, key, f"the branches (a copy of the object's grammar for each subset of the "
                              f"names present) would take more than {MAX_DEPENDENT_RULES} rules: not enforced")
         return self.body(rest, pointer)
+
+    def within_budget(self, limit: int, build: Callable[[], str]) -> str | None:
+        """``build()``, or None when it would add more than ``limit`` rules (a split
+        into branches that each copy a schema's grammar: the caller reports its
+        keyword approximated and builds without it); the rules made meanwhile are
+        left unreachable, and their places do not count towards ``MAX_SCHEMA_NODES``."""
+        outer, visited = self.rule_limit, self.visited
+        own = self.made + limit
+        self.rule_limit = min(outer, own)
+        try:
+            text = build()
+            if self.made > self.rule_limit:
+                raise _OverBudget
+            return text
+        except _OverBudget:
+            if own > outer:
+                raise  # an enclosing split's budget: that one gives up
+            self.visited = visited
+            return None
+        finally:
+            self.rule_limit = outer
 
     def dependency_branches(self, rest: dict[str, Any], found: dict[str, list[Any]], keys: list[str], pointer: str) -> str:
         branches: list[str] = []
@@ -1011,8 +1032,6 @@ class _Translator:
                 branches.append(self.node(merged, pointer))
             except NoValue:
                 continue  # these names cannot be present together
-        if self.made > self.rule_limit:
-            raise _OverBudget
         for key in keys:
             if exact:
                 self.report.add(pointer, key, ENFORCED, "one branch per subset of the names present")
@@ -1076,15 +1095,17 @@ class _Translator:
             if not isinstance(schema["enum"], list):
                 raise SchemaError(f"{pointer or '#'}: enum must be a list")
             self.report.add(pointer, "enum", ENFORCED, "checked against const")
-            values = [v for v in values if any(_json_equal(v, other) for other in schema["enum"])]
+            values = [v for v in values if any(json_equal(v, other) for other in schema["enum"])]
         if "type" in schema:
             self.report.add(pointer, "type", ENFORCED, f"checked against {key}")
             allowed = schema["type"] if isinstance(schema["type"], list) else [schema["type"]]
             values = [v for v in values if self.has_type(v, allowed)]
+        if "not" in schema:
+            values = applicators.listed_by_not(self, schema["not"], values, pointer)
         for other in schema:
             if other in ("$defs", "definitions"):
                 self.report.add(pointer, other, ENFORCED, "definitions, used through $ref")
-            elif other not in ("const", "enum", "type") and other not in ANNOTATIONS:
+            elif other not in ("const", "enum", "type", "not") and other not in ANNOTATIONS:
                 self.approximate(pointer, other, f"not checked against the {key} values")
         if not values:
             raise NoValue(f"{pointer or '#'}: no value of {key} satisfies the schema")
@@ -1092,7 +1113,7 @@ class _Translator:
 
     def has_type(self, value: Any, allowed: list[Any]) -> bool:
         """Whether ``value`` has one of the types (``1.0`` is an integer from draft 6 on)."""
-        kind = _json_type(value)
+        kind = json_type(value)
         if kind == "number" and self.float_integers and isinstance(value, float) and value.is_integer():
             kind = "integer"
         return kind in allowed or (kind == "integer" and "number" in allowed)
@@ -1134,33 +1155,34 @@ class _Translator:
         """A count keyword's value (``2.0`` is 2), checked; None when absent."""
         if key not in schema:
             return None
-        value = schema[key]
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or not value >= 0 or (
-                isinstance(value, float) and not value.is_integer()):
-            raise SchemaError(f"{pointer or '#'}: {key} must be a non-negative integer, not {value!r}")
-        return int(value)
+        value = count_of(schema[key])
+        if value is None:
+            raise SchemaError(f"{pointer or '#'}: {key} must be a non-negative integer, not {schema[key]!r}")
+        return value
 
     # -- reporting
 
     def approximate(self, pointer: str, keyword: str, note: str) -> None:
-        if self.options.strict:
+        if self.options.strict and not self.lenient:
             raise SchemaError(f"{pointer or '#'}: {keyword} cannot be enforced exactly ({note})")
         self.report.add(pointer, keyword, APPROXIMATED, note)
 
     def unsupported(self, pointer: str, keyword: str, note: str) -> str:
-        if self.options.strict:
+        if self.options.strict and not self.lenient:
             raise SchemaError(f"{pointer or '#'}: {keyword}: {note}")
         self.report.add(pointer, keyword, REJECTED, note + "; any value accepted")
         return self.any_value()
 
     def unknown_keywords(self, schema: dict[str, Any], pointer: str) -> None:
-        known = set(ANNOTATIONS) | {k for keys in _TYPE_KEYWORDS.values() for k in keys}
+        known = set(ANNOTATIONS) | {k for keys in TYPE_KEYWORDS.values() for k in keys}
         known |= {"type", "nullable", "$defs", "definitions", "format"}
         for key in schema:
             if key in ("$defs", "definitions"):
                 self.report.add(pointer, key, ENFORCED, "definitions, used through $ref")
-            elif key in _UNENFORCED_APPLICATORS:
-                self.approximate(pointer, key, "not enforced yet")
+            elif key in applicators.CONDITIONAL and not self.conditional_keywords:
+                self.report.add(pointer, key, ENFORCED, "not a keyword before draft 7: an annotation")
+            elif key in ("then", "else"):  # with if, body() splits on them first
+                self.report.add(pointer, key, ENFORCED, "no constraint without if")
             elif key in _UNSUPPORTED_KEYWORDS:
                 self.approximate(pointer, key, "not enforced")
             elif key not in known:
@@ -1168,24 +1190,10 @@ class _Translator:
                 self.report.add(pointer, key, ENFORCED, "not a JSON Schema keyword: an annotation")
 
 
-_UNENFORCED_APPLICATORS = frozenset({"not", "if", "then", "else"})
-"""Keywords ``unknown_keywords`` reports as not enforced yet."""
-
 _UNSUPPORTED_KEYWORDS = frozenset(
     "$ref $dynamicRef $recursiveRef $recursiveAnchor disallow extends divisibleBy".split()
 )
 """Keywords that validate in some draft and that no translation here enforces."""
-
-_TYPE_KEYWORDS = {
-    "object": ("properties", "required", "additionalProperties", "patternProperties", "propertyNames",
-               "minProperties", "maxProperties", "dependentRequired", "dependentSchemas", "dependencies",
-               "unevaluatedProperties"),
-    "array": ("items", "prefixItems", "additionalItems", "minItems", "maxItems", "uniqueItems", "contains",
-              "minContains", "maxContains", "unevaluatedItems"),
-    "string": ("minLength", "maxLength", "pattern"),
-    "number": ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf"),
-}
-
 
 _RULE_NAME = re.compile(r"\b[a-z]\w*")
 _SIBLING_BOUND = frozenset({"additionalProperties", "unevaluatedProperties"})
@@ -1200,13 +1208,6 @@ def _schema_dependency_keys(schema: dict[str, Any], dependent_keywords: bool) ->
     if value is not None and (not isinstance(value, dict) or not all(isinstance(v, list) for v in value.values())):
         keys.append("dependencies")
     return keys
-
-
-def _unenforced_only(schema: Any) -> bool:
-    """Whether a schema holds nothing but keywords no translation enforces yet
-    (``not``, ``if``/``then``/``else``) and annotations."""
-    return isinstance(schema, dict) and bool(schema) and all(
-        key in _UNENFORCED_APPLICATORS or key in ANNOTATIONS for key in schema)
 
 
 def _without_schema_dependencies(schema: dict[str, Any], keys: list[str]) -> dict[str, Any]:
@@ -1314,31 +1315,14 @@ def _names(schema: dict[str, Any]) -> set[str]:
     return set(schema.get("properties", {})) | set(schema.get("patternProperties", {}))
 
 
-def _json_equal(a: Any, b: Any) -> bool:
-    """JSON equality: ``1 == 1.0`` but ``true != 1``, containers item by item."""
-    if isinstance(a, bool) or isinstance(b, bool) or a is None or b is None:
-        return a is b
-    if isinstance(a, (int, float)) and isinstance(b, (int, float)):
-        return a == b
-    if isinstance(a, list) and isinstance(b, list):
-        return len(a) == len(b) and all(_json_equal(x, y) for x, y in zip(a, b))
-    if isinstance(a, dict) and isinstance(b, dict):
-        return a.keys() == b.keys() and all(_json_equal(a[k], b[k]) for k in a)
-    return type(a) is type(b) and bool(a == b)
-
-
-def _json_type(value: Any) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, int):
-        return "integer"
-    if isinstance(value, float):
-        return "number"
-    if isinstance(value, str):
-        return "string"
-    return "array" if isinstance(value, list) else "object"
+def _common_type(a: Any, b: Any, pointer: str) -> Any:
+    """The types two ``allOf`` parts both allow (an integer is a number)."""
+    first, second = (value if isinstance(value, list) else [value] for value in (a, b))
+    common = [kind for kind in first if kind in second or (kind == "integer" and "number" in second)]
+    common += [kind for kind in second if kind == "integer" and "number" in first and kind not in common]
+    if not common:
+        raise NoValue(f"{pointer or '#'}: allOf parts allow no common type")
+    return common[0] if len(common) == 1 else common
 
 
 def _disjoint_types(options: list[Any]) -> bool:

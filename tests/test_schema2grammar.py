@@ -189,7 +189,11 @@ def test_report_lists_every_keyword_with_its_pointer() -> None:
     schema = {
         "title": "T",
         "type": "object",
-        "properties": {"name": {"type": "string", "pattern": "^(?=a)"}, "n": {"type": "number", "minimum": 0.5}},
+        "properties": {
+            "name": {"type": "string", "pattern": "^(?=a)"},
+            "n": {"type": "number", "minimum": 0.5},
+            "s": {"not": {"pattern": "a"}},
+        },
         "x-custom": 1,
         "not": {"type": "null"},
     }
@@ -199,7 +203,8 @@ def test_report_lists_every_keyword_with_its_pointer() -> None:
     assert by_key[("/properties/name", "pattern")] == APPROXIMATED
     assert by_key[("/properties/n", "minimum")] == APPROXIMATED
     assert by_key[("", "x-custom")] == ENFORCED  # not a JSON Schema keyword: an annotation
-    assert by_key[("", "not")] == APPROXIMATED
+    assert by_key[("", "not")] == ENFORCED  # the complement of a type
+    assert by_key[("/properties/s", "not")] == APPROXIMATED  # no complement of a pattern
     assert not report.exact
     assert "approximated" in str(report) and "/properties/name pattern" in str(report)
     assert report.as_dicts()[0].keys() == {"pointer", "keyword", "status", "note"}
@@ -995,14 +1000,16 @@ def test_whole_object_keywords_agree_with_jsonschema_on_random_schemas() -> None
                 assert accepted == valid, (schema, instance)
 
 
-def test_dependent_schemas_of_keywords_not_enforced_split_nothing() -> None:
-    """A dependent schema of ``not`` alone would merge nothing the grammar enforces:
-    no copies, and the report says the dependency is not enforced."""
-    schema = {"type": "object", "properties": {"a": {}, "b": {}}, "dependentSchemas": {"a": {"not": {"required": ["b"]}}}}
-    text, report = translate(schema)
-    assert [e.status for e in report.entries if e.keyword == "dependentSchemas"] == [APPROXIMATED]
-    plain = translate({key: value for key, value in schema.items() if key != "dependentSchemas"})[0]
-    assert text.count("\n") == plain.count("\n") and _accepts(schema, {"a": 1, "b": 2})
+def test_dependent_schemas_of_not_or_if_alone_are_split_on() -> None:
+    """A dependent schema holding only ``not`` or ``if``/``then`` is merged into its
+    branch like any other (they are enforced), exactly, as jsonschema judges."""
+    for dependent in ({"not": {"required": ["b"]}}, {"if": {"required": ["b"]}, "then": {"required": ["c"]}}):
+        schema = {"type": "object", "properties": {"a": {}, "b": {}, "c": {}}, "dependentSchemas": {"a": dependent}}
+        grammar = Grammar.from_json_schema(schema)
+        assert grammar.report.exact, grammar.report
+        for instance in ({"a": 1}, {"a": 1, "b": 2}, {"a": 1, "b": 2, "c": 3}, {"b": 2}, {"b": 2, "c": 3}, {}):
+            valid = jsonschema.Draft202012Validator(schema).is_valid(instance)
+            assert grammar.accepts(json.dumps(instance)) == valid, (dependent, instance)
 
 
 # -- property_order="any"

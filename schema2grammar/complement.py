@@ -1,0 +1,646 @@
+"""What a schema says of each kind of JSON value, and the complement of that where
+a regex or a few object schemas spell it exactly.
+
+``not``, ``if``/``else`` and ``contains`` need the values a schema refuses. A
+schema is a conjunction of keywords, and each keyword constrains one kind of value
+(``minLength`` strings only), so the values it accepts are, kind by kind, one of a
+few simple sets (``satisfying``): all, none, listed strings or a length range,
+some booleans, integers or a range of numbers, objects holding names or with
+property values. Those complement exactly (``string_complement``,
+``number_complement``, ``object_branches``); anything else is ``Inexact`` for its
+kind, which the translator reports approximated.
+
+Complement regexes accept what ``json.dumps`` writes for every value outside the
+set, and no spelling of a value inside it: a string complement decodes escapes
+(``"\\u0061"`` is ``"a"``), a number complement accepts only the spellings whose
+value a regex can tell (as the translator's number ranges do).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from typing import Any, Callable, Union
+
+from schema2grammar import regexes, shared
+
+MAX_EXCLUDED_CHARACTERS = 256
+"""Characters in all the strings one string complement leaves out: the regex walks
+their trie (a few hundred regex characters per trie node); past it, inexact."""
+
+MAX_NESTING = 100
+"""Schemas nested in one another that ``satisfying`` reads (``not``, ``allOf``,
+``anyOf``); deeper is inexact, not a Python stack overflow."""
+
+MAX_EXCLUDED_NUMBERS = 64
+"""Integers one number complement leaves out (one range regex per gap); past it,
+inexact."""
+
+MAX_OBJECT_BRANCHES = 64
+"""Object schemas one complement of a union of object conditions may take (one per
+choice of a way to fail each); past it, inexact."""
+
+MAX_UNIQUE_VALUES = 8
+"""Values an item of a ``uniqueItems`` array may take: the grammar's state is the
+set of values used so far, 2**8 = 256 states; past it, ``uniqueItems`` is inexact."""
+
+KINDS = ("null", "boolean", "object", "array", "string", "number")
+ANY = "any"
+"""Every value of the kind satisfies the schema."""
+NONE = "none"
+"""No value of the kind satisfies the schema."""
+
+
+@dataclass(frozen=True)
+class Inexact:
+    """A set of values of one kind that has no exact complement here."""
+
+    note: str
+
+
+@dataclass(frozen=True)
+class Strings:
+    """Strings: ``values`` (None: any text) of ``low`` to ``high`` characters."""
+
+    values: frozenset[str] | None = None
+    low: int = 0
+    high: int | None = None
+
+
+@dataclass(frozen=True)
+class Numbers:
+    """Numbers: integers only where ``integral``, within the integral bounds, among
+    ``values`` (integers) when given."""
+
+    integral: bool = False
+    low: regexes.Bound | None = None
+    high: regexes.Bound | None = None
+    values: frozenset[int] | None = None
+
+
+@dataclass(frozen=True)
+class Objects:
+    """Objects holding every name of ``required``, whose ``properties`` (where
+    present) satisfy their schemas."""
+
+    required: tuple[str, ...] = ()
+    properties: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class ObjectUnion:
+    """Objects that satisfy one of ``parts`` (``anyOf``, or two negations at one place)."""
+
+    parts: tuple[Objects, ...]
+
+
+Condition = Union[str, Inexact, "frozenset[bool]", Strings, Numbers, Objects, ObjectUnion]
+"""ANY, NONE, Inexact, a frozenset of booleans, Strings, Numbers, Objects or ObjectUnion."""
+Kinds = dict[str, Condition]
+
+_ANNOTATIONS = shared.ANNOTATIONS | frozenset(shared.DEFINITIONS)
+_READ = frozenset("properties required minLength maxLength minimum maximum exclusiveMinimum exclusiveMaximum".split())
+"""Type keywords ``_keyword`` reads; the others are inexact for their type."""
+_KIND_OF = {key: kind for kind, keys in shared.TYPE_KEYWORDS.items() for key in keys if key not in _READ}
+_KIND_OF["divisibleBy"] = "number"  # draft 3's multipleOf
+_ANY_KIND = frozenset("$dynamicRef $recursiveRef $recursiveAnchor oneOf disallow extends".split())
+"""Keywords that may constrain every kind: inexact for all."""
+
+
+@dataclass(frozen=True)
+class Draft:
+    """What the document decides: whether ``1.0`` is an integer, whether ``format``
+    is checked, what a local ``$ref`` points to (``resolve``; it raises on a
+    dangling one) and whether its siblings are ignored (drafts 3-7)."""
+
+    float_integers: bool
+    format_assertion: bool
+    resolve: Callable[[str], Any] | None = None
+    ref_alone: bool = False
+    conditional: bool = True
+    """Whether ``if``/``then``/``else`` are keywords (draft 7 on)."""
+    references: dict[str, Kinds | None] = field(default_factory=dict, compare=False)
+    """Each reference's verdicts, read once (None while being read: a cycle)."""
+
+
+def everything(condition: Condition) -> Kinds:
+    return {kind: condition for kind in KINDS}
+
+
+def satisfying(schema: Any, draft: Draft, pointer: str, depth: int = 0) -> Kinds:
+    """Per kind, the values ``schema`` (at ``pointer``) accepts (a conjunction of its
+    keywords); a malformed one is a ``SchemaError`` naming its pointer."""
+    if depth > MAX_NESTING:
+        return everything(Inexact(f"schemas nested more than {MAX_NESTING} deep"))
+    if schema is True:
+        return everything(ANY)
+    if schema is False:
+        return everything(NONE)
+    if not isinstance(schema, dict):
+        raise shared.SchemaError(f"{pointer or '#'}: a schema must be an object or a boolean, not {schema!r}")
+    shared.check_shapes(schema, pointer)
+    kinds = everything(ANY)
+    if "$ref" in schema:
+        kinds = dict(_reference(schema["$ref"], draft, depth + 1))  # a copy: the cache is shared
+        if draft.ref_alone:
+            return kinds
+    if draft.conditional and isinstance(schema.get("if"), bool):  # then, or else, applies to every value
+        key = "then" if schema["if"] else "else"
+        branch = satisfying(schema.get(key, True), draft, f"{pointer}/{key}", depth + 1)
+        kinds = {kind: conjoin(kinds[kind], branch[kind]) for kind in KINDS}
+    elif draft.conditional and "if" in schema and ("then" in schema or "else" in schema):
+        kinds = everything(Inexact("if/then/else inside"))
+    for key, value in schema.items():
+        if key in ("if", "then", "else", "$ref") or key in _ANNOTATIONS:
+            continue  # if/then/else before draft 7: annotations
+        for kind, condition in _keyword(key, value, schema, draft, f"{pointer}/{key}", depth + 1).items():
+            kinds[kind] = conjoin(kinds[kind], condition)
+    return kinds
+
+
+def _reference(target: Any, draft: Draft, depth: int) -> Kinds:
+    """The verdicts of the schema a local ``$ref`` points to (read once per
+    target; a cycle, or a target outside the document, is inexact)."""
+    if not isinstance(target, str) or not target.startswith("#") or draft.resolve is None:
+        return everything(Inexact(f"$ref {target!r} is not followed here"))
+    if target in draft.references:
+        found = draft.references[target]
+        return found if found is not None else everything(Inexact(f"$ref {target!r} recurs"))
+    draft.references[target] = None
+    try:
+        resolved = draft.resolve(target)
+    except ValueError:  # SchemaError: points to nothing
+        resolved = None
+    kinds = everything(Inexact(f"$ref {target!r} points to nothing")) if resolved is None else satisfying(
+        resolved, draft, target[1:], depth)
+    draft.references[target] = kinds
+    return kinds
+
+
+def _keyword(key: str, value: Any, schema: dict[str, Any], draft: Draft, pointer: str, depth: int) -> Kinds:
+    """The values one keyword (at ``pointer``) accepts, per kind (ANY where it does
+    not constrain)."""
+    if key == "type":
+        return _types(value, schema.get("nullable") is True, pointer)
+    if key in ("enum", "const"):
+        if key == "enum" and (not isinstance(value, list) or not value):
+            raise shared.SchemaError(f"{pointer}: enum must be a non-empty list")
+        return _listed([value] if key == "const" else value, draft)
+    if key in ("allOf", "anyOf", "oneOf") and (not isinstance(value, list) or not value):
+        raise shared.SchemaError(f"{pointer}: {key} must be a non-empty list")
+    if key in ("allOf", "anyOf"):
+        found = everything(ANY if key == "allOf" else NONE)
+        for i, part in enumerate(value):
+            for kind, condition in satisfying(part, draft, f"{pointer}/{i}", depth).items():
+                found[kind] = conjoin(found[kind], condition) if key == "allOf" else disjoin(found[kind], condition)
+        return found
+    if key == "not":  # a double negation is exact where the inner one is a whole kind
+        return {kind: _negate_whole(condition) for kind, condition in satisfying(value, draft, pointer, depth).items()}
+    if key == "required":
+        if not all(isinstance(name, str) for name in value):
+            raise shared.SchemaError(f"{pointer}: required must be a list of names")
+        return {"object": Objects(required=tuple(value))}
+    if key == "properties":
+        if '"$ref"' in json.dumps(value):  # its complement would hold the same reference: it may recur without end
+            return {"object": Inexact("a property schema holds a $ref")}
+        return {"object": Objects(properties=dict(value))}
+    if key in ("minLength", "maxLength"):
+        count = shared.count_of(value)
+        if count is None:
+            return {"string": Inexact(f"{key} is not a count")}
+        return {"string": Strings(low=count) if key == "minLength" else Strings(high=count)}
+    if key in ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"):
+        return {"number": _bound(key, value, schema)}
+    if key == "format":
+        return {"string": Inexact(f"format {value!r}")} if draft.format_assertion else {}
+    if key in _KIND_OF:
+        return {_KIND_OF[key]: Inexact(f"{key} has no complement here")}
+    if key in _ANY_KIND:
+        return everything(Inexact(f"{key} has no complement here"))
+    return {}  # not a JSON Schema keyword: an annotation
+
+
+def _types(value: Any, nullable: bool, pointer: str) -> Kinds:
+    listed = value if isinstance(value, list) else [value]
+    for json_type in listed:
+        if json_type not in ("integer", *KINDS):
+            raise shared.SchemaError(f"{pointer}: unknown type {json_type!r}")
+    if nullable:
+        listed = [*listed, "null"]
+    found: Kinds = {kind: ANY if kind in listed else NONE for kind in KINDS}
+    if "number" not in listed and "integer" in listed:
+        found["number"] = Numbers(integral=True)
+    return found
+
+
+def _listed(values: list[Any], draft: Draft) -> Kinds:
+    """The values an ``enum`` (or ``const``) lists, per kind."""
+    found: Kinds = everything(NONE)
+    strings = frozenset(v for v in values if isinstance(v, str))
+    booleans = frozenset(v for v in values if isinstance(v, bool))
+    numbers = [v for v in values if isinstance(v, (int, float)) and not isinstance(v, bool)]
+    if None in values:
+        found["null"] = ANY
+    if booleans:
+        found["boolean"] = _normal(booleans)
+    if strings:
+        found["string"] = Strings(values=strings)
+    if numbers:
+        whole = [v for v in numbers if isinstance(v, int) or (draft.float_integers and v == v and float(v).is_integer())]
+        if len(whole) < len(numbers):
+            found["number"] = Inexact("a listed number that is not an integer")
+        elif any(abs(v) > regexes.MAX_NUMBER_BOUND for v in whole):  # its neighbours reach json.dumps's exponents
+            found["number"] = Inexact(f"a listed integer beyond {regexes.MAX_NUMBER_BOUND:.0e}")
+        else:
+            found["number"] = Numbers(values=frozenset(int(v) for v in whole))
+    for kind, python in (("object", dict), ("array", list)):
+        if any(isinstance(v, python) for v in values):
+            found[kind] = Inexact(f"a listed {kind}")
+    return found
+
+
+def _bound(key: str, value: Any, schema: dict[str, Any]) -> Condition:
+    """A number bound as ``Numbers``, when it is an integer within
+    ``regexes.MAX_NUMBER_BOUND`` (the bounds the translator spells exactly)."""
+    number = isinstance(value, (int, float)) and not isinstance(value, bool)
+    bound = shared.integral_bound(key, value, schema) if number else None
+    if bound is None:
+        return Inexact(f"{key} {value!r}: only integral bounds up to 1e15 complement")
+    return Numbers(low=bound) if key in ("minimum", "exclusiveMinimum") else Numbers(high=bound)
+
+
+def _negate_whole(condition: Condition) -> Condition:
+    if condition == ANY:
+        return NONE
+    if condition == NONE:
+        return ANY
+    return Inexact("a not inside a not, over part of a kind")
+
+
+def conjoin(a: Condition, b: Condition) -> Condition:
+    """The values both conditions accept (of one kind)."""
+    if a == NONE or b == NONE:
+        return NONE
+    if a == ANY:
+        return b
+    if b == ANY or isinstance(a, Inexact):
+        return a
+    if isinstance(b, Inexact):
+        return b
+    if isinstance(a, frozenset) and isinstance(b, frozenset):
+        return _normal(a & b)
+    if isinstance(a, Strings) and isinstance(b, Strings):
+        values = b.values if a.values is None else a.values if b.values is None else a.values & b.values
+        highs = [h for h in (a.high, b.high) if h is not None]
+        return _normal(Strings(values, max(a.low, b.low), min(highs) if highs else None))
+    if isinstance(a, Numbers) and isinstance(b, Numbers):
+        numbers = b.values if a.values is None else a.values if b.values is None else a.values & b.values
+        low = max((x for x in (a.low, b.low) if x is not None), default=None)
+        high = min((x for x in (a.high, b.high) if x is not None), key=lambda x: (x[0], not x[1]), default=None)
+        return _normal(Numbers(a.integral or b.integral, low, high, numbers))
+    if isinstance(a, Objects) and isinstance(b, Objects):
+        properties = dict(a.properties)
+        for name, sub in b.properties.items():
+            properties[name] = {"allOf": [properties[name], sub]} if name in properties else sub
+        return Objects(tuple(dict.fromkeys(a.required + b.required)), properties)
+    return Inexact("a union of object schemas beside other object keywords")
+
+
+def disjoin(a: Condition, b: Condition) -> Condition:
+    """The values either condition accepts (of one kind)."""
+    if a == ANY or b == ANY:
+        return ANY
+    if a == NONE or isinstance(b, Inexact):
+        return b
+    if b == NONE or isinstance(a, Inexact):
+        return a
+    if isinstance(a, frozenset) and isinstance(b, frozenset):
+        return _normal(a | b)
+    if isinstance(a, Strings) and isinstance(b, Strings) and a.values is not None and b.values is not None:
+        return Strings(values=a.values | b.values)
+    if isinstance(a, Numbers) and isinstance(b, Numbers) and a.values is not None and b.values is not None:
+        return Numbers(values=a.values | b.values)
+    if isinstance(a, (Objects, ObjectUnion)) and isinstance(b, (Objects, ObjectUnion)):
+        return ObjectUnion(tuple(p for c in (a, b) for p in (c.parts if isinstance(c, ObjectUnion) else (c,))))
+    return Inexact("a union of ranges")
+
+
+def _normal(condition: Condition) -> Condition:
+    """ANY or NONE where a condition amounts to one; listed values filtered by the
+    condition's ranges (then only the list matters)."""
+    if isinstance(condition, frozenset):
+        return NONE if not condition else ANY if len(condition) == 2 else condition
+    if isinstance(condition, Strings):
+        if condition.values is not None:
+            kept = frozenset(v for v in condition.values
+                             if len(v) >= condition.low and (condition.high is None or len(v) <= condition.high))
+            return Strings(values=kept) if kept else NONE
+        if condition.high is not None and condition.high < condition.low:
+            return NONE
+        return ANY if condition == Strings() else condition
+    if isinstance(condition, Numbers):
+        if condition.values is not None:
+            within = frozenset(v for v in condition.values if _within(v, condition.low, condition.high))
+            return Numbers(values=within) if within else NONE
+        return ANY if condition == Numbers() else condition
+    return condition
+
+
+def _within(value: float, low: regexes.Bound | None, high: regexes.Bound | None) -> bool:
+    above = low is None or value > low[0] or (value == low[0] and not low[1])
+    below = high is None or value < high[0] or (value == high[0] and not high[1])
+    return above and below
+
+
+# -- complements
+
+
+def string_complement(condition: Strings, low: int, high: int | None) -> list[str] | None:
+    """Regexes, as alternatives, of the quoted strings of ``low`` to ``high``
+    characters that ``condition`` refuses, in every spelling ([]: none; None: not
+    exact here)."""
+    if condition.values is not None:
+        if (low, high) != (0, None):
+            return None
+        found = strings_except(sorted(condition.values))
+        return None if found is None else [found]
+    outside: list[tuple[int, int | None]] = [(0, condition.low - 1)] if condition.low > 0 else []
+    if condition.high is not None:
+        outside.append((condition.high + 1, None))
+    parts = []
+    for start, end in outside:
+        start = max(start, low)
+        end = high if end is None else end if high is None else min(end, high)
+        if end is not None and end < start:
+            continue
+        if start > regexes.MAX_LENGTH_BOUND or (end is not None and end > regexes.MAX_LENGTH_BOUND):
+            return None
+        parts.append(regexes.string_of_length(start, end))
+    return parts
+
+
+NON_INTEGER = r"-?(?:0|[1-9][0-9]*)\.[0-9]*[1-9][0-9]*|-?[1-9](?:\.[0-9]*[1-9])?e-0*[1-9][0-9]*"
+"""Numbers that are not integers, as ``json.dumps`` writes floats: a fraction with
+a digit other than 0, or below 1e-4 a one-digit mantissa and a negative exponent
+(``1.5e-05``); no spelling of an integer matches."""
+
+
+def number_complement(condition: Numbers, integers_only: bool, low: regexes.Bound | None = None,
+                      high: regexes.Bound | None = None) -> list[str] | None:
+    """Regexes, as alternatives, of the numbers (integers only where
+    ``integers_only``) between ``low`` and ``high`` that ``condition`` refuses, as
+    ``json.dumps`` spells them ([]: none; None: not exact here). Assumes draft 6
+    on (``1.0`` an integer)."""
+    bounded = low is not None or high is not None
+    fractions = [] if integers_only or not (condition.integral or condition.values is not None) else [NON_INTEGER]
+    if fractions and bounded:
+        return None  # the non-integers within bounds: no regex intersects the two here
+    ranges: list[tuple[regexes.Bound | None, regexes.Bound | None]] = []
+    if condition.values is not None:
+        if len(condition.values) > MAX_EXCLUDED_NUMBERS:
+            return None
+        previous: int | None = None
+        for value in sorted(condition.values):
+            ranges.append((None if previous is None else (previous, True), (value, True)))
+            previous = value
+        ranges.append(((previous, True), None) if previous is not None else (None, None))
+    else:
+        if condition.low is not None:
+            ranges.append((None, (condition.low[0], not condition.low[1])))
+        if condition.high is not None:
+            ranges.append(((condition.high[0], not condition.high[1]), None))
+    parts = list(fractions)
+    for start, end in ranges:
+        start, end = _tighter_low(start, low), _tighter_high(end, high)
+        if integers_only or condition.values is not None:
+            first = None if start is None else start[0] + (1 if start[1] else 0)
+            last = None if end is None else end[0] - (1 if end[1] else 0)
+            if first is None or last is None or first <= last:
+                parts.append(regexes.integer_spellings(first, last))
+        else:
+            found = regexes.number_range(start, end)
+            if found is not None:
+                parts.append(found)
+    return parts
+
+
+def _tighter_low(a: regexes.Bound | None, b: regexes.Bound | None) -> regexes.Bound | None:
+    return b if a is None else a if b is None else max(a, b)
+
+
+def _tighter_high(a: regexes.Bound | None, b: regexes.Bound | None) -> regexes.Bound | None:
+    return b if a is None else a if b is None else min(a, b, key=lambda x: (x[0], not x[1]))
+
+
+def object_branches(condition: Objects | ObjectUnion) -> list[list[dict[str, Any]]] | None:
+    """Object schemas (each the ``allOf`` of its parts) whose union is the objects
+    ``condition`` refuses: one lacks a required name, or has a property whose value
+    its schema refuses; for a union, one such way per part. None past
+    ``MAX_OBJECT_BRANCHES``."""
+    if isinstance(condition, Objects):
+        found: list[dict[str, Any]] = [{"properties": {name: False}} for name in condition.required]
+        found += [{"required": [name], "properties": {name: {"not": sub}}}
+                  for name, sub in condition.properties.items() if sub is not True and sub != {}]
+        return [[branch] for branch in found]
+    combined: list[list[dict[str, Any]]] = [[]]
+    for part in condition.parts:
+        ways = object_branches(part)
+        assert ways is not None
+        combined = [done + way for done in combined for way in ways]
+        if len(combined) > MAX_OBJECT_BRANCHES:
+            return None
+    return combined
+
+
+# -- strings other than some, in every spelling
+
+_SHORT_ESCAPES = {'"': '"', "\\": "\\", "/": "/", "\b": "b", "\f": "f", "\n": "n", "\r": "r", "\t": "t"}
+_HEX = "0123456789abcdef"
+
+
+def strings_except(words: list[str]) -> str | None:
+    """A quoted JSON string whose decoded text is none of ``words``, in any
+    spelling (``"\\u0061"`` is ``"a"``). None past ``MAX_EXCLUDED_CHARACTERS``.
+
+    Over a trie of the words' characters, the text either ends at a node where no
+    word ends, or leaves the trie with a character no word continues with there
+    and then goes on freely; each character is matched in all its spellings (raw,
+    short escape, ``\\u`` in either case, surrogate pair)."""
+    texts = [w for w in dict.fromkeys(words) if not any(0xD800 <= ord(c) <= 0xDFFF for c in w)]  # lone surrogates: no spelling
+    if sum(map(len, texts)) > MAX_EXCLUDED_CHARACTERS:
+        return None
+    nodes: list[dict[str, Any]] = [{}]  # parents before children
+    for text in texts:
+        node = nodes[0]
+        for char in text:
+            if char not in node:
+                node[char] = {}
+                nodes.append(node[char])
+            node = node[char]
+        node[""] = True  # a word ends here
+    ending: dict[int, str | None] = {}
+    leaving: dict[int, str] = {}
+    for node in reversed(nodes):
+        children = sorted(c for c in node if c)
+        ends = [] if "" in node else [""]
+        ends += [_spell(c) + below for c in children if (below := ending[id(node[c])]) is not None]
+        ending[id(node)] = "(?:" + "|".join(ends) + ")" if ends else None
+        leaving[id(node)] = "(?:" + "|".join([_other(children)] + [_spell(c) + leaving[id(node[c])] for c in children]) + ")"
+    root = id(nodes[0])
+    free = f"{leaving[root]}{regexes.CHAR}*"
+    return '"(?:' + (f"{ending[root]}|" if ending[root] is not None else "") + free + ')"'
+
+
+def _spell(char: str) -> str:
+    """Every spelling of one character inside a JSON string."""
+    options = [] if char in '"\\' or ord(char) < 0x20 else [re.escape(char)]
+    if char in _SHORT_ESCAPES:
+        options.append("\\\\" + re.escape(_SHORT_ESCAPES[char]))
+    code = ord(char)
+    if code <= 0xFFFF:
+        options.append("\\\\u" + _hex_range(code, code, 4))
+    else:
+        high, low = 0xD800 + ((code - 0x10000) >> 10), 0xDC00 + ((code - 0x10000) & 0x3FF)
+        options.append("\\\\u" + _hex_range(high, high, 4) + "\\\\u" + _hex_range(low, low, 4))
+    return "(?:" + "|".join(options) + ")"
+
+
+def _other(excluded: list[str]) -> str:
+    """One character of a JSON string, in any spelling, that is none of ``excluded``."""
+    if not excluded:
+        return str(regexes.CHAR)
+    raw = "".join(re.escape(c) for c in excluded if c not in '"\\' and ord(c) >= 0x20)
+    options = [r'[^"\\\x00-\x1f' + raw + "]"]
+    short = "".join(re.escape(letter) for char, letter in _SHORT_ESCAPES.items() if char not in excluded)
+    if short:
+        options.append("\\\\[" + short + "]")
+    codes = {ord(c) for c in excluded}
+    options += ["\\\\u" + _hex_range(a, b, 4) for a, b in _gaps(codes, 0, 0xD7FF) + _gaps(codes, 0xE000, 0xFFFF)]
+    pairs: dict[int, set[int]] = {}
+    for code in codes:
+        if code > 0xFFFF:
+            pairs.setdefault(0xD800 + ((code - 0x10000) >> 10), set()).add(0xDC00 + ((code - 0x10000) & 0x3FF))
+    any_low = "\\\\u" + _hex_range(0xDC00, 0xDFFF, 4)
+    options += ["\\\\u" + _hex_range(a, b, 4) + any_low for a, b in _gaps(set(pairs), 0xD800, 0xDBFF)]
+    for high, lows in sorted(pairs.items()):
+        rest = [_hex_range(a, b, 4) for a, b in _gaps(lows, 0xDC00, 0xDFFF)]
+        if rest:
+            options.append("\\\\u" + _hex_range(high, high, 4) + "\\\\u(?:" + "|".join(rest) + ")")
+    return "(?:" + "|".join(options) + ")"
+
+
+def _gaps(excluded: set[int], low: int, high: int) -> list[tuple[int, int]]:
+    """The intervals of ``low..high`` around the ``excluded`` values."""
+    found = []
+    start = low
+    for value in sorted(v for v in excluded if low <= v <= high):
+        if value > start:
+            found.append((start, value - 1))
+        start = value + 1
+    if start <= high:
+        found.append((start, high))
+    return found
+
+
+def _hex_class(low: int, high: int) -> str:
+    """Hex digits of values ``low..high``, in either case."""
+    chars = "".join(dict.fromkeys(c for v in range(low, high + 1) for c in (_HEX[v], _HEX[v].upper())))
+    return chars if len(chars) == 1 else "[" + chars + "]"
+
+
+def _hex_range(low: int, high: int, width: int) -> str:
+    """``width`` hex digits (either case) whose value is within ``low..high``."""
+    if width == 0:
+        return ""
+    size = 16 ** (width - 1)
+    first, last = low // size, high // size
+    if first == last:
+        return _hex_class(first, first) + _hex_range(low % size, high % size, width - 1)
+    tail = f"[0-9a-fA-F]{{{width - 1}}}" if width > 1 else ""
+    parts = []
+    start, end = first, last
+    if low % size:
+        parts.append(_hex_class(first, first) + _hex_range(low % size, size - 1, width - 1))
+        start += 1
+    if high % size != size - 1:
+        end -= 1
+    if start <= end:
+        parts.append(_hex_class(start, end) + tail)
+    if high % size != size - 1:
+        parts.append(_hex_class(last, last) + _hex_range(0, high % size, width - 1))
+    return "(?:" + "|".join(parts) + ")"
+
+
+# -- finite item domains (uniqueItems)
+
+
+def finite_values(schema: Any, has_type: Callable[[Any, list[Any]], bool]) -> list[Any] | None:
+    """The values ``schema`` accepts when it lists them (``enum``/``const``, maybe
+    with ``type``) or is ``boolean``/``null`` typed; None for any other schema."""
+    if schema is False:
+        return []
+    if not isinstance(schema, dict):
+        return None
+    keys = {key for key in schema if key not in _ANNOTATIONS}
+    listed = "const" in schema or "enum" in schema
+    if not keys or not keys <= {"type", "enum", "const", *([] if listed else ["nullable"])}:
+        return None  # nullable beside enum: the translator does not check it against the values either
+    declared = schema.get("type")
+    allowed = declared if isinstance(declared, list) else None if declared is None else [declared]
+    if allowed is not None and schema.get("nullable") is True:
+        allowed = [*allowed, "null"]
+    if "const" in schema or "enum" in schema:
+        values = [schema["const"]] if "const" in schema else schema["enum"]
+        if not isinstance(values, list):
+            return None
+        if "const" in schema and "enum" in schema:
+            if not isinstance(schema["enum"], list):
+                return None
+            values = [v for v in values if any(shared.json_equal(v, e) for e in schema["enum"])]
+        return [v for v in values if allowed is None or has_type(v, allowed)]
+    if allowed is None or not set(allowed) <= {"boolean", "null"}:
+        return None
+    return ([True, False] if "boolean" in allowed else []) + ([None] if "null" in allowed else [])
+
+
+def value_key(value: Any) -> str:
+    """A text equal for JSON-equal values (``1`` and ``1.0``; not ``true`` and ``1``):
+    ``shared.json_equal`` as a key, for sets of values."""
+    return json.dumps(_normal_value(value), sort_keys=True)
+
+
+def _normal_value(value: Any) -> Any:
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    if isinstance(value, list):
+        return [_normal_value(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _normal_value(v) for k, v in value.items()}
+    return value
+
+
+def accepts(kinds: Kinds, value: Any, draft: Draft) -> bool | None:
+    """Whether the schema ``kinds`` describes accepts ``value`` (None: not known here)."""
+    kind = shared.json_type(value)
+    condition = kinds["number" if kind == "integer" else kind]
+    if condition in (ANY, NONE):
+        return condition == ANY
+    if isinstance(condition, frozenset):
+        return value in condition
+    if isinstance(condition, Strings):
+        return ((condition.values is None or value in condition.values) and len(value) >= condition.low
+                and (condition.high is None or len(value) <= condition.high))
+    if isinstance(condition, Numbers):
+        whole = isinstance(value, int) or (draft.float_integers and value.is_integer())
+        return ((whole or not condition.integral) and (condition.values is None or value in condition.values)
+                and _within(value, condition.low, condition.high))
+    if isinstance(condition, ObjectUnion):
+        found = [accepts({**kinds, "object": part}, value, draft) for part in condition.parts]
+        return True if True in found else None if None in found else False
+    if isinstance(condition, Objects):
+        verdicts: list[bool | None] = [name in value for name in condition.required]
+        verdicts += [accepts(satisfying(sub, draft, f"/properties/{name}"), value[name], draft)
+                     for name, sub in condition.properties.items() if name in value]
+        return None if None in verdicts else all(verdicts)
+    return None

@@ -1,0 +1,104 @@
+"""What the translator (``translate``), ``applicators`` and ``complement`` share:
+the errors, the keyword tables, JSON types and equality, counts and bounds, read
+one way everywhere (a schema both translated and complemented means one thing)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from schema2grammar import regexes
+
+MAX_ITEMS_CHAIN = 256
+"""``minItems``/``maxItems`` above this are enforced only up to it (reported)."""
+
+ANNOTATIONS = frozenset(
+    "$schema $id $comment $anchor $dynamicAnchor $vocabulary title description default examples "
+    "deprecated readOnly writeOnly contentEncoding contentMediaType contentSchema discriminator "
+    "x-guidance".split()
+)
+DEFINITIONS = ("$defs", "definitions")
+
+TYPE_KEYWORDS = {
+    "object": ("properties", "required", "additionalProperties", "patternProperties", "propertyNames",
+               "minProperties", "maxProperties", "dependentRequired", "dependentSchemas", "dependencies",
+               "unevaluatedProperties"),
+    "array": ("items", "prefixItems", "additionalItems", "minItems", "maxItems", "uniqueItems", "contains",
+              "minContains", "maxContains", "unevaluatedItems"),
+    "string": ("minLength", "maxLength", "pattern"),
+    "number": ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf"),
+}
+"""The keywords that constrain one type only."""
+
+
+class SchemaError(ValueError):
+    """A schema that cannot be translated (or, in strict mode, not exactly), naming
+    the keyword and its JSON pointer."""
+
+
+class NoValue(SchemaError):
+    """A schema place that no value satisfies: an optional property, an ``anyOf``
+    branch or a type of a list drops out; elsewhere the whole schema fails."""
+
+
+_SHAPES = {"properties": dict, "patternProperties": dict, "required": list, "prefixItems": list}
+"""Keywords whose value must be a JSON object (dict) or array (list)."""
+
+
+def check_shapes(schema: dict[str, Any], pointer: str) -> None:
+    """A ``SchemaError`` naming the keyword whose value has the wrong shape (before
+    a merge or a split reads it)."""
+    for key, shape in _SHAPES.items():
+        if key in schema and not isinstance(schema[key], shape):
+            what = "an object" if shape is dict else "a list"
+            raise SchemaError(f"{pointer or '#'}: {key} must be {what}, not {schema[key]!r}")
+    for key in ("properties", "patternProperties"):
+        for name, sub in schema.get(key, {}).items():
+            if not isinstance(sub, (bool, dict)):
+                token = name.replace("~", "~0").replace("/", "~1")
+                raise SchemaError(f"{pointer}/{key}/{token}: a schema must be an object or a boolean, not {sub!r}")
+
+
+def count_of(value: Any) -> int | None:
+    """A count keyword's value (``2.0`` is 2; any size of int); None when it is
+    not a non-negative integer."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not value >= 0:
+        return None
+    return value if isinstance(value, int) else int(value) if value.is_integer() else None
+
+
+def integral_bound(key: str, value: int | float, schema: dict[str, Any]) -> regexes.Bound | None:
+    """A number bound (``minimum``, ...) as an integer and whether it is exclusive
+    (draft 4: by ``exclusiveMinimum: true`` beside it); None unless it is integral
+    and within ``regexes.MAX_NUMBER_BOUND`` (the bounds spelled exactly)."""
+    if value != value or (isinstance(value, float) and not value.is_integer()) or abs(value) > regexes.MAX_NUMBER_BOUND:
+        return None
+    exclusive = key.startswith("exclusive") or schema.get("exclusive" + key[0].upper() + key[1:]) is True
+    return int(value), exclusive
+
+
+def json_type(value: Any) -> str:
+    """The JSON Schema type of a JSON value (``integer`` for a Python int)."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int):
+        return "integer"
+    if isinstance(value, float):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    return "array" if isinstance(value, list) else "object"
+
+
+def json_equal(a: Any, b: Any) -> bool:
+    """JSON equality: ``1 == 1.0`` but ``true != 1``, containers item by item."""
+    if isinstance(a, bool) or isinstance(b, bool) or a is None or b is None:
+        return a is b
+    if isinstance(a, (int, float)) and isinstance(b, (int, float)):
+        return a == b
+    if isinstance(a, list) and isinstance(b, list):
+        return len(a) == len(b) and all(json_equal(x, y) for x, y in zip(a, b))
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(json_equal(a[k], b[k]) for k in a)
+    return type(a) is type(b) and bool(a == b)

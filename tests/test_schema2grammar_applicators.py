@@ -1,0 +1,587 @@
+"""``not``, ``if``/``then``/``else``, ``contains`` and ``uniqueItems`` (schema2grammar/
+applicators.py, complement.py): where the report says exact, the grammar accepts
+exactly what jsonschema finds valid (hand-written and random schemas and
+instances); every limit, at it and past it; the complement regexes against brute
+force over escaped spellings."""
+
+from __future__ import annotations
+
+import json
+import random
+import re
+from typing import Any
+
+import jsonschema
+import pytest
+
+from schema2grammar import APPROXIMATED, ENFORCED, Options, SchemaError, applicators, complement, translate
+from schema2grammar.applicators import MAX_CONTAINS_STATES
+from structgen import Grammar
+
+
+def _spellings(text: str, rng: random.Random) -> list[str]:
+    """``text`` as JSON: both json.dumps spellings, and some with random escapes."""
+    found = [json.dumps(text, ensure_ascii=False), json.dumps(text)]
+    for _ in range(3):
+        parts = []
+        for char in text:
+            code = ord(char)
+            if rng.random() < 0.3 and code > 0xFFFF:
+                high, low = 0xD800 + ((code - 0x10000) >> 10), 0xDC00 + ((code - 0x10000) & 0x3FF)
+                parts.append(f"\\u{high:04x}\\u{low:04X}")
+            elif rng.random() < 0.3 and code <= 0xFFFF:
+                parts.append(f"\\u{code:04X}" if rng.random() < 0.5 else f"\\u{code:04x}")
+            elif char == "/" and rng.random() < 0.5:
+                parts.append("\\/")
+            else:
+                parts.append(json.dumps(char, ensure_ascii=False)[1:-1])
+        found.append('"' + "".join(parts) + '"')
+    return found
+
+
+@pytest.mark.parametrize("words", [["a", "ab", "", 'q"', "é", "😀", "a\nb", "/", "\\"], ["x"], ["", "\t"], ["ab", "ac", "b"]])
+def test_strings_except_refuses_every_spelling_of_the_words(words: list[str]) -> None:
+    regex = complement.strings_except(words)
+    assert regex is not None
+    pattern = re.compile(regex)
+    rng = random.Random(len(words))
+    alphabet = 'abcq"é😀\n/\\\tx'
+    texts = words + ["".join(rng.choice(alphabet) for _ in range(rng.randint(0, 4))) for _ in range(1500)]
+    for text in texts:
+        for spelled in _spellings(text, rng):
+            assert json.loads(spelled) == text
+            assert bool(pattern.fullmatch(spelled)) == (text not in words), (words, spelled)
+
+
+def test_strings_except_limit() -> None:
+    limit = complement.MAX_EXCLUDED_CHARACTERS
+    assert complement.strings_except(["a" * (limit // 2), "b" * (limit - limit // 2)]) is not None
+    assert complement.strings_except(["a" * (limit // 2), "b" * (limit - limit // 2 + 1)]) is None
+    words = ["a" * 100, "b" * 100, "c" * 100]  # 300 characters: reported, the strings not taken out
+    grammar = Grammar.from_json_schema({"type": "string", "not": {"enum": words}})
+    assert [e.status for e in grammar.report.entries if e.keyword == "not"] == [APPROXIMATED]
+    assert grammar.accepts(json.dumps("a" * 100)) and grammar.accepts('"d"')
+
+
+def test_non_integers_as_json_dumps_writes_them() -> None:
+    pattern = re.compile(complement.NON_INTEGER)
+    rng = random.Random(4)
+    values = [rng.uniform(-1e6, 1e6) for _ in range(500)] + [rng.uniform(-1, 1) * 10 ** rng.randint(-30, 30) for _ in range(500)]
+    values += [0.5, -0.0, 1.0, 1e-05, 1.5e-07, 123.0, 1e16, 2.5e20, 0.1]
+    for value in values:
+        assert bool(pattern.fullmatch(json.dumps(value))) == (not value.is_integer()), value
+    for spelled in ["1", "-0", "1.0", "1.00", "1e0", "10e-1", "0.1e1", "1E0", "100e-2", "1.0e-0"]:
+        assert not pattern.fullmatch(spelled), spelled  # integers in any spelling
+
+
+def _agrees(schema: Any, valid: list[Any], invalid: list[Any]) -> None:
+    """The report is exact, jsonschema agrees with the lists, and so does the grammar
+    (compact and indented)."""
+    grammar = Grammar.from_json_schema(schema)
+    assert grammar.report.exact, str(grammar.report)
+    validator = jsonschema.validators.validator_for(schema)(schema)
+    for instance in valid:
+        assert validator.is_valid(instance), instance
+        for indent in (None, 2):
+            assert grammar.accepts(json.dumps(instance, ensure_ascii=False, indent=indent)), (schema, instance)
+    for instance in invalid:
+        assert not validator.is_valid(instance), instance
+        assert not grammar.accepts(json.dumps(instance, ensure_ascii=False)), (schema, instance)
+
+
+NOT_CASES: list[tuple[str, Any, list[Any], list[Any]]] = [
+    ("type", {"not": {"type": "integer"}}, ["a", 1.5, 1e-05, None, True, [], {}], [1, 0, -7, 1.0, 10**20]),
+    ("types", {"not": {"type": ["integer", "boolean"]}}, ["a", 0.5, None], [1, True, False]),
+    ("number", {"type": ["number", "string"], "not": {"type": "number"}}, ["x"], [1, 1.5]),
+    ("enum strings", {"type": "string", "not": {"enum": ["a", 'q"', "é", ""]}}, ["b", "aa", "q", "e"], ["a", 'q"', "é", ""]),
+    ("const anything", {"not": {"const": "a"}}, ["b", 1, None, ["a"], {"a": 1}], ["a"]),
+    ("enum scalars", {"not": {"enum": [True, None, 2, "x"]}}, [False, 1, 2.5, 3, "y"], [True, None, 2, 2.0, "x"]),
+    ("integers", {"type": "integer", "not": {"enum": [1, 3]}}, [0, 2, 4, -1, 5.0], [1, 3, 1.0]),
+    ("bounds", {"type": "number", "not": {"minimum": 0, "exclusiveMaximum": 10}}, [-1, -0.5, 10, 11.5], [0, 5, 9.5]),
+    ("integer bounds", {"type": "integer", "not": {"maximum": 3}}, [4, 100], [3, 0, -5]),
+    ("lengths", {"type": "string", "minLength": 1, "not": {"maxLength": 2}}, ["abc", "abcd"], ["", "a", "ab"]),
+    ("lengths both ways", {"not": {"minLength": 2, "maxLength": 3}}, ["a", "abcd"], ["ab", "abc", 1, None]),
+    ("required", {"type": "object", "not": {"required": ["a", "b"]}}, [{}, {"a": 1}, {"b": 1, "c": 2}], [{"a": 1, "b": 2}]),
+    ("object", {"not": {"type": "object", "properties": {"foo": {"type": "string"}}}},
+     [1, "x", {"foo": 1}, {"foo": None}], [{}, {"foo": "x"}, {"bar": 1}]),
+    ("discriminator", {"type": "object", "properties": {"kind": {"type": "string"}},
+                       "not": {"properties": {"kind": {"const": "a"}}, "required": ["kind"]}},
+     [{}, {"kind": "b"}], [{"kind": "a"}]),
+    ("forbidden property", {"properties": {"foo": {"not": {}}, "bar": {}}}, [{"bar": 1}, {}], [{"foo": 1}]),
+    ("not false", {"not": False}, [1, "x", None, {"a": [1]}], []),
+    ("double negation", {"type": ["string", "null"], "not": {"not": {"type": "string"}}}, ["x"], [None]),
+    ("double negation of true", {"not": {"not": {}}}, [1, "x", None, [], {}], []),
+    ("in allOf", {"allOf": [{"type": "string"}, {"not": {"const": "no"}}]}, ["yes"], ["no", 1]),
+    ("booleans", {"type": "boolean", "not": {"const": False}}, [True], [False]),
+    ("reference", {"$defs": {"s": {"type": "string"}, "o": {"$ref": "#/$defs/s", "minLength": 2}}, "not": {"$ref": "#/$defs/o"}},
+     [1, None, "a"], ["ab"]),
+    ("draft 7 reference", {"$schema": "http://json-schema.org/draft-07/schema#", "definitions": {"s": {"type": "string"}},
+                           "not": {"$ref": "#/definitions/s", "maxLength": 0}}, [1], ["ab", ""]),
+    ("any of", {"not": {"anyOf": [{"enum": ["a", 1]}, {"type": "null"}, {"type": "object", "required": ["a"]},
+                                  {"type": "object", "required": ["b"]}]}},
+     ["b", 2, True, {}, {"c": 1}], ["a", 1, None, {"a": 1}, {"b": 1}]),
+    ("enum beside", {"enum": ["a", "b", 1, {"k": 1}, {"j": 1}], "not": {"anyOf": [{"const": "a"}, {"type": "object", "required": ["k"]}]}},
+     ["b", 1, {"j": 1}], ["a", {"k": 1}]),
+]
+
+
+@pytest.mark.parametrize(("name", "schema", "valid", "invalid"), NOT_CASES, ids=[case[0] for case in NOT_CASES])
+def test_not_by_complement(name: str, schema: Any, valid: list[Any], invalid: list[Any]) -> None:
+    _agrees(schema, valid, invalid)
+
+
+def test_not_refuses_every_spelling_of_a_listed_string() -> None:
+    grammar = Grammar.from_json_schema({"type": "string", "not": {"enum": ["a", "é", "a/b", "😀"]}})
+    for spelled in ['"a"', '"\\u0061"', '"\\u00E9"', '"\\u00e9"', '"a\\/b"', '"\\ud83d\\ude00"', '"\\uD83D\\uDE00"']:
+        assert not grammar.accepts(spelled), spelled
+    for spelled in ['"\\u0062"', '"a\\/c"', '"\\ud83d\\ude01"', '"aa"', '""']:
+        assert grammar.accepts(spelled), spelled
+
+
+def test_nullable_objects_keep_null_apart() -> None:
+    _agrees({"type": "object", "nullable": True, "not": {"required": ["a"]}}, [{}], [{"a": 1}])
+    grammar = Grammar.from_json_schema({"type": "object", "nullable": True, "not": {"required": ["a"]}})
+    assert not grammar.accepts("null")  # not {required} accepts null: not refuses it
+
+
+def test_not_everything_is_a_schema_no_value_satisfies() -> None:
+    for schema in ({"not": {}}, {"not": True}, {"type": "string", "not": {"type": "string"}}):
+        with pytest.raises(SchemaError, match="not refuses every value"):
+            translate(schema)
+
+
+@pytest.mark.parametrize(("schema", "accepted", "note"), [
+    ({"type": "string", "not": {"pattern": "^a"}}, ["abc", "b"], "pattern"),
+    ({"type": "number", "not": {"multipleOf": 2}}, [4, 3], "multipleOf"),
+    ({"type": "number", "not": {"const": 1.5}}, [1.5, 2], "not an integer"),
+    ({"type": "string", "maxLength": 3, "not": {"const": "a"}}, ["a", "b"], "beside"),
+    ({"type": "number", "minimum": 0, "not": {"type": "integer"}}, [1, 0.5], "beside"),
+    ({"type": "array", "not": {"items": {"type": "string"}}}, [["a"], [1]], "items"),
+    ({"not": {"oneOf": [{"type": "string"}]}}, ["a", 1], "oneOf"),
+    ({"$defs": {"t": {"type": "object", "properties": {"a": {"$ref": "#/$defs/t"}}}}, "not": {"$ref": "#/$defs/t"}},
+     [1, {}], "$ref"),
+    ({"$defs": {"t": {"anyOf": [{"type": "string"}, {"$ref": "#/$defs/t"}]}}, "not": {"$ref": "#/$defs/t"}}, [1], "recurs"),
+    ({"$schema": "http://json-schema.org/draft-04/schema#", "type": "number", "not": {"type": "integer"}}, [1, 1.5], "beside"),
+])
+def test_not_without_an_exact_complement_is_approximated(schema: dict[str, Any], accepted: list[Any], note: str) -> None:
+    """The grammar is wider (those values are not taken out), and the report says why."""
+    grammar = Grammar.from_json_schema(schema)
+    entries = [e for e in grammar.report.entries if e.keyword == "not"]
+    assert [e.status for e in entries] == [APPROXIMATED] and note in entries[0].note, entries
+    for instance in accepted:
+        assert grammar.accepts(json.dumps(instance))
+    with pytest.raises(SchemaError, match="not cannot be enforced exactly"):
+        translate(schema, Options(strict=True))
+
+
+def test_not_other_kinds_are_exact_beside_an_inexact_one() -> None:
+    """``not: {pattern}`` leaves out every non-string (exactly); strings stay wide."""
+    grammar = Grammar.from_json_schema({"not": {"pattern": "^a"}})
+    assert not any(grammar.accepts(text) for text in ["1", "null", "[]", "{}", "true"])
+    assert grammar.accepts('"abc"') and grammar.accepts('"b"')
+
+
+def test_number_and_object_complement_limits() -> None:
+    """``MAX_EXCLUDED_NUMBERS`` integers left out, ``MAX_OBJECT_BRANCHES`` ways to
+    fail a union of object schemas: exact at the limit, reported past it."""
+    def status(schema: dict[str, Any]) -> list[str]:
+        return [e.status for e in translate(schema)[1].entries if e.keyword == "not"]
+
+    numbers = complement.MAX_EXCLUDED_NUMBERS
+    assert status({"type": "integer", "not": {"enum": list(range(0, 2 * numbers, 2))}}) == [ENFORCED]
+    assert status({"type": "integer", "not": {"enum": list(range(0, 2 * numbers + 2, 2))}}) == [APPROXIMATED]
+    evens = Grammar.from_json_schema({"type": "integer", "not": {"enum": list(range(0, 2 * numbers, 2))}})
+    assert evens.accepts("3") and evens.accepts("-1") and not evens.accepts("4") and not evens.accepts("126")
+    parts = [{"type": "object", "required": [f"a{i}", f"b{i}"]} for i in range(7)]  # two ways each: 2**6 = 64
+    assert 2 ** 6 == complement.MAX_OBJECT_BRANCHES
+    assert status({"type": "object", "not": {"anyOf": parts[:6]}}) == [ENFORCED]
+    assert status({"type": "object", "not": {"anyOf": parts}}) == [APPROXIMATED]
+
+
+def test_nesting_limit_of_a_negated_schema() -> None:
+    draft = complement.Draft(float_integers=True, format_assertion=True)
+    schema: Any = {"type": "string"}
+    for _ in range(complement.MAX_NESTING):
+        schema = {"allOf": [schema]}
+    assert complement.satisfying(schema, draft, "")["string"] == complement.ANY
+    assert isinstance(complement.satisfying({"allOf": [schema]}, draft, "")["string"], complement.Inexact)
+
+
+IF_CASES: list[tuple[str, Any, list[Any], list[Any]]] = [
+    ("by type", {"if": {"type": "string"}, "then": {"minLength": 2}, "else": {"type": "integer"}},
+     ["ab", 3], ["a", 1.5, None]),
+    ("bounds", {"if": {"exclusiveMaximum": 0}, "then": {"minimum": -10}, "else": {"maximum": 5}},
+     [-5, 0, 5, "x"], [-11, 6, 100]),
+    ("discriminator", {"type": "object", "properties": {"kind": {"enum": ["a", "b"]}, "x": {}, "y": {}},
+                       "if": {"properties": {"kind": {"const": "a"}}, "required": ["kind"]},
+                       "then": {"required": ["x"]}, "else": {"required": ["y"]}},
+     [{"kind": "a", "x": 1}, {"kind": "b", "y": 1}, {"y": 1}, {"kind": "a", "x": 1, "y": 2}],
+     [{"kind": "a", "y": 1}, {"kind": "b", "x": 1}, {"x": 1}, {}, {"kind": "c", "y": 1}]),
+    ("then only", {"if": {"const": "a"}, "then": {"type": "null"}}, ["b", 1], ["a"]),
+    ("else only", {"type": "integer", "if": {"minimum": 10}, "else": {"const": 3}}, [10, 3, 11], [4, 9]),
+    ("if true", {"if": True, "then": {"const": "then"}, "else": {"const": "else"}}, ["then"], ["else", 1]),
+    ("if false", {"if": False, "then": {"const": "then"}, "else": {"const": "else"}}, ["else"], ["then"]),
+    ("no then nor else", {"if": {"const": 0}}, [0, 1, "x"], []),
+    ("else holds a not", {"type": "object", "properties": {"kind": {}, "x": {}, "y": {}},
+                          "if": {"properties": {"kind": {"const": "a"}}, "required": ["kind"]},
+                          "then": {"required": ["x"]}, "else": {"not": {"required": ["y"]}}},
+     [{"kind": "a", "x": 1}, {"kind": "b"}, {}, {"x": 1}], [{"kind": "a"}, {"kind": "b", "y": 1}, {"y": 1}]),
+    ("else beside enum", {"type": "string", "if": {"const": "a"}, "else": {"enum": ["a", "b"]}}, ["a", "b"], ["c", 1]),
+    ("then without if", {"then": {"const": 0}, "else": {"const": 0}}, [1, "x"], []),
+    ("parts do not interfere", {"allOf": [{"if": {"type": "string"}}, {"then": {"const": "x"}}, {"else": {"const": 1}}]},
+     ["y", 2], []),
+    ("nested", {"type": "object", "properties": {"a": {"if": {"type": "string"}, "then": {"enum": ["x"]}}}},
+     [{"a": "x"}, {"a": 1}], [{"a": "y"}]),
+]
+
+
+@pytest.mark.parametrize(("name", "schema", "valid", "invalid"), IF_CASES, ids=[case[0] for case in IF_CASES])
+def test_if_then_else_by_complement(name: str, schema: Any, valid: list[Any], invalid: list[Any]) -> None:
+    _agrees(schema, valid, invalid)
+
+
+def test_if_without_an_exact_complement_is_approximated() -> None:
+    schema = {"if": {"pattern": "^a"}, "then": {"maxLength": 2}, "else": {"minLength": 5}}
+    grammar = Grammar.from_json_schema(schema)
+    assert {e.keyword for e in grammar.report.with_status(APPROXIMATED)} >= {"if", "then", "else"}
+    assert grammar.accepts('"ab"') and grammar.accepts('"bbbbb"')  # wider: the valid ones pass
+    parts = {"allOf": [{"if": {"type": "string"}, "then": {"const": "a"}}, {"if": {"type": "integer"}, "then": {"const": 1}}]}
+    assert [e.status for e in Grammar.from_json_schema(parts).report.entries if e.keyword == "allOf"] == [APPROXIMATED]
+
+
+CONTAINS_CASES: list[tuple[str, Any, list[Any], list[Any]]] = [
+    ("contains", {"contains": {"const": 1}}, [[1], [2, 1.0], "x"], [[], [2, 3]]),
+    ("bounds", {"contains": {"minimum": 5}}, [[5], [1, 6], ["x"]], [[1, 2], []]),
+    ("min and max", {"contains": {"const": 1}, "minContains": 2, "maxContains": 3},
+     [[1, 1], [1, 2, 1, 1]], [[1], [1, 1, 1, 1], [2]]),
+    ("min 0", {"contains": {"const": 1}, "minContains": 0, "maxContains": 1}, [[], [2], [1, 2]], [[1, 1]]),
+    ("items", {"type": "array", "items": {"type": "integer"}, "contains": {"enum": [1, 2]}, "maxItems": 3},
+     [[1], [3, 2], [3, 3, 1]], [[3], ["x", 1], [1, 1, 1, 1]]),
+    ("prefix", {"prefixItems": [{"type": "string"}, {"type": "integer"}], "items": False, "contains": {"type": "integer"}},
+     [["a", 1]], [["a"], []]),
+    ("not in contains", {"contains": {"not": {"type": "null"}}, "maxContains": 1}, [[None, 1], [None, None, "x"]],
+     [[1, 2], [None]]),
+    ("draft 7", {"$schema": "http://json-schema.org/draft-07/schema#", "contains": {"const": 1}, "maxContains": 0},
+     [[1, 1]], [[2]]),
+    ("draft 4", {"$schema": "http://json-schema.org/draft-04/schema#", "contains": {"const": 1}}, [[2], []], []),
+    ("true", {"contains": True}, [[1]], [[]]),
+]
+
+
+@pytest.mark.parametrize(("name", "schema", "valid", "invalid"), CONTAINS_CASES, ids=[case[0] for case in CONTAINS_CASES])
+def test_contains_counts_matching_items(name: str, schema: Any, valid: list[Any], invalid: list[Any]) -> None:
+    _agrees(schema, valid, invalid)
+
+
+def test_contains_past_its_limits_is_approximated() -> None:
+    """(maxItems + 1) * (maxContains + 1) rules: 200 * 10 is at MAX_CONTAINS_STATES."""
+    at = {"type": "array", "maxItems": 199, "contains": {"const": 1}, "maxContains": 9}
+    assert 200 * 10 == MAX_CONTAINS_STATES and Grammar.from_json_schema(at).report.exact
+    past = Grammar.from_json_schema({**at, "maxItems": 200})
+    assert {e.keyword for e in past.report.with_status(APPROXIMATED)} == {"contains", "maxContains"}
+    assert past.accepts("[2]")  # wider: the count is not kept
+    loose = Grammar.from_json_schema({"contains": {"multipleOf": 3}})
+    assert [e.status for e in loose.report.entries if e.keyword == "contains"] == [APPROXIMATED]
+    with pytest.raises(SchemaError, match="maxContains is below minContains"):
+        translate({"type": "array", "contains": {}, "minContains": 2, "maxContains": 1})
+
+
+UNIQUE_CASES: list[tuple[str, Any, list[Any], list[Any]]] = [
+    ("enum", {"type": "array", "items": {"enum": ["a", "b", 1, {"k": 1}]}, "uniqueItems": True},
+     [[], ["a", "b"], [1, "a", {"k": 1}]], [["a", "a"], [1, 1.0], [{"k": 1}, {"k": 1}]]),
+    ("booleans", {"prefixItems": [{"type": "boolean"}, {"type": "boolean"}], "items": False, "uniqueItems": True},
+     [[True, False], [False], []], [[True, True], [False, False]]),
+    ("draft 7 tuple", {"$schema": "http://json-schema.org/draft-07/schema#", "items": [{"type": "boolean"}],
+                       "additionalItems": {"type": ["boolean", "null"]}, "uniqueItems": True},
+     [[True, None, False]], [[True, True], [None, None]]),
+    ("counts", {"type": "array", "items": {"enum": [1, 2, 3]}, "uniqueItems": True, "minItems": 2},
+     [[1, 2], [3, 2, 1]], [[1], [1, 1]]),
+]
+
+
+@pytest.mark.parametrize(("name", "schema", "valid", "invalid"), UNIQUE_CASES, ids=[case[0] for case in UNIQUE_CASES])
+def test_unique_items_over_listed_values(name: str, schema: Any, valid: list[Any], invalid: list[Any]) -> None:
+    _agrees(schema, valid, invalid)
+
+
+def test_unique_items_limit() -> None:
+    limit = complement.MAX_UNIQUE_VALUES
+    at = Grammar.from_json_schema({"type": "array", "items": {"enum": list(range(limit))}, "uniqueItems": True})
+    assert at.report.exact and at.accepts(json.dumps(list(range(limit)))) and not at.accepts("[0, 1, 0]")
+    past = Grammar.from_json_schema({"type": "array", "items": {"enum": list(range(limit + 1))}, "uniqueItems": True})
+    assert [e.status for e in past.report.entries if e.keyword == "uniqueItems"] == [APPROXIMATED]
+    assert past.accepts("[0, 0]")
+    assert [e.status for e in Grammar.from_json_schema({"uniqueItems": True}).report.entries
+            if e.keyword == "uniqueItems"] == [APPROXIMATED]
+    with pytest.raises(SchemaError, match="no array"):
+        translate({"type": "array", "items": {"enum": [1, 2]}, "uniqueItems": True, "minItems": 3})
+
+
+# -- random schemas against jsonschema
+
+NAMES = ["kind", "a", "b"]
+STRINGS = ["", "a", "b", "ab", "abc", 'q"', "é"]
+SCALARS: list[Any] = [None, True, False, 0, 1, 2, -3, 1.5, 0.25, 2.0, *STRINGS]
+
+
+def _simple(rng: random.Random) -> dict[str, Any]:
+    """A schema of one or two keywords that ``complement`` may complement exactly
+    (or not: ``pattern``, ``multipleOf``)."""
+    choices: list[Any] = [
+        lambda: {"type": rng.sample(["string", "integer", "number", "boolean", "null", "object", "array"], rng.randint(1, 3))},
+        lambda: {"enum": rng.sample(SCALARS, rng.randint(1, 4))},
+        lambda: {"const": rng.choice(SCALARS)},
+        lambda: {"required": sorted(rng.sample(NAMES, rng.randint(1, 2)), key=NAMES.index)},  # undeclared: in this order
+        lambda: {"properties": {rng.choice(NAMES): _leaf(rng)}},
+        lambda: {rng.choice(["minLength", "maxLength"]): rng.randint(0, 3)},
+        lambda: {rng.choice(["minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"]): rng.randint(-1, 2)},
+        lambda: {"pattern": "^a"},
+        lambda: {"multipleOf": 2},
+    ]
+    schema: dict[str, Any] = {}
+    for _ in range(rng.randint(1, 2)):
+        schema.update(rng.choice(choices)())
+    return schema
+
+
+def _leaf(rng: random.Random) -> dict[str, Any]:
+    return rng.choice([{"type": "string"}, {"const": rng.choice(SCALARS)}, {"enum": rng.sample(SCALARS, 2)}, {"minimum": 1}])
+
+
+def _random_instance(rng: random.Random, depth: int = 0) -> Any:
+    roll = rng.random()
+    if depth < 2 and roll < 0.2:
+        return {name: _random_instance(rng, depth + 1) for name in NAMES if rng.random() < 0.5}
+    if depth < 2 and roll < 0.4:
+        return [_random_instance(rng, depth + 1) for _ in range(rng.randint(0, 4))]
+    return rng.choice(SCALARS)
+
+
+def _random_schema(rng: random.Random) -> dict[str, Any]:
+    outer: dict[str, Any] = {"properties": {"kind": {}, "a": {}, "b": {}}}  # the order instances write names in
+    if rng.random() < 0.5:
+        outer["type"] = rng.sample(["string", "integer", "number", "object", "array", "null"], 2)
+    kind = rng.choice(["not", "if", "contains", "unique"])
+    if kind == "not":
+        outer["not"] = _simple(rng)
+    elif kind == "if":
+        outer["if"] = _simple(rng)
+        for key in ("then", "else"):
+            if rng.random() < 0.7:
+                outer[key] = _simple(rng)
+    elif kind == "contains":
+        outer["contains"] = _simple(rng)
+        for key in ("minContains", "maxContains", "maxItems"):
+            if rng.random() < 0.4:
+                outer[key] = rng.randint(0, 3)
+        if rng.random() < 0.4:
+            outer["items"] = _leaf(rng)
+    else:
+        outer["uniqueItems"] = True
+        outer["items"] = {"enum": rng.sample(SCALARS, rng.randint(1, 9))}
+    return outer
+
+
+def test_random_schemas_agree_with_jsonschema() -> None:
+    """Wherever the report says exact, acceptance is validity; elsewhere the grammar
+    is only wider (every valid instance accepted)."""
+    rng = random.Random(2026)
+    exact = checked = 0
+    for _ in range(250):
+        schema = _random_schema(rng)
+        try:
+            grammar = Grammar.from_json_schema(schema)
+        except SchemaError:
+            continue
+        validator = jsonschema.Draft202012Validator(schema)
+        exact += grammar.report.exact
+        for _ in range(30):
+            instance = _random_instance(rng)
+            valid = validator.is_valid(instance)
+            accepted = grammar.accepts(json.dumps(instance, ensure_ascii=False))
+            assert accepted or not valid, (schema, instance)
+            if grammar.report.exact:
+                assert accepted == valid, (schema, instance)
+                checked += 1
+    assert exact >= 120 and checked >= 3000, (exact, checked)
+
+
+def test_report_lists_each_keyword_once() -> None:
+    schema = {"type": "object", "properties": {"kind": {"type": "string"}},
+              "if": {"properties": {"kind": {"const": "a"}}, "required": ["kind"]}, "then": {"required": ["x"]},
+              "else": {"not": {"required": ["y"]}}}
+    report = Grammar.from_json_schema(schema).report
+    root = [e.keyword for e in report.entries if e.pointer == ""]
+    assert len(root) == len(set(root)) and {"if", "then", "else"} <= set(root)
+    assert all(e.status == ENFORCED for e in report.entries), str(report)
+    beside = {**schema, "not": {"required": ["z"]}}  # two negations, combined: not (A or B)
+    _agrees(beside, [{"kind": "a", "x": 1}, {"kind": "b"}, {}],
+             [{"kind": "b", "y": 1}, {"kind": "a"}, {"kind": "a", "x": 1, "z": 1}, {"z": 1}])
+
+
+# -- regressions
+
+
+D6 = "http://json-schema.org/draft-06/schema#"
+
+REGRESSION_CASES: list[tuple[str, Any, list[Any], list[Any]]] = [
+    ("a $ref used twice with different siblings",
+     {"$defs": {"base": {"type": "object", "required": ["id"]}}, "type": "object", "properties": {"id": {}, "kind": {}},
+      "not": {"anyOf": [{"$ref": "#/$defs/base", "required": ["kind"]}, {"$ref": "#/$defs/base", "required": ["x"]}]}},
+     [{"id": 1}, {"kind": 1}, {}], [{"id": 1, "x": 5}, {"id": 1, "kind": 2}]),
+    ("a $ref used twice beside const", {"$defs": {"s": {"type": "string"}},
+                                        "not": {"anyOf": [{"$ref": "#/$defs/s", "const": "a"}, {"$ref": "#/$defs/s", "const": "b"}]}},
+     ["c", 1, None], ["a", "b"]),
+    ("a $ref used twice beside enum", {"$defs": {"s": {"type": "string"}}, "enum": ["a", "b", "c"],
+                                       "not": {"anyOf": [{"$ref": "#/$defs/s", "const": "a"}, {"$ref": "#/$defs/s", "const": "b"}]}},
+     ["c"], ["a", "b"]),
+    ("$ref beside a boolean if", {"$defs": {"s": {"type": "string"}}, "not": {"$ref": "#/$defs/s", "if": True, "then": {"minLength": 2}}},
+     [1, None, "a", ""], ["ab", "abc"]),
+    ("if before draft 7", {"$schema": D6, "if": {"const": 1}, "then": False}, [1, 2], []),
+    ("if inside not before draft 7", {"$schema": D6, "type": ["integer", "string"],
+                                      "not": {"type": "string", "if": False, "else": False}}, [1], ["x"]),
+    ("if in allOf before draft 7", {"$schema": D6, "allOf": [{"type": "integer"}, {"if": {"const": 1}, "then": False}]}, [1], ["x"]),
+    ("a bare if in another allOf part", {"allOf": [{"if": {"const": 1}, "then": {"type": "integer"}}, {"if": {"type": "string"}}]},
+     [1, "x", 2], []),
+    ("uniqueItems within maxItems", {"prefixItems": [{"type": "boolean"}, {"type": "integer"}], "maxItems": 1, "uniqueItems": True},
+     [[True], []], [[True, 1]]),
+    ("two nots merged", {"allOf": [{"not": {"const": 1}}, {"not": {"const": 2}}]}, [3, "x"], [1, 2]),
+    ("format as an annotation beside a complement", {"$schema": "https://json-schema.org/draft/2020-12/schema",
+                                                     "type": "string", "format": "email", "not": {"const": "a"}},
+     ["b", "x@y.z"], ["a"]),
+    ("maxContains above maxItems", {"type": "array", "maxItems": 10, "contains": {"const": 1}, "maxContains": 1000},
+     [[1, 1, 1], [2, 1]], [[2], [1] * 11]),
+]
+
+
+@pytest.mark.parametrize(("name", "schema", "valid", "invalid"), REGRESSION_CASES, ids=[case[0] for case in REGRESSION_CASES])
+def test_review_regressions_agree_with_jsonschema(name: str, schema: Any, valid: list[Any], invalid: list[Any]) -> None:
+    _agrees(schema, valid, invalid)
+
+
+@pytest.mark.parametrize("schema", [
+    {"type": "number", "not": {"const": 100000000000000000000}},
+    {"not": {"const": 1e16}},
+    {"type": "integer", "not": {"enum": [-1, -100000000000000000]}},
+])
+def test_listed_big_integers_are_approximated_not_narrowing(schema: dict[str, Any]) -> None:
+    """json.dumps writes big floats with exponents (2e+20) that an integer range's
+    spellings do not cover: reported approximated, and every valid big float passes."""
+    grammar = Grammar.from_json_schema(schema)
+    assert [e.status for e in grammar.report.entries if e.keyword == "not"] == [APPROXIMATED]
+    validator = jsonschema.Draft202012Validator(schema)
+    for value in (2e20, 1e21, -1e300, 2e17, 1.5e16, 3, -7):
+        if validator.is_valid(value):
+            assert grammar.accepts(json.dumps(value)), value
+
+
+def test_conditional_keywords_are_annotations_before_draft_7() -> None:
+    report = Grammar.from_json_schema({"$schema": D6, "if": {"const": 1}, "then": False, "else": {}}).report
+    notes = {e.keyword: (e.status, e.note) for e in report.entries}
+    assert all(notes[key] == (ENFORCED, "not a keyword before draft 7: an annotation") for key in ("if", "then", "else"))
+    contains = {"$schema": D6, "contains": {"type": "string"}}  # a keyword in draft 6, whatever float_integers says
+    grammar = Grammar.from_json_schema(contains, float_integers=False)
+    assert grammar.report.exact and grammar.accepts('["a", 2]') and not grammar.accepts("[2]")
+
+
+def test_bad_schemas_are_schema_errors_naming_the_place() -> None:
+    for schema, message in [
+        ({"if": {"properties": 5}, "then": {}}, "/if: properties must be an object, not 5"),
+        ({"if": 5, "then": {}}, "/if: a schema must be an object or a boolean, not 5"),
+        ({"if": {}, "else": [1]}, "/else: a schema must be"),
+        ({"not": 5}, "/not: a schema must be"),
+        ({"type": "array", "prefixItems": 5}, "#: prefixItems must be a list, not 5"),
+        ({"type": "object", "properties": 5}, "#: properties must be an object, not 5"),
+        ({"type": "object", "not": {"required": ["a"]}, "required": 5}, "#: required must be a list"),
+        ({"type": "array", "contains": {}, "prefixItems": [5]}, "/prefixItems/0: a schema must be"),
+        ({"type": "array", "items": {"type": "boolean"}, "uniqueItems": "yes"}, "#: uniqueItems must be a boolean"),
+        ({"type": "array", "items": {"type": "boolean"}, "uniqueItems": 0}, "#: uniqueItems must be a boolean"),
+        ({"type": "array", "items": {"type": "boolean"}, "uniqueItems": None}, "#: uniqueItems must be a boolean"),
+    ]:
+        with pytest.raises(SchemaError, match=re.escape(message)):
+            translate(schema)
+    assert Grammar.from_json_schema({"not": {"minLength": 10**400}}).accepts('"a"')  # a count past float's range
+
+
+def test_unique_items_honour_nullable() -> None:
+    """OpenAPI's nullable adds null to the item's values, as the translator reads it
+    elsewhere; jsonschema judges the same schema written with a type list."""
+    schema = {"type": "array", "items": {"type": "boolean", "nullable": True}, "uniqueItems": True}
+    grammar = Grammar.from_json_schema(schema)
+    assert grammar.report.exact, grammar.report
+    validator = jsonschema.Draft202012Validator({**schema, "items": {"type": ["boolean", "null"]}})
+    for instance in ([None], [True, None, False], [None, None], [True, True], [1], []):
+        assert grammar.accepts(json.dumps(instance)) == validator.is_valid(instance), instance
+
+
+def test_report_and_strict_errors_name_the_users_keywords() -> None:
+    """contains's own top-level allOf and not stay in the report; strict mode blames
+    the keyword the user wrote (if, contains), not the merge built for it; a draft-7
+    tuple's items are reported under /items/i."""
+    for key, sub in (("allOf", [{"type": "integer"}]), ("not", {"type": "null"})):
+        report = Grammar.from_json_schema({"contains": {key: sub}}).report
+        assert [(e.pointer, e.status) for e in report.entries if e.keyword == key] == [("/contains", ENFORCED)]
+    wrapped = Grammar.from_json_schema({"contains": {"type": "integer"}}).report
+    assert {(e.pointer, e.keyword) for e in wrapped.entries} == {("/contains", "type"), ("", "contains")}
+    with pytest.raises(SchemaError, match=r"^#: if cannot be enforced exactly"):
+        translate({"type": "string", "pattern": "^a", "if": {"const": "a"}, "then": {"maxLength": 3}}, Options(strict=True))
+    with pytest.raises(SchemaError, match=r"^#: contains cannot be enforced exactly"):
+        translate({"contains": {"not": {"type": "null"}, "multipleOf": 3}}, Options(strict=True))
+    tuple_items = {"$schema": "http://json-schema.org/draft-07/schema#", "type": "array", "items": [{"type": "boolean"}],
+                   "additionalItems": {"type": "null"}, "uniqueItems": True}
+    pointers = {e.pointer for e in Grammar.from_json_schema(tuple_items).report.entries if e.keyword == "type"}
+    assert pointers == {"", "/items/0", "/additionalItems"}
+
+
+def _discriminated(depth: int) -> dict[str, Any]:
+    """An object with an if/then/else on its kind, holding the same shape under c."""
+    schema: dict[str, Any] = {
+        "type": "object", "properties": {"kind": {"enum": ["a", "b"]}, "x": {}, "y": {}},
+        "if": {"properties": {"kind": {"const": "a"}}, "required": ["kind"]}, "then": {"required": ["x"]},
+        "else": {"required": ["y"]}}
+    if depth:
+        schema["properties"]["c"] = _discriminated(depth - 1)
+    return schema
+
+
+def test_splits_past_their_rule_budget_are_approximated(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each if (and each not of objects) copies the object grammar per branch, so
+    nested ones multiply: past MAX_SPLIT_RULES new rules the keyword is left out,
+    reported, and the schema still translates."""
+    schema = _discriminated(1)
+
+    def exact(limit: int) -> bool:
+        monkeypatch.setattr(applicators, "MAX_SPLIT_RULES", limit)
+        return translate(schema)[1].exact
+
+    low, high = 1, 2_000
+    assert exact(high) and not exact(low)
+    while high - low > 1:  # the smallest budget that holds the split
+        middle = (low + high) // 2
+        low, high = (low, middle) if exact(middle) else (middle, high)
+    monkeypatch.setattr(applicators, "MAX_SPLIT_RULES", high)
+    _agrees(schema, [{"kind": "a", "x": 1}, {"y": 1, "c": {"kind": "a", "x": 2}}], [{"kind": "a"}, {"y": 1, "c": {"kind": "b"}}])
+    monkeypatch.setattr(applicators, "MAX_SPLIT_RULES", low)
+    past = Grammar.from_json_schema(schema)
+    assert any(e.keyword == "if" and "more than" in e.note for e in past.report.with_status(APPROXIMATED))
+    assert past.accepts(json.dumps({"kind": "a"}))  # wider: the outer if is left out
+    monkeypatch.undo()
+    props = {f"p{i}": {"type": "object", "properties": {f"q{j}": {"type": "string"} for j in range(10)}} for i in range(30)}
+    parts = [{"required": [f"a{i}", f"b{i}"]} for i in range(6)]
+    for big in (_discriminated(8), {"type": "object", "properties": props, "not": {"anyOf": parts}},
+                {"type": "object", "properties": props, "if": {"anyOf": parts[:3]}, "then": {"required": ["p1"]}}):
+        assert not translate(big)[1].exact  # approximated, not "more than 20000 places"
+
+
+@pytest.mark.parametrize(("schema", "message"), [
+    ({"not": {"type": 5}}, "/not/type: unknown type 5"),
+    ({"not": {"anyOf": []}}, "/not/anyOf: anyOf must be a non-empty list"),
+    ({"not": {"anyOf": [5]}}, "/not/anyOf/0: a schema must be"),
+    ({"not": {"required": [1]}}, "/not/required: required must be a list of names"),
+    ({"not": {"if": True, "then": 5}}, "/not/then: a schema must be"),
+    ({"type": "object", "not": {"required": ["a"]}, "properties": {"a/b": 5}}, "/properties/a~1b: a schema must be"),
+    ({"type": "array", "contains": {"type": "string"}, "items": 5}, "/items: a schema must be"),
+])
+def test_malformed_schemas_inside_applicators_are_schema_errors(schema: dict[str, Any], message: str) -> None:
+    with pytest.raises(SchemaError, match=re.escape(message)):
+        translate(schema)
