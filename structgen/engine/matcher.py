@@ -419,12 +419,8 @@ class Matcher:
         """The trial stacks after the lexemes of ``sequence``; None past the trial
         limits on the way."""
         sequences = self.compiled.sequences
-        pending: list[int] = []
-        current = sequence
-        while current not in memo:
-            pending.append(current)
-            current = sequences.parent[current]
-        trials = memo[current]
+        known, pending = sequences.unknown_prefixes(sequence, memo)
+        trials = memo[known]
         while pending:
             current = pending.pop()
             if trials:
@@ -489,12 +485,8 @@ class Matcher:
         accepts: list[list[int]],
     ) -> list[StackNode]:
         """The stacks after the lexemes of ``sequence`` (memoized by sequence prefix)."""
-        pending: list[int] = []
-        current = sequence
-        while current not in memo:
-            pending.append(current)
-            current = sequences.parent[current]
-        tops = memo[current]
+        known, pending = sequences.unknown_prefixes(sequence, memo)
+        tops = memo[known]
         while pending:
             current = pending.pop()
             tops = self._feed_lexeme(tops, accepts[sequences.last[current]]) if tops else tops

@@ -16,7 +16,7 @@ lexer cannot take.
 
 from __future__ import annotations
 
-from typing import Final
+from typing import Container, Final
 
 from librt.vecs import append, vec
 from mypy_extensions import i32, i64, mypyc_attr
@@ -63,6 +63,15 @@ class SequenceTable:
             self.last = append(self.last, ended_state)
             self._extend[key] = found
         return found
+
+    def unknown_prefixes(self, sequence: int, known: Container[int]) -> tuple[int, list[int]]:
+        """The longest prefix of ``sequence`` in ``known``, and the longer ones up to
+        ``sequence``, longest first: what a memo filled prefix by prefix still lacks."""
+        pending: list[int] = []
+        while sequence not in known:
+            pending.append(sequence)
+            sequence = self.parent[sequence]
+        return sequence, pending
 
     def states(self, sequence: int) -> list[int]:
         """The ended lexer states of ``sequence``, in order."""
