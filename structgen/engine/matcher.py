@@ -454,19 +454,9 @@ class Matcher:
 
     def _trials_continue(self, lexer_state: int, trials: list[Trial]) -> int:
         """``_can_continue`` on trial stacks: 1 or 0, or -1 past the parser's ``max_trial_work``."""
-        tables = self.compiled.tables
-        reach = tables.reach_bits[lexer_state]
-        if reach & tables.ignored_bits:
-            return 1
-        acting = 0  # the terminals some top has an action for: only those can be taken
-        for trial in trials:
-            top = trial.top()
-            if reach & tables.shift_bits[top]:
-                return 1
-            acting |= tables.action_bits[top]
-        acting &= reach
-        if not acting:
-            return 0
+        acting = self.compiled.tables.terminals_to_follow(lexer_state, [trial.top() for trial in trials])
+        if acting <= 0:
+            return 1 if acting < 0 else 0
         unsure = False
         for terminal in self.compiled.lexer.reachable_terminals[lexer_state]:
             if acting >> terminal & 1:

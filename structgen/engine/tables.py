@@ -230,10 +230,10 @@ class MaskTables:
         self._partner: dict[int, int] = {}  # lexer state -> the state a shift proof paired it with
         self.chain_limit = MAX_SHIFT_CHAIN
         # terminals as bit sets: most verdicts need no simulation of the last lexeme
-        # (_classify, and the matcher's check of a lexeme in progress)
-        self.shift_bits, self.action_bits = _action_bits(table)
-        self.reach_bits = tuple([_bits(terminals) for terminals in lexer.reachable_terminals])
-        self.ignored_bits = _bits([terminal for terminal in range(len(ignored)) if ignored[terminal]])
+        # (terminals_to_follow: _classify, and the matcher's check of a lexeme in progress)
+        self._shift_bits, self._act_bits = _action_bits(table)
+        self._reach_bits = tuple([_bits(terminals) for terminals in lexer.reachable_terminals])
+        self._ignored_bits = _bits([terminal for terminal in range(len(ignored)) if ignored[terminal]])
 
     def groups(self, lexer_state: int) -> Groups:
         """The vocabulary grouped by what it does from ``lexer_state``."""
@@ -504,15 +504,10 @@ class MaskTables:
         if end_state == START:
             return ALWAYS
         verdict = DEPENDS if below else NEVER
-        reach = self.reach_bits[end_state]
-        if reach & self.ignored_bits:
+        acting = self.terminals_to_follow(end_state, [stack[-1] for stack in stacks])
+        if acting < 0:
             return ALWAYS
-        acting = 0  # the terminals some top has an action for
-        for stack in stacks:
-            if reach & self.shift_bits[stack[-1]]:
-                return ALWAYS  # shifted at once: that branch goes through
-            acting |= self.action_bits[stack[-1]]
-        if not reach & acting:
+        if not acting:
             return verdict
         # left: terminals a top reduces by, which may pop past what is known
         symbols = self.table.end + 1
@@ -530,6 +525,21 @@ class MaskTables:
             if takes == DEPENDS:
                 verdict = DEPENDS
         return verdict
+
+    def terminals_to_follow(self, lexer_state: int, tops: list[int]) -> int:
+        """What the bit sets settle of whether stacks topped by ``tops`` take the
+        lexeme in progress in ``lexer_state``: -1 when they do at once (it can become
+        an ignored terminal, or one a top shifts); else the terminals it can become
+        that some top reduces by, whose reductions are left to follow (0: none)."""
+        reach = self._reach_bits[lexer_state]
+        if reach & self._ignored_bits:
+            return -1
+        acting = 0
+        for top in tops:
+            if reach & self._shift_bits[top]:
+                return -1
+            acting |= self._act_bits[top]
+        return reach & acting
 
     def _after(self, context: _Context, sequence: int) -> Partial:
         """The partial stacks after ``sequence`` from ``context`` (memoized by prefix)."""
