@@ -75,7 +75,7 @@ def negated_body(t: _Translator, schema: dict[str, Any], negated: Any, pointer: 
     """``schema``'s type branches (as ``body`` makes them), each less the values
     ``negated`` (written at ``where``) accepts; ``notes`` gets what could not be
     taken out exactly."""
-    kinds = complement.satisfying(negated, _draft(t), where)
+    kinds = complement.satisfying(negated, draft_of(t), where)
     start = len(t.report.entries)
     branches: list[str] = []
     empty: shared.NoValue | None = None  # the last type left out, for the traceback
@@ -262,7 +262,7 @@ def _with_negation(t: _Translator, schema: dict[str, Any], negated: Any, pointer
 def listed_by_not(t: _Translator, negated: Any, values: list[Any], pointer: str) -> list[Any]:
     """The listed ``values`` that ``negated`` refuses (``enum``/``const`` beside
     ``not``); a value it cannot judge is kept, reported."""
-    draft = _draft(t)
+    draft = draft_of(t)
     kinds = complement.satisfying(negated, draft, f"{pointer}/not")
     verdicts = [complement.accepts(kinds, value, draft) for value in values]
     if None in verdicts:
@@ -500,7 +500,7 @@ def checked(schema: Any, pointer: str) -> None:
         shared.check_shapes(schema, pointer)
 
 
-def _draft(t: _Translator) -> complement.Draft:
+def draft_of(t: _Translator) -> complement.Draft:
     """What ``complement`` needs of the document being translated."""
     return complement.Draft(t.float_integers, t.format_assertion, lambda target: t.resolve(target, ""), t.ref_alone,
                             t.conditional_keywords)

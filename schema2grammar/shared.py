@@ -76,6 +76,20 @@ def integral_bound(key: str, value: int | float, schema: dict[str, Any]) -> rege
     return int(value), exclusive
 
 
+def disjoint_types(options: list[Any]) -> bool:
+    """Whether the branches' declared types exclude each other (then oneOf = anyOf)."""
+    seen: set[str] = set()
+    for option in options:
+        if not isinstance(option, dict) or "type" not in option:
+            return False
+        declared = option["type"] if isinstance(option["type"], list) else [option["type"]]
+        kinds = {"number" if t == "integer" else t for t in declared}
+        if kinds & seen:
+            return False
+        seen |= kinds
+    return True
+
+
 def json_type(value: Any) -> str:
     """The JSON Schema type of a JSON value (``integer`` for a Python int)."""
     if value is None:

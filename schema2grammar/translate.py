@@ -21,7 +21,7 @@ import re
 from typing import Any, Callable
 from urllib.parse import unquote
 
-from schema2grammar import applicators, ecma, property_names, regexes
+from schema2grammar import applicators, ecma, property_names, regexes, unevaluated
 from schema2grammar.object_states import (
     MAX_OBJECT_STATES,
     MAX_UNORDERED_STATES,
@@ -40,6 +40,7 @@ from schema2grammar.shared import (
     SchemaError,
     check_shapes,
     count_of,
+    disjoint_types,
     integral_bound,
     json_equal,
     json_type,
@@ -260,8 +261,11 @@ class _Translator:
             raise NoValue(f"{pointer or '#'}: the schema false accepts no value")
         if not isinstance(schema, dict):
             raise SchemaError(f"{pointer or '#'}: a schema must be an object or a boolean, not {type(schema).__name__}")
-        if "$ref" in schema:
+        if "$ref" in schema and not unevaluated.present(self, schema):
             return self.reference(schema, pointer)
+        if "$ref" in schema:  # evaluated in place with its siblings; memoized as a reference, for recursion
+            return self.cached(f"{schema['$ref']} {json.dumps(schema, sort_keys=True)}", lambda: self.body(schema, pointer),
+                               pointer)
         parts = _all_of_references(schema)
         if parts is not None:
             return self.merged_references(parts, pointer)
@@ -366,6 +370,8 @@ class _Translator:
         enum/const and the combinators."""
         report = self.report
         check_shapes(schema, pointer)
+        if unevaluated.present(self, schema):
+            return unevaluated.evaluated_place(self, schema, pointer)
         for key in schema:
             if key in ANNOTATIONS:
                 report.add(pointer, key, ENFORCED, "annotation")
@@ -552,8 +558,7 @@ class _Translator:
             report.add(pointer, "items", ENFORCED)
         low = self.count(schema, "minItems", pointer) or 0
         high = self.count(schema, "maxItems", pointer)
-        if "unevaluatedItems" in schema:
-            self.approximate(pointer, "unevaluatedItems", "not enforced yet")
+        self.unevaluated_annotation(schema, "unevaluatedItems", pointer)
         if high is not None and high < low:
             raise NoValue(f"{pointer or '#'}: maxItems {high} is below minItems {low}")
         counted = applicators.counted_array(self, schema, prefix or [], items, low, high, pointer)
@@ -614,9 +619,9 @@ class _Translator:
         if self.options.closed_objects and "additionalProperties" not in schema and "patternProperties" not in schema:
             additional = False  # narrower than the schema: valid outputs stay valid
             report.add(pointer, "additionalProperties", APPROXIMATED, "absent: no extra properties (closed_objects)")
-        for key in ("propertyNames", "unevaluatedProperties"):
-            if key in schema:
-                self.approximate(pointer, key, "not enforced yet")
+        if "propertyNames" in schema:
+            self.approximate(pointer, "propertyNames", "not enforced yet")
+        self.unevaluated_annotation(schema, "unevaluatedProperties", pointer)
         for key in ("dependentRequired", "dependentSchemas"):
             if key in schema and not self.dependent_keywords:
                 report.add(pointer, key, ENFORCED, "not a keyword before draft 2019-09: an annotation")
@@ -688,6 +693,15 @@ class _Translator:
         unseparated = bool(undeclared) and not separable
         states = self.counted_states(schema, members, specials, extra is not None, needs, unseparated, pointer)
         return f"{self.punct('{')} {self.object_rules(states, written, extra)} {self.punct('}')}"
+
+    def unevaluated_annotation(self, schema: dict[str, Any], key: str, pointer: str) -> None:
+        """``unevaluated*`` where a type's keywords are read: before 2019-09 an
+        unknown keyword (an annotation); from 2019-09 on ``body`` takes it apart
+        first (``unevaluated``), and a schema reaching here with it is wider, said so."""
+        if key in schema and self.dependent_keywords:
+            self.approximate(pointer, key, "not enforced here")
+        elif key in schema:
+            self.report.add(pointer, key, ENFORCED, "not a keyword before draft 2019-09: an annotation")
 
     def dependent_required(self, schema: dict[str, Any], pointer: str) -> dict[str, tuple[str, ...]]:
         """name -> the other names that must be present beside it: ``dependentRequired``
@@ -873,7 +887,7 @@ class _Translator:
                 continue  # a branch no value satisfies
         if not branches:
             raise NoValue(f"{pointer or '#'}: no branch of {keyword} accepts a value")
-        if keyword == "oneOf" and not _disjoint_types(options):
+        if keyword == "oneOf" and not disjoint_types(options):
             self.approximate(pointer, "oneOf", "treated as anyOf: a value matching several branches is not refused")
         else:
             self.report.add(pointer, keyword, ENFORCED)
@@ -922,12 +936,12 @@ class _Translator:
             exact = exact and agrees
             sources.append(part)
             for key, value in part.items():
+                if key in _TUPLE_KEYWORDS and key in merged:
+                    continue  # _merge_tuples, once every part is in
                 if key not in merged:
                     merged[key] = value
-                elif key == "properties":  # a name both declare: its value must satisfy both
-                    merged[key] = {**merged[key], **{
-                        name: {"allOf": [merged[key][name], sub]} if name in merged[key] and merged[key][name] != sub else sub
-                        for name, sub in value.items()}}
+                elif key in ("properties", "patternProperties"):  # a name both declare: its value must satisfy both
+                    merged[key] = _merged_schemas(merged[key], value)
                 elif key == "required":
                     merged[key] = list(dict.fromkeys(merged[key] + value))
                 elif key == "not":  # not A, and not B: not (A or B)
@@ -939,9 +953,7 @@ class _Translator:
         _merge_additional(merged, sources)
         for source in sources:
             exact = _judge_foreign_names(merged, source) and exact
-        if any(_after_prefix(source) and _prefix(merged) != _prefix(source) for source in sources):
-            exact = False  # items would start after the other parts' prefixItems: left to them
-        return merged, exact
+        return merged, _merge_tuples(merged, sources) and exact
 
     def dependent_schemas(self, schema: dict[str, Any], pointer: str) -> str:
         """``dependentSchemas`` (and the schema form of ``dependencies``): one
@@ -1055,12 +1067,17 @@ class _Translator:
 
     def referenced_parts(self, parts: list[Any], pointer: str) -> list[Any]:
         """``allOf``'s parts with each local ``$ref`` replaced by what it points to,
-        plus its siblings from 2019-09 on (before, they are ignored beside it)."""
+        plus its siblings from 2019-09 on (before, they are ignored beside it), and
+        each part holding ``unevaluated*`` by what it means on its own (its ``$ref``
+        evaluated with it: ``unevaluated.expanded_part``)."""
         pending = list(reversed(parts))
         found: list[Any] = []
         followed = 0
         while pending:
             part = pending.pop()
+            if unevaluated.present(self, part):
+                pending.extend(reversed(unevaluated.expanded_part(self, part, pointer)))
+                continue
             if not isinstance(part, dict) or "$ref" not in part:
                 found.append(part)
                 continue
@@ -1196,8 +1213,6 @@ _UNSUPPORTED_KEYWORDS = frozenset(
 """Keywords that validate in some draft and that no translation here enforces."""
 
 _RULE_NAME = re.compile(r"\b[a-z]\w*")
-_SIBLING_BOUND = frozenset({"additionalProperties", "unevaluatedProperties"})
-"""Keywords whose meaning depends on their own schema's ``properties``."""
 
 
 def _schema_dependency_keys(schema: dict[str, Any], dependent_keywords: bool) -> list[str]:
@@ -1261,6 +1276,19 @@ def _flat_all_of(schema: Any) -> list[Any] | None:
     return parts
 
 
+def _both(first: Any, second: Any) -> Any:
+    """A schema both ``first`` and ``second`` hold to (one of them where the other is true)."""
+    if second is True or second == {} or first == second:
+        return first
+    return second if first is True or first == {} else {"allOf": [first, second]}
+
+
+def _merged_schemas(first: dict[str, Any], second: dict[str, Any]) -> dict[str, Any]:
+    """Two ``allOf`` parts' ``properties`` (or ``patternProperties``) as one: a name
+    (pattern) both hold takes both schemas; the first part's order, then the second's."""
+    return {**first, **{name: _both(first[name], sub) if name in first else sub for name, sub in second.items()}}
+
+
 def _merge_additional(merged: dict[str, Any], sources: list[dict[str, Any]]) -> None:
     """A name no part declares is extra in each: every part's
     ``additionalProperties`` judges it (``allOf`` of them). Where the parts see
@@ -1279,14 +1307,15 @@ def _judge_foreign_names(merged: dict[str, Any], source: dict[str, Any]) -> bool
     """Hold each property another part declares to what ``source``'s
     ``additionalProperties`` (or the patterns of ``source`` that find its name)
     says of it: in ``source`` that name is an extra one. False when that cannot be
-    said exactly (another part's patterns, ``unevaluatedProperties``, patterns
-    Python cannot run): ``merged`` is then wider."""
+    said exactly (another part's patterns, patterns Python cannot run): ``merged``
+    is then wider. (A part's ``unevaluatedProperties`` became ``additionalProperties``
+    beside what it evaluates before the merge: ``unevaluated.expanded_part``.)"""
     foreign = [name for name in merged.get("properties", {}) if name not in source.get("properties", {})]
     others = set(merged.get("patternProperties", {})) - set(source.get("patternProperties", {}))
-    if not any(key in source for key in _SIBLING_BOUND) or not (foreign or others):
+    if "additionalProperties" not in source or not (foreign or others):
         return True
     patterns = _matchable(source.get("patternProperties"))
-    if others or "unevaluatedProperties" in source or (patterns is None and "patternProperties" in source):
+    if others or (patterns is None and "patternProperties" in source):
         return False
     properties = dict(merged["properties"])
     for name in foreign:
@@ -1297,17 +1326,51 @@ def _judge_foreign_names(merged: dict[str, Any], source: dict[str, Any]) -> bool
     return True
 
 
-def _after_prefix(schema: dict[str, Any]) -> bool:
-    """Whether a schema object constrains the items after its own tuple (whose
-    meaning then depends on that tuple's length)."""
-    items = schema.get("items")
-    return "additionalItems" in schema or "unevaluatedItems" in schema or (items is not None and not isinstance(items, list))
+_TUPLE_KEYWORDS = ("prefixItems", "items", "additionalItems")
 
 
-def _prefix(schema: dict[str, Any]) -> int:
-    """How many items a schema object's tuple (``prefixItems``, or a list ``items``) holds."""
-    items = schema.get("prefixItems", schema.get("items"))
-    return len(items) if isinstance(items, list) else 0
+def _tuple_of(source: dict[str, Any]) -> tuple[list[Any], Any, str] | None:
+    """A part's tuple, the schema of the items after it (None: no constraint),
+    and how it spells the tuple ("items" as a list, "prefixItems", or "" for
+    none); None when the part says nothing of items."""
+    items = source.get("items")
+    if isinstance(items, list):
+        return items, source.get("additionalItems"), "items"
+    prefix = source.get("prefixItems")
+    if prefix is None and items is None:
+        return None
+    return prefix if isinstance(prefix, list) else [], items, "prefixItems" if isinstance(prefix, list) else ""
+
+
+def _merge_tuples(merged: dict[str, Any], sources: list[dict[str, Any]]) -> bool:
+    """The parts' tuples as one, item by item, as long as the longest: where a part's
+    own tuple is shorter, its schema for the items after it holds there, and the
+    items after every tuple take every part's. False (the first part's kept) when
+    the parts spell tuples both ways."""
+    found = [tuple_ for tuple_ in map(_tuple_of, sources) if tuple_ is not None]
+    spellings = {spelling for _, _, spelling in found if spelling}
+    if len(found) < 2 or len(spellings) > 1:
+        return len(spellings) < 2
+    length = max(len(prefix) for prefix, _, _ in found)
+    prefix = [_all([p[i] if i < len(p) else rest for p, rest, _ in found if i < len(p) or rest is not None])
+              for i in range(length)]
+    rests = [rest for _, rest, _ in found if rest is not None]
+    for key in _TUPLE_KEYWORDS:
+        merged.pop(key, None)
+    as_list = spellings == {"items"}
+    if length:
+        merged["items" if as_list else "prefixItems"] = prefix
+    if rests:
+        merged["additionalItems" if as_list and length else "items"] = _all(rests)
+    return True
+
+
+def _all(schemas: list[Any]) -> Any:
+    """One schema that holds to each of ``schemas`` (true for none)."""
+    found: Any = True
+    for schema in schemas:
+        found = _both(found, schema)
+    return found
 
 
 def _names(schema: dict[str, Any]) -> set[str]:
@@ -1323,20 +1386,6 @@ def _common_type(a: Any, b: Any, pointer: str) -> Any:
     if not common:
         raise NoValue(f"{pointer or '#'}: allOf parts allow no common type")
     return common[0] if len(common) == 1 else common
-
-
-def _disjoint_types(options: list[Any]) -> bool:
-    """Whether the branches' declared types exclude each other (then oneOf = anyOf)."""
-    seen: set[str] = set()
-    for option in options:
-        if not isinstance(option, dict) or "type" not in option:
-            return False
-        declared = option["type"] if isinstance(option["type"], list) else [option["type"]]
-        kinds = {"number" if t == "integer" else t for t in declared}
-        if kinds & seen:
-            return False
-        seen |= kinds
-    return True
 
 
 def _lark_regex(pattern: str) -> str:
