@@ -41,7 +41,7 @@ class Grammar:
         # a lazy repeat makes a terminal end at its first match, as re.match (lark) ends it
         shortest = [ends_at_first_match for _, ends_at_first_match in read]
         try:
-            self.lexer = Lexer(build_dfa(nodes, shortest=shortest))
+            self.lexer = Lexer(build_dfa(nodes, shortest=shortest), nodes, shortest)
         except LexerError as exc:
             names = [rules.terminals[i].name for i in _empty_terminals(nodes)]
             raise GrammarError(f"terminals {names} match the empty string") from exc

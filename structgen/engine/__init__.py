@@ -22,7 +22,8 @@ from types import ModuleType
 from typing import Final, Sequence
 
 ENGINE_MODULES: Final = (
-    "charset", "deadline", "dfa", "lexer", "lr", "matcher", "regex", "spanner", "stack", "tables", "tokenset", "vocab",
+    "charset", "deadline", "dfa", "lexer", "lr", "matcher", "regex", "spanner", "stack", "tables", "tokenset", "views",
+    "vocab",
 )
 """Every compiled module of the engine (the build compiles all of ``engine/*.py``
 but ``__init__``; ``tests/test_build.py`` checks this list against the folder)."""

@@ -42,10 +42,17 @@ class ByteDFA:
 
     table: Final[tuple[int, ...]]
     accepts: Final[list[list[int]]]
+    pattern_states: Final[list[int] | None]
 
-    def __init__(self, table: list[int], accepts: list[list[int]]) -> None:
-        self.table = tuple(table)  # a tuple of ints: the cyclic collector stops scanning it
+    def __init__(
+        self, table: tuple[int, ...], accepts: list[list[int]], pattern_states: list[int] | None = None
+    ) -> None:
+        """``table``: a tuple of ints, which the cyclic collector does not scan;
+        ``pattern_states``: each pattern's own minimal automaton's state count,
+        where ``build_dfa`` made this one (``views`` tells long patterns by it)."""
+        self.table = table
         self.accepts = accepts
+        self.pattern_states = pattern_states
 
     @property
     def state_count(self) -> int:
@@ -271,23 +278,26 @@ def build_dfa(nodes: list[Node], max_states: int = MAX_DFA_STATES, shortest: lis
     States are numbered in the order a breadth-first walk over the bytes meets
     them, as minimizing the automaton of all patterns at once numbered them.
     """
-    table, accepts = _automaton(nodes, max_states, shortest, 0)
-    return ByteDFA(table, accepts)
+    table, accepts, pattern_states = _automaton(nodes, max_states, shortest, 0)
+    return ByteDFA(tuple(table), accepts, pattern_states)
 
 
 def _automaton(
     nodes: list[Node], max_states: int, shortest: list[bool] | None, shift: int
-) -> tuple[list[int], list[list[int]]]:
+) -> tuple[list[int], list[list[int]], list[int]]:
     """``build_dfa``'s table and accepts, every target but ``DEAD`` numbered ``shift``
-    higher (where a gap spliced in front will put it)."""
+    higher (where a gap spliced in front will put it), and each pattern's own
+    state count (past the gap)."""
     gap = _shared_gap(nodes)
     if gap is not None:
         chain = 1 if gap.high == UNBOUNDED else gap.high
-        table, accepts = _automaton(gap.rests, max_states, shortest, shift + chain)
+        table, accepts, pattern_states = _automaton(gap.rests, max_states, shortest, shift + chain)
         if _can_splice(gap, table, accepts):
-            return _splice_gap(gap, chain, shift, table, accepts, max_states)
+            table, accepts = _splice_gap(gap, chain, shift, table, accepts, max_states)
+            return table, accepts, pattern_states
     parts = [_pattern_dfa(node, shortest is not None and shortest[i], max_states) for i, node in enumerate(nodes)]
-    return _product(parts, max_states, shift)
+    table, accepts = _product(parts, max_states, shift)
+    return table, accepts, [len(part.accepting) for part in parts]
 
 
 class _Part:

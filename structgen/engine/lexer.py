@@ -16,6 +16,7 @@ from __future__ import annotations
 from typing import Final
 
 from structgen.engine.dfa import DEAD, ByteDFA
+from structgen.engine.regex import Node
 
 START: Final = 0
 _NOTHING: Final[list[int]] = []  # "no lexeme ended", shared: callers never mutate results
@@ -32,13 +33,26 @@ class Lexer:
     table: Final[tuple[int, ...]]
     accepts: Final[list[list[int]]]
 
-    def __init__(self, dfa: ByteDFA) -> None:
+    def __init__(
+        self,
+        dfa: ByteDFA,
+        patterns: list[Node] | None = None,
+        shortest: list[bool] | None = None,
+        reachable_terminals: list[list[int]] | None = None,
+    ) -> None:
+        """``patterns`` (and ``shortest``, as ``build_dfa`` takes them): what ``dfa``
+        was built from, kept for automata of fewer terminals (``views``);
+        ``reachable_terminals``: known already (``joined``)."""
         if dfa.accepts[START]:
             raise LexerError(f"terminals {dfa.accepts[START]} match the empty string")
         self.dfa = dfa
         self.table = dfa.table
         self.accepts = dfa.accepts
-        self.reachable_terminals: Final[list[list[int]]] = _reachable_terminals(dfa)
+        self.patterns: Final = patterns
+        self.shortest: Final = shortest
+        self.reachable_terminals: Final[list[list[int]]] = (
+            reachable_terminals if reachable_terminals is not None else _reachable_terminals(dfa)
+        )
         # states with the same reachable terminals share a class: what a lexeme in
         # progress can become is then one int to memoize on
         classes: dict[tuple[int, ...], int] = {}
@@ -46,6 +60,20 @@ class Lexer:
             classes.setdefault(tuple(terminals), len(classes)) for terminals in self.reachable_terminals
         ]
         self.reach_class_count: Final[int] = len(classes)
+
+    def joined(self, region: ByteDFA) -> Lexer:
+        """This automaton with ``region``'s states after its own, their targets
+        numbered on from here. Lexing from ``START`` never reaches them; they are
+        where a view of fewer terminals (``views``) walks the vocabulary, and a
+        lexeme ended there goes on from this automaton's ``START``."""
+        offset = self.dfa.state_count
+        shifted = [DEAD if target == DEAD else target + offset for target in region.table]
+        return Lexer(
+            ByteDFA(self.table + tuple(shifted), self.accepts + region.accepts),  # one copy of the table
+            self.patterns,
+            self.shortest,
+            self.reachable_terminals + _reachable_terminals(region),
+        )
 
     def step(self, state: int, byte: int) -> tuple[int, list[int]]:
         """Feed one byte in lexer ``state``.

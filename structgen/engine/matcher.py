@@ -123,6 +123,8 @@ class CompiledGrammar:
         self.words = word_count(len(vocab))
         self.trie = trie
         self.tables = MaskTables(lexer, table, ignored, trie, len(vocab))
+        if lexer.dfa.state_count > GROUPS_LIMIT:
+            self.tables.use_views()  # groups built on first use: in the view of what the parser takes
         self.empty_row = self.tables.empty_row
         self.sequences: SequenceTable = self.tables.sequences
 
@@ -338,8 +340,9 @@ class Matcher:
             dependent = tuple(united)
         small: list[TokenGroup] = []
         if dependent:
-            reach_class = compiled.lexer.reach_class
-            classes = compiled.lexer.reach_class_count + 1
+            lexer = compiled.tables.lexer  # groups may end in a view's states (views)
+            reach_class = lexer.reach_class
+            classes = lexer.reach_class_count + 1
             trials: dict[int, list[Trial] | None] = {EMPTY_SEQUENCE: [Trial(top, ()) for top in tops]}
             after_sequence: dict[int, list[StackNode]] = {EMPTY_SEQUENCE: tops}
             takes: dict[int, bool] = {}  # by sequence and reach class of the lexeme in progress
@@ -391,9 +394,9 @@ class Matcher:
                     break
                 budget[0] -= missing
                 for other in parents[1:]:
-                    work.append((tables.refine(entry, lexer_state, other.state), other))
+                    work.append((tables.refine(entry, other.state), other))
                 node = parents[0]
-                entry = tables.refine(entry, lexer_state, node.state)
+                entry = tables.refine(entry, node.state)
             found.append(entry)
 
     def _takes_group(
@@ -412,7 +415,7 @@ class Matcher:
             if known >= 0:
                 return known == 1
         compiled = self.compiled
-        tops = self._tops_after(group.sequence, after_sequence, compiled.sequences, compiled.lexer.accepts)
+        tops = self._tops_after(group.sequence, after_sequence, compiled.sequences, compiled.tables.lexer.accepts)
         return bool(tops) and self._can_continue(group.end_state, tops)
 
     def _trials_after(self, sequence: int, memo: dict[int, list[Trial] | None]) -> list[Trial] | None:
@@ -424,7 +427,7 @@ class Matcher:
         while pending:
             current = pending.pop()
             if trials:
-                trials = self._trial_lexeme(trials, self.compiled.lexer.accepts[sequences.last[current]])
+                trials = self._trial_lexeme(trials, self.compiled.tables.lexer.accepts[sequences.last[current]])
             memo[current] = trials
         return trials
 
@@ -458,7 +461,7 @@ class Matcher:
         if acting <= 0:
             return 1 if acting < 0 else 0
         unsure = False
-        for terminal in self.compiled.lexer.reachable_terminals[lexer_state]:
+        for terminal in self.compiled.tables.lexer.reachable_terminals[lexer_state]:
             if acting >> terminal & 1:
                 for trial in trials:
                     known = self.parser.trial_takes(trial, terminal, False)
@@ -494,7 +497,7 @@ class Matcher:
         if known >= 0:
             return known == 1
         ignored = self.compiled.ignored
-        for terminal in self.compiled.lexer.reachable_terminals[lexer_state]:
+        for terminal in self.compiled.tables.lexer.reachable_terminals[lexer_state]:
             if ignored[terminal] or self.parser.feed(tops, terminal):
                 return True
         return False

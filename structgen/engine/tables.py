@@ -48,6 +48,7 @@ from structgen.engine.spanner import (
     token_groups,
 )
 from structgen.engine.tokenset import add_ids, add_words, empty_words, int_words, row_words, word_count, words_row
+from structgen.engine.views import LexerViews
 from structgen.engine.vocab import TokenTrie
 
 ALWAYS: Final = 0
@@ -234,6 +235,15 @@ class MaskTables:
         self._shift_bits, self._act_bits = _action_bits(table)
         self._reach_bits = tuple([_bits(terminals) for terminals in lexer.reachable_terminals])
         self._ignored_bits = _bits([terminal for terminal in range(len(ignored)) if ignored[terminal]])
+        self.views: LexerViews | None = None  # use_views
+
+    def use_views(self) -> None:
+        """Build an entry's groups in the view of the terminals its LR state takes
+        (``views``) rather than in the whole automaton: for lexers whose groups are
+        built on first use, where a state of the whole automaton multiplies many
+        terminals' parts and a view's states stand for many of them."""
+        if self.lexer.patterns is not None:
+            self.views = LexerViews(self.lexer, self._reach_bits)
 
     def groups(self, lexer_state: int) -> Groups:
         """The vocabulary grouped by what it does from ``lexer_state``."""
@@ -414,20 +424,42 @@ class MaskTables:
         index = lexer_state * self.lr_state_count + lr_state
         found = self._entries.get(index)
         if found is None:
-            found = self._build(lexer_state, [lr_state], self.groups(lexer_state), self.empty_row)
+            terminals = self._act_bits[lr_state] | self._ignored_bits
+            if lexer_state != START and self._reach_bits[lexer_state] & terminals == 0:
+                # the lexeme in progress can only become terminals the state has no action for
+                found = MaskEntry(self.empty_row, (), [lr_state])
+            else:
+                seen_from = self._seen_from(lexer_state, terminals)
+                found = self._build([lr_state], self.groups(seen_from), self.empty_row)
             self._entries[index] = found
         return found
 
-    def refine(self, entry: MaskEntry, lexer_state: int, below: int) -> MaskEntry:
+    def _seen_from(self, lexer_state: int, terminals: int) -> int:
+        """The state whose groups serve ``lexer_state`` under an LR state that takes
+        ``terminals``: in their view when views are used (``use_views``)."""
+        views = self.views
+        if views is None:
+            return lexer_state
+        seen_from = views.state_for(lexer_state, terminals)
+        if views.lexer is not self.lexer:  # a new view: its states joined after the others
+            self.lexer = views.lexer
+            grown = self.lexer.dfa.state_count - len(self._groups)
+            self._groups.extend([None] * grown)
+            self._reach_bits = self._reach_bits + tuple(
+                [_bits(terminals) for terminals in self.lexer.reachable_terminals[-grown:]]
+            )
+        return seen_from
+
+    def refine(self, entry: MaskEntry, below: int) -> MaskEntry:
         """``entry`` with LR state ``below`` known under its context: only its
         dependent groups need classifying again (more context never undoes a verdict)."""
         found = entry.deeper.get(below)
         if found is None:
-            found = self._build(lexer_state, [below] + entry.context, entry.dependent, entry.row)
+            found = self._build([below] + entry.context, entry.dependent, entry.row)
             entry.deeper[below] = found
         return found
 
-    def _build(self, lexer_state: int, states: list[int], groups: Groups, base: bytes) -> MaskEntry:
+    def _build(self, states: list[int], groups: Groups, base: bytes) -> MaskEntry:
         """Classify ``groups`` from the stack top ``states``; the tokens always
         accepted are ``base`` (a row: the coarser entry's) and the groups found so."""
         context = self._context(states)

@@ -1,0 +1,154 @@
+"""Lexer views (engine/views.py): masks built in the automaton of the terminals an
+LR state takes are the masks of the whole automaton, and a view never stands for
+a state where the whole automaton would end a lexeme later."""
+
+from __future__ import annotations
+
+import json
+import random
+
+import pytest
+
+import structgen
+from structgen import Grammar, Matcher, TokenizerInfo
+from structgen.engine.lexer import START
+from structgen.engine.matcher import Matcher as EngineMatcher
+from structgen.engine.views import LONG_PATTERN_STATES
+
+SCHEMA = {
+    "type": "object",
+    "properties": {
+        "title": {"type": "string", "maxLength": 40},  # a long terminal: its count
+        "code": {"type": "string", "pattern": "^[a-z-]+$"},
+        "when": {"type": "string", "format": "date"},
+        "n": {"type": "integer", "minimum": 0, "maximum": 100},
+        "x": {"type": "number"},
+    },
+    "additionalProperties": True,
+}
+# SMALL ends at three digits, NUM goes on: inside a number the view of SMALL alone
+# would end a lexeme where the whole automaton does not
+DIGITS = (
+    'start: SMALL NUM | "x" NUM | LONG | "y" WORD\n'
+    'SMALL: /[0-9]{1,3}/\nNUM: /[0-9]+/\nLONG: /"[a-z0-9]{0,300}"/\nWORD: /"[a-z]+"/'
+)
+GRAMMARS = {
+    "schema": lambda: Grammar.from_json_schema(SCHEMA, whitespace="compact"),
+    "digits": lambda: Grammar.from_lark(DIGITS),
+}
+ALPHABET = b'{}[],:"0123456789.-etitlecodwhnxabz ;'
+
+
+def vocabulary(seed: int) -> TokenizerInfo:
+    rng = random.Random(seed)
+    pieces = [bytes([b]) for b in range(256)]
+    pieces += [bytes(rng.choice(ALPHABET) for _ in range(rng.randint(2, 6))) for _ in range(700)]
+    pieces += [b'"title":"', b'"code":"', b"1234", b"12;", b'"}', b'","']
+    pieces.append(b"")  # the stop token
+    return TokenizerInfo(pieces, stop_token_ids=[len(pieces) - 1])
+
+
+def engine_matcher(name: str, info: TokenizerInfo, views: bool) -> EngineMatcher:
+    """A matcher on a grammar compiled anew (``compile`` caches per grammar object)."""
+    compiled = Matcher(structgen.compile(GRAMMARS[name](), info, lazy=True))._engine.compiled
+    if views:
+        compiled.tables.use_views()
+    return EngineMatcher(compiled)
+
+
+def tried(matcher: EngineMatcher, vocab_size: int) -> list[int]:
+    """The tokens accepted when each is fed on a fork (the oracle)."""
+    return [token for token in range(vocab_size) if matcher.fork().accept_token(token)]
+
+
+@pytest.mark.parametrize("name", list(GRAMMARS))
+def test_masks_with_views_equal_trying_every_token(name: str) -> None:
+    info = vocabulary(len(name))
+    rng = random.Random(name)
+    used_views = 0
+    for _ in range(6):
+        matcher = engine_matcher(name, info, views=True)
+        plain = engine_matcher(name, info, views=False)
+        for _step in range(14):
+            allowed = matcher.allowed_tokens()
+            assert allowed == tried(matcher, info.vocab_size), name
+            assert allowed == plain.allowed_tokens(), name
+            ids = [t for t in allowed if t not in info.stop_token_ids]
+            if not ids:
+                break
+            token = rng.choice(ids)
+            assert matcher.accept_token(token) and plain.accept_token(token)
+        views = matcher.compiled.tables.views
+        assert views is not None
+        used_views = max(used_views, len([v for v in views._views.values() if v is not None]))
+    assert used_views >= 1  # the walks went through states a view stood for
+
+
+def test_a_view_stands_only_where_lexemes_end_alike() -> None:
+    info = vocabulary(1)
+    matcher = engine_matcher("digits", info, views=True)
+    tables = matcher.compiled.tables
+    lexer = tables.lexer
+    whole_states = lexer.dfa.state_count
+    views = tables.views
+    assert views is not None
+    rules = Grammar.from_lark(DIGITS).rules
+    small, long = rules.terminal_index("SMALL"), rules.terminal_index("LONG")
+    assert lexer.dfa.pattern_states is not None and lexer.dfa.pattern_states[long] > LONG_PATTERN_STATES
+    # after "12" at the start: SMALL could end at "123", where NUM goes on to "1234"
+    after_12 = lexer.dfa.run(b"12")
+    assert views.state_for(after_12, 1 << small) == after_12
+    # inside LONG's quotes with only LONG taken: its own automaton, apart from WORD
+    inside = lexer.dfa.run(b'"ab')
+    seen_from = views.state_for(inside, 1 << long)
+    assert seen_from >= whole_states and views.lexer.reachable_terminals[seen_from] == [long]
+    assert views.state_for(START, 1 << long) == START
+
+
+def test_states_that_take_only_short_terminals_share_one_view() -> None:
+    """Key positions of an object take different keys: with no long terminal among
+    them they share the view of every short terminal (and its groups)."""
+    info = vocabulary(2)
+    matcher = engine_matcher("schema", info, views=True)
+    text = json.dumps({"title": "ab", "code": "a-b", "when": "2024-01-02", "n": 7, "x": 1.5}, separators=(",", ":"))
+    for token in text.encode():  # ids 0-255 are the single bytes
+        matcher.allowed_row()
+        assert matcher.accept_token(token)
+    views = matcher.compiled.tables.views
+    assert views is not None
+    built = [terminals for terminals, view in views._views.items() if view is not None]
+    assert 1 <= len(built) <= 3
+
+
+@pytest.mark.parametrize("limit", ["max_view_states", "max_views"])
+def test_past_the_view_limits_the_whole_automaton_serves(limit: str) -> None:
+    """Views' states in all (``MAX_VIEW_STATES``) and sets of terminals tried
+    (``MAX_VIEWS``) are bounded; past either, masks are the whole automaton's."""
+    info = vocabulary(3)
+    matcher = engine_matcher("digits", info, views=True)
+    views = matcher.compiled.tables.views
+    assert views is not None
+    setattr(views, limit, 0)
+    inside = views.whole.dfa.run(b'"ab')
+    long = Grammar.from_lark(DIGITS).rules.terminal_index("LONG")
+    assert views.state_for(inside, 1 << long) == inside
+    assert views.lexer is views.whole  # nothing joined
+    plain = engine_matcher("digits", info, views=False)
+    for token in b'"ab':
+        assert matcher.allowed_tokens() == plain.allowed_tokens()
+        assert matcher.accept_token(token) and plain.accept_token(token)
+    assert matcher.allowed_tokens() == tried(matcher, info.vocab_size)
+
+
+def test_views_past_the_count_are_not_built() -> None:
+    info = vocabulary(3)
+    rules = Grammar.from_lark(DIGITS).rules
+    long, word = rules.terminal_index("LONG"), rules.terminal_index("WORD")
+    views = engine_matcher("digits", info, views=True).compiled.tables.views
+    assert views is not None
+    inside = views.whole.dfa.run(b'"ab')  # LONG's and WORD's
+    views.max_views = 1
+    assert views.state_for(inside, 1 << long) != inside  # the one set allowed
+    assert views.state_for(inside, 1 << word) == inside  # a second set: past the limit
+    fresh = engine_matcher("digits", info, views=True).compiled.tables.views
+    assert fresh is not None and fresh.state_for(inside, 1 << word) != inside
