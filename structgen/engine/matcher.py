@@ -254,7 +254,7 @@ class Matcher:
                 tops = self._feed_lexeme(tops, finished)
                 if not tops:
                     return False
-        if not self._can_continue(state, tops):
+        if not self._can_continue(state, tops, lexer):
             return False
         self.config = Config(state, tops, config, False)
         return True
@@ -287,7 +287,7 @@ class Matcher:
         if state == DEAD:
             return False
         tops = self._feed_lexeme(config.tops, finished) if finished else config.tops
-        return bool(tops) and self._can_continue(state, tops)
+        return bool(tops) and self._can_continue(state, tops, self.compiled.lexer)
 
     def allowed_tokens(self) -> list[int]:
         """Every token allowed next (stop tokens included when the text is complete)."""
@@ -351,7 +351,7 @@ class Matcher:
                 memo_key = group.sequence * classes + (0 if end_state == START else reach_class[end_state] + 1)
                 taken = takes.get(memo_key)
                 if taken is None:
-                    taken = self._takes_group(group, trials, after_sequence)
+                    taken = self._takes_group(group, trials, after_sequence, lexer)
                     takes[memo_key] = taken
                 if not taken:
                     continue
@@ -400,25 +400,31 @@ class Matcher:
             found.append(entry)
 
     def _takes_group(
-        self, group: TokenGroup, trials: dict[int, list[Trial] | None], after_sequence: dict[int, list[StackNode]]
+        self,
+        group: TokenGroup,
+        trials: dict[int, list[Trial] | None],
+        after_sequence: dict[int, list[StackNode]],
+        lexer: Lexer,
     ) -> bool:
         """Whether some stack takes the lexemes of ``group`` and can go on with the
         one it leaves in progress: on trial stacks (``Trial``) within their limits,
-        else on real ones (memoized by sequence prefix in both)."""
-        following = self._trials_after(group.sequence, trials)
+        else on real ones (memoized by sequence prefix in both). ``lexer``: the
+        tables', whose states the group names (views)."""
+        following = self._trials_after(group.sequence, trials, lexer.accepts)
         if following is not None:
             if not following:
                 return False
             if group.end_state == START:
                 return True
-            known = self._trials_continue(group.end_state, following)
+            known = self._trials_continue(group.end_state, following, lexer)
             if known >= 0:
                 return known == 1
-        compiled = self.compiled
-        tops = self._tops_after(group.sequence, after_sequence, compiled.sequences, compiled.tables.lexer.accepts)
-        return bool(tops) and self._can_continue(group.end_state, tops)
+        tops = self._tops_after(group.sequence, after_sequence, self.compiled.sequences, lexer.accepts)
+        return bool(tops) and self._can_continue(group.end_state, tops, lexer)
 
-    def _trials_after(self, sequence: int, memo: dict[int, list[Trial] | None]) -> list[Trial] | None:
+    def _trials_after(
+        self, sequence: int, memo: dict[int, list[Trial] | None], accepts: list[list[int]]
+    ) -> list[Trial] | None:
         """The trial stacks after the lexemes of ``sequence``; None past the trial
         limits on the way."""
         sequences = self.compiled.sequences
@@ -427,7 +433,7 @@ class Matcher:
         while pending:
             current = pending.pop()
             if trials:
-                trials = self._trial_lexeme(trials, self.compiled.tables.lexer.accepts[sequences.last[current]])
+                trials = self._trial_lexeme(trials, accepts[sequences.last[current]])
             memo[current] = trials
         return trials
 
@@ -455,13 +461,13 @@ class Matcher:
             following = distinct
         return following if len(following) <= MAX_TRIALS else None
 
-    def _trials_continue(self, lexer_state: int, trials: list[Trial]) -> int:
+    def _trials_continue(self, lexer_state: int, trials: list[Trial], lexer: Lexer) -> int:
         """``_can_continue`` on trial stacks: 1 or 0, or -1 past the parser's ``max_trial_work``."""
         acting = self.compiled.tables.terminals_to_follow(lexer_state, [trial.top() for trial in trials])
         if acting <= 0:
             return 1 if acting < 0 else 0
         unsure = False
-        for terminal in self.compiled.tables.lexer.reachable_terminals[lexer_state]:
+        for terminal in lexer.reachable_terminals[lexer_state]:
             if acting >> terminal & 1:
                 for trial in trials:
                     known = self.parser.trial_takes(trial, terminal, False)
@@ -489,15 +495,16 @@ class Matcher:
     def _feed_lexeme(self, tops: list[StackNode], alternatives: list[int]) -> list[StackNode]:
         return self.parser.feed_lexeme(tops, alternatives, self.compiled.ignored)
 
-    def _can_continue(self, lexer_state: int, tops: list[StackNode]) -> bool:
-        """Whether the lexeme in progress can still become a terminal some stack takes."""
+    def _can_continue(self, lexer_state: int, tops: list[StackNode], lexer: Lexer) -> bool:
+        """Whether the lexeme in progress (in a state of ``lexer``) can still become
+        a terminal some stack takes."""
         if lexer_state == START:
             return bool(tops)
-        known = self._trials_continue(lexer_state, [Trial(top, ()) for top in tops])
+        known = self._trials_continue(lexer_state, [Trial(top, ()) for top in tops], lexer)
         if known >= 0:
             return known == 1
         ignored = self.compiled.ignored
-        for terminal in self.compiled.tables.lexer.reachable_terminals[lexer_state]:
+        for terminal in lexer.reachable_terminals[lexer_state]:
             if ignored[terminal] or self.parser.feed(tops, terminal):
                 return True
         return False
