@@ -18,6 +18,9 @@ refinement kept on its parent.
 
 Entries are built on first use and kept; ``CompiledGrammar.precompute`` builds
 the one-state entries up front for grammars small enough that this is cheap.
+Where groups are built on first use (large lexers), an entry's groups are those
+of the lexer state's place in the automaton of the terminals its LR state takes
+(``views``).
 """
 
 from __future__ import annotations
@@ -446,7 +449,7 @@ class MaskTables:
             grown = self.lexer.dfa.state_count - len(self._groups)
             self._groups.extend([None] * grown)
             self._reach_bits = self._reach_bits + tuple(
-                [_bits(terminals) for terminals in self.lexer.reachable_terminals[-grown:]]
+                [_bits(reachable) for reachable in self.lexer.reachable_terminals[-grown:]]
             )
         return seen_from
 

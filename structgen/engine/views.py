@@ -120,6 +120,7 @@ class LexerViews:
         return found
 
     def _view(self, terminals: int) -> _View | None:
+        """The view of ``terminals``, built on first use (None: none is built)."""
         if terminals in self._views:
             return self._views[terminals]
         view = self._build(terminals) if len(self._views) < self.max_views else None
