@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 import random
-from typing import Any
+from typing import Any, Callable
 
 import jsonschema
 import pytest
@@ -254,6 +254,30 @@ def _value_schema(rng: random.Random) -> Any:
     return rng.choice([{}, {"type": "integer"}, {"const": 1}, {"type": "string"}])
 
 
+APPLICATORS = ["allOf", "anyOf", "oneOf", "if", "dependentSchemas", "$ref", "not"]
+
+
+def _add_applicator(
+    schema: dict[str, Any], rng: random.Random, depth: int, make: Callable[[random.Random, int], Any], kinds: list[str]
+) -> None:
+    """One of the in-place applicators ``kinds`` added to ``schema``, its subschemas
+    made by ``make`` one level deeper (``$ref``: to ``#/$defs/d``)."""
+    kind = rng.choice(kinds)
+    if kind in ("allOf", "anyOf", "oneOf"):
+        schema[kind] = [make(rng, depth + 1) for _ in range(rng.randint(1, 3))]
+    elif kind == "if":
+        schema["if"] = make(rng, depth + 1)
+        for key in ("then", "else"):
+            if rng.random() < 0.7:
+                schema[key] = make(rng, depth + 1)
+    elif kind == "dependentSchemas":
+        schema[kind] = {rng.choice(NAMES): make(rng, depth + 1)}
+    elif kind == "$ref":
+        schema["$ref"] = "#/$defs/d"
+    else:
+        schema["not"] = make(rng, depth + 1)
+
+
 def _object(rng: random.Random, depth: int) -> dict[str, Any]:
     schema: dict[str, Any] = {}
     declared = [name for name in NAMES if rng.random() < 0.4]
@@ -268,20 +292,7 @@ def _object(rng: random.Random, depth: int) -> dict[str, Any]:
     if rng.random() < 0.12:
         schema["unevaluatedProperties"] = rng.choice([False, True, {"type": "integer"}])
     if depth < 2 and rng.random() < 0.6:
-        kind = rng.choice(["allOf", "anyOf", "oneOf", "if", "dependentSchemas", "$ref", "not"])
-        if kind in ("allOf", "anyOf", "oneOf"):
-            schema[kind] = [_object(rng, depth + 1) for _ in range(rng.randint(1, 3))]
-        elif kind == "if":
-            schema["if"] = _object(rng, depth + 1)
-            for key in ("then", "else"):
-                if rng.random() < 0.7:
-                    schema[key] = _object(rng, depth + 1)
-        elif kind == "dependentSchemas":
-            schema[kind] = {rng.choice(NAMES): _object(rng, depth + 1)}
-        elif kind == "$ref":
-            schema["$ref"] = "#/$defs/d"
-        else:
-            schema["not"] = _object(rng, depth + 1)
+        _add_applicator(schema, rng, depth, _object, APPLICATORS)
     return schema
 
 
@@ -302,16 +313,7 @@ def _array(rng: random.Random, depth: int) -> dict[str, Any]:
     if rng.random() < 0.12:
         schema["unevaluatedItems"] = rng.choice([False, True, {"type": "integer"}])
     if depth < 2 and rng.random() < 0.6:
-        kind = rng.choice(["allOf", "anyOf", "oneOf", "if", "$ref"])
-        if kind in ("allOf", "anyOf", "oneOf"):
-            schema[kind] = [_array(rng, depth + 1) for _ in range(rng.randint(1, 3))]
-        elif kind == "if":
-            schema["if"] = _array(rng, depth + 1)
-            for key in ("then", "else"):
-                if rng.random() < 0.7:
-                    schema[key] = _array(rng, depth + 1)
-        else:
-            schema["$ref"] = "#/$defs/d"
+        _add_applicator(schema, rng, depth, _array, ["allOf", "anyOf", "oneOf", "if", "$ref"])
     return schema
 
 
@@ -319,6 +321,20 @@ def _array_instance(rng: random.Random) -> Any:
     if rng.random() < 0.1:
         return rng.choice([*VALUES, {}])
     return [rng.choice(VALUES) for _ in range(rng.randint(0, 4))]
+
+
+def _checked_against(grammar: Grammar, validator: Any, schema: Any, instances: list[Any]) -> int:
+    """Checks ``instances``: every valid one accepted, and where the report says
+    exact, acceptance is validity (how many were checked so)."""
+    checked = 0
+    for instance in instances:
+        valid = validator.is_valid(instance)
+        accepted = grammar.accepts(json.dumps(instance))
+        assert accepted or not valid, (schema, instance)
+        if grammar.report.exact:
+            assert accepted == valid, (schema, instance, str(grammar.report))
+            checked += 1
+    return checked
 
 
 @pytest.mark.parametrize("kind", ["properties", "items"])
@@ -339,14 +355,7 @@ def test_random_schemas_agree_with_jsonschema(kind: str) -> None:
             continue
         validator = jsonschema.Draft202012Validator(schema)
         exact += grammar.report.exact
-        for _ in range(25):
-            instance = instance_of(rng)
-            valid = validator.is_valid(instance)
-            accepted = grammar.accepts(json.dumps(instance))
-            assert accepted or not valid, (schema, instance)
-            if grammar.report.exact:
-                assert accepted == valid, (schema, instance, str(grammar.report))
-                checked += 1
+        checked += _checked_against(grammar, validator, schema, [instance_of(rng) for _ in range(25)])
     assert exact >= 110 and checked >= 2500, (exact, checked)
 
 
@@ -378,20 +387,7 @@ def _mixed(rng: random.Random, depth: int) -> dict[str, Any]:
     """Object and array keywords at every level, either kind's unevaluated* among them."""
     schema = {**_object(rng, 3), **_array(rng, 3)}
     if depth < 2 and rng.random() < 0.7:
-        kind = rng.choice(["allOf", "anyOf", "oneOf", "if", "dependentSchemas", "$ref", "not"])
-        if kind in ("allOf", "anyOf", "oneOf"):
-            schema[kind] = [_mixed(rng, depth + 1) for _ in range(rng.randint(1, 3))]
-        elif kind == "if":
-            schema["if"] = _mixed(rng, depth + 1)
-            for key in ("then", "else"):
-                if rng.random() < 0.7:
-                    schema[key] = _mixed(rng, depth + 1)
-        elif kind == "dependentSchemas":
-            schema[kind] = {rng.choice(NAMES): _mixed(rng, depth + 1)}
-        elif kind == "$ref":
-            schema["$ref"] = "#/$defs/d"
-        else:
-            schema["not"] = _mixed(rng, depth + 1)
+        _add_applicator(schema, rng, depth, _mixed, APPLICATORS)
     return schema
 
 
@@ -413,12 +409,6 @@ def test_random_schemas_with_both_keywords_agree_with_jsonschema(draft: str) -> 
             continue
         validator = jsonschema.validators.validator_for(schema)(schema)
         exact += grammar.report.exact
-        for _ in range(25):
-            instance = _object_instance(rng) if rng.random() < 0.5 else _array_instance(rng)
-            valid = validator.is_valid(instance)
-            accepted = grammar.accepts(json.dumps(instance))
-            assert accepted or not valid, (schema, instance)
-            if grammar.report.exact:
-                assert accepted == valid, (schema, instance, str(grammar.report))
-                checked += 1
+        instances = [_object_instance(rng) if rng.random() < 0.5 else _array_instance(rng) for _ in range(25)]
+        checked += _checked_against(grammar, validator, schema, instances)
     assert exact >= 60 and checked >= 1400, (exact, checked)

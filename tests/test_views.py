@@ -8,9 +8,9 @@ import json
 import random
 
 import pytest
+from view_walks import tried, with_views
 
-import structgen
-from structgen import Grammar, Matcher, TokenizerInfo
+from structgen import Grammar, TokenizerInfo
 from structgen.engine.lexer import START
 from structgen.engine.matcher import Matcher as EngineMatcher
 from structgen.engine.views import LONG_PATTERN_STATES
@@ -49,16 +49,7 @@ def vocabulary(seed: int) -> TokenizerInfo:
 
 
 def engine_matcher(name: str, info: TokenizerInfo, views: bool) -> EngineMatcher:
-    """A matcher on a grammar compiled anew (``compile`` caches per grammar object)."""
-    compiled = Matcher(structgen.compile(GRAMMARS[name](), info, lazy=True))._engine.compiled
-    if views:
-        compiled.tables.use_views()
-    return EngineMatcher(compiled)
-
-
-def tried(matcher: EngineMatcher, vocab_size: int) -> list[int]:
-    """The tokens accepted when each is fed on a fork (the oracle)."""
-    return [token for token in range(vocab_size) if matcher.fork().accept_token(token)]
+    return with_views(GRAMMARS[name](), info, views)
 
 
 @pytest.mark.parametrize("name", list(GRAMMARS))

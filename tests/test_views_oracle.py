@@ -9,9 +9,9 @@ from __future__ import annotations
 import random
 
 import pytest
+from view_walks import tried, walk_against_oracle, with_views
 
-import structgen
-from structgen import Grammar, Matcher, TokenizerInfo
+from structgen import Grammar, TokenizerInfo
 from structgen.engine.matcher import Matcher as EngineMatcher
 
 GRAMMARS: dict[str, tuple[str, bytes, list[bytes]]] = {
@@ -89,47 +89,21 @@ def vocabulary(alphabet: bytes, extra: list[bytes], seed: int) -> tuple[Tokenize
 
 
 def engine_matcher(source: str, info: TokenizerInfo, views: bool) -> EngineMatcher:
-    compiled = Matcher(structgen.compile(Grammar.from_lark(source), info, lazy=True))._engine.compiled
-    if views:
-        compiled.tables.use_views()
-    return EngineMatcher(compiled)
-
-
-def tried(matcher: EngineMatcher, vocab_size: int) -> list[int]:
-    return [token for token in range(vocab_size) if matcher.fork().accept_token(token)]
+    return with_views(Grammar.from_lark(source), info, views)
 
 
 @pytest.mark.parametrize("name", list(GRAMMARS))
 def test_views_equal_the_oracle(name: str) -> None:
     source, alphabet, extra = GRAMMARS[name]
-    info, vocab = vocabulary(alphabet, extra, len(name))
+    info, _ = vocabulary(alphabet, extra, len(name))
     rng = random.Random(name)
     stood_for = 0
     failures: list[str] = []
     for walk in range(WALKS):
-        matcher = engine_matcher(source, info, views=True)
-        text = b""
-        for _step in range(STEPS):
-            allowed = matcher.allowed_tokens()
-            oracle = tried(matcher, info.vocab_size)
-            if allowed != oracle:
-                extra_ids = sorted(set(allowed) - set(oracle))[:5]
-                missing = sorted(set(oracle) - set(allowed))[:5]
-                failures.append(
-                    f"walk {walk} after {text!r}: let through {[vocab[t] for t in extra_ids]},"
-                    f" masked {[vocab[t] for t in missing]}"
-                )
-                break
-            ids = [t for t in allowed if t not in info.stop_token_ids]
-            if not ids:
-                break
-            longer = [t for t in ids if len(vocab[t]) > 1]
-            token = rng.choice(longer if longer and rng.random() < 0.7 else ids)
-            assert matcher.accept_token(token)
-            text += vocab[token]
-        views = matcher.compiled.tables.views
-        assert views is not None
-        stood_for += sum(len(v.states) for v in views._views.values() if v is not None)
+        failure, stood = walk_against_oracle(engine_matcher(source, info, views=True), info, rng, STEPS, 0.7)
+        if failure:
+            failures.append(f"walk {walk} {failure}")
+        stood_for += stood
     assert not failures, "\n".join(failures)
     assert stood_for > 0  # some view stood for some state
 
@@ -247,36 +221,16 @@ JSON_ALPHABET = b'{}[],:"0123456789.-etagtitlectanbigx :\n\\u'
 def test_schema_views_equal_the_oracle(name: str) -> None:
     schema, options = SCHEMAS[name]
     extra = [b'"title": "', b'"etag":"', b'"n": 1', b"100,", b"1000", b'", "', b'"}', b"\\u00e9", b'"ab"', b'a":"']
-    info, vocab = vocabulary(JSON_ALPHABET, extra, 11)
+    info, _ = vocabulary(JSON_ALPHABET, extra, 11)
     rng = random.Random(name)
     failures: list[str] = []
     stood_for = 0
     for walk in range(10):
-        compiled = Matcher(
-            structgen.compile(Grammar.from_json_schema(schema, **options), info, lazy=True)
-        )._engine.compiled
-        compiled.tables.use_views()
-        matcher = EngineMatcher(compiled)
-        text = b""
-        for _step in range(40):
-            allowed = matcher.allowed_tokens()
-            oracle = tried(matcher, info.vocab_size)
-            if allowed != oracle:
-                failures.append(
-                    f"walk {walk} after {text!r}: let through {[vocab[t] for t in sorted(set(allowed) - set(oracle))][:5]},"
-                    f" masked {[vocab[t] for t in sorted(set(oracle) - set(allowed))][:5]}"
-                )
-                break
-            ids = [t for t in allowed if t not in info.stop_token_ids]
-            if not ids:
-                break
-            longer = [t for t in ids if len(vocab[t]) > 1]
-            token = rng.choice(longer if longer and rng.random() < 0.6 else ids)
-            assert matcher.accept_token(token)
-            text += vocab[token]
-        views = compiled.tables.views
-        assert views is not None
-        stood_for += sum(len(v.states) for v in views._views.values() if v is not None)
+        matcher = with_views(Grammar.from_json_schema(schema, **options), info)
+        failure, stood = walk_against_oracle(matcher, info, rng, 40, 0.6)
+        if failure:
+            failures.append(f"walk {walk} {failure}")
+        stood_for += stood
     assert not failures, "\n".join(failures)
     assert stood_for > 0
 
@@ -319,29 +273,16 @@ def test_views_with_tokens_longer_than_the_shift_proof() -> None:
     extra = [bytes(rng.choice(b"abcd") for _ in range(rng.randint(10, 26))) for _ in range(400)]
     extra += [b'"' + b"b" * k for k in (15, 16, 17, 20)] + [b"c" * k + b'"' for k in (15, 16, 17, 20)]
     extra += [b"d" * k + b'"' for k in (15, 17)] + [b"km", b'km"', b"1" * 17, b"12;"]
-    info, vocab = vocabulary(b'km0123;"abcd', extra, 5)
+    info, _ = vocabulary(b'km0123;"abcd', extra, 5)
     failures: list[str] = []
     stood_for = 0
     for walk in range(6):
         matcher = engine_matcher(LONG_TOKENS, info, views=True)
         assert matcher.compiled.tables.lexer.dfa.state_count > 1_000
-        text = b""
-        for _step in range(40):
-            allowed = matcher.allowed_tokens()
-            oracle = tried(matcher, info.vocab_size)
-            if allowed != oracle:
-                failures.append(f"after {text!r}: {sorted(set(allowed) ^ set(oracle))[:5]}")
-                break
-            ids = [t for t in allowed if t not in info.stop_token_ids]
-            if not ids:
-                break
-            longer = [t for t in ids if len(vocab[t]) > 8]
-            token = rng.choice(longer if longer and rng.random() < 0.8 else ids)
-            assert matcher.accept_token(token)
-            text += vocab[token]
-        views = matcher.compiled.tables.views
-        assert views is not None
-        stood_for += sum(len(v.states) for v in views._views.values() if v is not None)
+        failure, stood = walk_against_oracle(matcher, info, rng, 40, 0.8, longer_than=8)
+        if failure:
+            failures.append(f"walk {walk} {failure}")
+        stood_for += stood
     assert not failures, "\n".join(failures)
     assert stood_for > 0
 

@@ -1,0 +1,54 @@
+"""Shared by the lexer-view tests: matchers with views forced on, the oracle, and
+random walks that compare the two at every step."""
+
+from __future__ import annotations
+
+import random
+
+import structgen
+from structgen import Grammar, Matcher, TokenizerInfo
+from structgen.engine.matcher import Matcher as EngineMatcher
+
+
+def with_views(grammar: Grammar, info: TokenizerInfo, views: bool = True) -> EngineMatcher:
+    """An engine matcher on ``grammar`` (a new object: ``compile`` caches per grammar),
+    every token group built on first use, views used whatever the lexer's size."""
+    compiled = Matcher(structgen.compile(grammar, info, lazy=True))._engine.compiled
+    if views:
+        compiled.tables.use_views()
+    return EngineMatcher(compiled)
+
+
+def tried(matcher: EngineMatcher, vocab_size: int) -> list[int]:
+    """The tokens accepted when each is fed on a fork (the oracle: no tables)."""
+    return [token for token in range(vocab_size) if matcher.fork().accept_token(token)]
+
+
+def walk_against_oracle(
+    matcher: EngineMatcher, info: TokenizerInfo, rng: random.Random, steps: int, long_share: float, longer_than: int = 1
+) -> tuple[str, int]:
+    """A random walk of up to ``steps`` tokens, preferring (``long_share`` of the time)
+    tokens longer than ``longer_than`` bytes, that compares every mask with the
+    oracle. Returns the first difference ("" if none) and how many lexer states a
+    view stood for."""
+    vocab = info.decoded_vocab
+    text = b""
+    failure = ""
+    for _step in range(steps):
+        allowed = matcher.allowed_tokens()
+        oracle = tried(matcher, info.vocab_size)
+        if allowed != oracle:
+            let_through = [vocab[t] for t in sorted(set(allowed) - set(oracle))][:5]
+            masked = [vocab[t] for t in sorted(set(oracle) - set(allowed))][:5]
+            failure = f"after {text!r}: let through {let_through}, masked {masked}"
+            break
+        ids = [t for t in allowed if t not in info.stop_token_ids]
+        if not ids:
+            break
+        longer = [t for t in ids if len(vocab[t]) > longer_than]
+        token = rng.choice(longer if longer and rng.random() < long_share else ids)
+        assert matcher.accept_token(token)
+        text += vocab[token]
+    views = matcher.compiled.tables.views
+    assert views is not None
+    return failure, sum(len(view.states) for view in views._views.values() if view is not None)
