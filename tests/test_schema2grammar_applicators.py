@@ -13,6 +13,7 @@ from typing import Any
 
 import jsonschema
 import pytest
+from schema_checks import agrees
 
 from schema2grammar import APPROXIMATED, ENFORCED, Options, SchemaError, applicators, complement, translate
 from schema2grammar.applicators import MAX_CONTAINS_STATES
@@ -74,21 +75,6 @@ def test_non_integers_as_json_dumps_writes_them() -> None:
         assert not pattern.fullmatch(spelled), spelled  # integers in any spelling
 
 
-def _agrees(schema: Any, valid: list[Any], invalid: list[Any]) -> None:
-    """The report is exact, jsonschema agrees with the lists, and so does the grammar
-    (compact and indented)."""
-    grammar = Grammar.from_json_schema(schema)
-    assert grammar.report.exact, str(grammar.report)
-    validator = jsonschema.validators.validator_for(schema)(schema)
-    for instance in valid:
-        assert validator.is_valid(instance), instance
-        for indent in (None, 2):
-            assert grammar.accepts(json.dumps(instance, ensure_ascii=False, indent=indent)), (schema, instance)
-    for instance in invalid:
-        assert not validator.is_valid(instance), instance
-        assert not grammar.accepts(json.dumps(instance, ensure_ascii=False)), (schema, instance)
-
-
 NOT_CASES: list[tuple[str, Any, list[Any], list[Any]]] = [
     ("type", {"not": {"type": "integer"}}, ["a", 1.5, 1e-05, None, True, [], {}], [1, 0, -7, 1.0, 10**20]),
     ("types", {"not": {"type": ["integer", "boolean"]}}, ["a", 0.5, None], [1, True, False]),
@@ -127,7 +113,7 @@ NOT_CASES: list[tuple[str, Any, list[Any], list[Any]]] = [
 
 @pytest.mark.parametrize(("name", "schema", "valid", "invalid"), NOT_CASES, ids=[case[0] for case in NOT_CASES])
 def test_not_by_complement(name: str, schema: Any, valid: list[Any], invalid: list[Any]) -> None:
-    _agrees(schema, valid, invalid)
+    agrees(schema, valid, invalid)
 
 
 def test_not_refuses_every_spelling_of_a_listed_string() -> None:
@@ -139,7 +125,7 @@ def test_not_refuses_every_spelling_of_a_listed_string() -> None:
 
 
 def test_nullable_objects_keep_null_apart() -> None:
-    _agrees({"type": "object", "nullable": True, "not": {"required": ["a"]}}, [{}], [{"a": 1}])
+    agrees({"type": "object", "nullable": True, "not": {"required": ["a"]}}, [{}], [{"a": 1}])
     grammar = Grammar.from_json_schema({"type": "object", "nullable": True, "not": {"required": ["a"]}})
     assert not grammar.accepts("null")  # not {required} accepts null: not refuses it
 
@@ -237,7 +223,7 @@ IF_CASES: list[tuple[str, Any, list[Any], list[Any]]] = [
 
 @pytest.mark.parametrize(("name", "schema", "valid", "invalid"), IF_CASES, ids=[case[0] for case in IF_CASES])
 def test_if_then_else_by_complement(name: str, schema: Any, valid: list[Any], invalid: list[Any]) -> None:
-    _agrees(schema, valid, invalid)
+    agrees(schema, valid, invalid)
 
 
 def test_if_without_an_exact_complement_is_approximated() -> None:
@@ -270,7 +256,7 @@ CONTAINS_CASES: list[tuple[str, Any, list[Any], list[Any]]] = [
 
 @pytest.mark.parametrize(("name", "schema", "valid", "invalid"), CONTAINS_CASES, ids=[case[0] for case in CONTAINS_CASES])
 def test_contains_counts_matching_items(name: str, schema: Any, valid: list[Any], invalid: list[Any]) -> None:
-    _agrees(schema, valid, invalid)
+    agrees(schema, valid, invalid)
 
 
 def test_contains_past_its_limits_is_approximated() -> None:
@@ -301,7 +287,7 @@ UNIQUE_CASES: list[tuple[str, Any, list[Any], list[Any]]] = [
 
 @pytest.mark.parametrize(("name", "schema", "valid", "invalid"), UNIQUE_CASES, ids=[case[0] for case in UNIQUE_CASES])
 def test_unique_items_over_listed_values(name: str, schema: Any, valid: list[Any], invalid: list[Any]) -> None:
-    _agrees(schema, valid, invalid)
+    agrees(schema, valid, invalid)
 
 
 def test_unique_items_limit() -> None:
@@ -415,7 +401,7 @@ def test_report_lists_each_keyword_once() -> None:
     assert len(root) == len(set(root)) and {"if", "then", "else"} <= set(root)
     assert all(e.status == ENFORCED for e in report.entries), str(report)
     beside = {**schema, "not": {"required": ["z"]}}  # two negations, combined: not (A or B)
-    _agrees(beside, [{"kind": "a", "x": 1}, {"kind": "b"}, {}],
+    agrees(beside, [{"kind": "a", "x": 1}, {"kind": "b"}, {}],
              [{"kind": "b", "y": 1}, {"kind": "a"}, {"kind": "a", "x": 1, "z": 1}, {"z": 1}])
 
 
@@ -456,7 +442,7 @@ REGRESSION_CASES: list[tuple[str, Any, list[Any], list[Any]]] = [
 
 @pytest.mark.parametrize(("name", "schema", "valid", "invalid"), REGRESSION_CASES, ids=[case[0] for case in REGRESSION_CASES])
 def test_review_regressions_agree_with_jsonschema(name: str, schema: Any, valid: list[Any], invalid: list[Any]) -> None:
-    _agrees(schema, valid, invalid)
+    agrees(schema, valid, invalid)
 
 
 @pytest.mark.parametrize("schema", [
@@ -560,7 +546,7 @@ def test_splits_past_their_rule_budget_are_approximated(monkeypatch: pytest.Monk
         middle = (low + high) // 2
         low, high = (low, middle) if exact(middle) else (middle, high)
     monkeypatch.setattr(applicators, "MAX_SPLIT_RULES", high)
-    _agrees(schema, [{"kind": "a", "x": 1}, {"y": 1, "c": {"kind": "a", "x": 2}}], [{"kind": "a"}, {"y": 1, "c": {"kind": "b"}}])
+    agrees(schema, [{"kind": "a", "x": 1}, {"y": 1, "c": {"kind": "a", "x": 2}}], [{"kind": "a"}, {"y": 1, "c": {"kind": "b"}}])
     monkeypatch.setattr(applicators, "MAX_SPLIT_RULES", low)
     past = Grammar.from_json_schema(schema)
     assert any(e.keyword == "if" and "more than" in e.note for e in past.report.with_status(APPROXIMATED))

@@ -12,6 +12,7 @@ from typing import Any, Callable
 
 import jsonschema
 import pytest
+from schema_checks import agrees
 
 from schema2grammar import APPROXIMATED, ENFORCED, SchemaError
 from schema2grammar.unevaluated import MAX_UNEVALUATED_ALTERNATIVES
@@ -23,21 +24,6 @@ D2019 = "https://json-schema.org/draft/2019-09/schema"
 
 def _status(grammar: Grammar, keyword: str, pointer: str = "") -> list[str]:
     return [e.status for e in grammar.report.entries if e.keyword == keyword and e.pointer == pointer]
-
-
-def _agrees(schema: Any, valid: list[Any], invalid: list[Any]) -> None:
-    """The report is exact, jsonschema agrees with the lists, and so does the grammar
-    (compact and indented; instances written in the schema's declared order)."""
-    grammar = Grammar.from_json_schema(schema)
-    assert grammar.report.exact, str(grammar.report)
-    validator = jsonschema.validators.validator_for(schema)(schema)
-    for instance in valid:
-        assert validator.is_valid(instance), instance
-        for indent in (None, 2):
-            assert grammar.accepts(json.dumps(instance, indent=indent)), (schema, instance)
-    for instance in invalid:
-        assert not validator.is_valid(instance), instance
-        assert not grammar.accepts(json.dumps(instance)), (schema, instance)
 
 
 PROPERTY_CASES: list[tuple[str, Any, list[Any], list[Any]]] = [
@@ -94,7 +80,7 @@ PROPERTY_CASES: list[tuple[str, Any, list[Any], list[Any]]] = [
 @pytest.mark.parametrize("case", PROPERTY_CASES, ids=[case[0] for case in PROPERTY_CASES])
 def test_unevaluated_properties(case: tuple[str, Any, list[Any], list[Any]]) -> None:
     _, schema, valid, invalid = case
-    _agrees({"$schema": D2020, **schema}, valid, invalid)
+    agrees({"$schema": D2020, **schema}, valid, invalid)
 
 
 ITEM_CASES: list[tuple[str, Any, list[Any], list[Any]]] = [
@@ -121,20 +107,20 @@ ITEM_CASES: list[tuple[str, Any, list[Any], list[Any]]] = [
 @pytest.mark.parametrize("case", ITEM_CASES, ids=[case[0] for case in ITEM_CASES])
 def test_unevaluated_items(case: tuple[str, Any, list[Any], list[Any]]) -> None:
     _, schema, valid, invalid = case
-    _agrees({"$schema": D2020, **schema}, valid, invalid)
+    agrees({"$schema": D2020, **schema}, valid, invalid)
 
 
 def test_draft_2019_09_tuples_and_contains() -> None:
     """2019-09: items as a list and additionalItems evaluate; additionalItems without
     a list is ignored."""
-    _agrees({"$schema": D2019, "items": [{"type": "string"}], "unevaluatedItems": False}, [["a"]], [["a", "b"]])
-    _agrees({"$schema": D2019, "items": [True], "additionalItems": {"type": "integer"}, "unevaluatedItems": False},
+    agrees({"$schema": D2019, "items": [{"type": "string"}], "unevaluatedItems": False}, [["a"]], [["a", "b"]])
+    agrees({"$schema": D2019, "items": [True], "additionalItems": {"type": "integer"}, "unevaluatedItems": False},
             [["a", 1, 2]], [["a", "b"]])
-    _agrees({"$schema": D2019, "additionalItems": {"type": "number"}, "unevaluatedItems": {"type": "string"}},
+    agrees({"$schema": D2019, "additionalItems": {"type": "number"}, "unevaluatedItems": {"type": "string"}},
             [["a", "b"]], [["a", 1]])
-    _agrees({"$schema": D2019, "items": [True], "allOf": [{"items": [True, {"type": "integer"}]}], "unevaluatedItems": False},
+    agrees({"$schema": D2019, "items": [True], "allOf": [{"items": [True, {"type": "integer"}]}], "unevaluatedItems": False},
             [[1, 2]], [[1, 2, 3], [1, "x"]])
-    _agrees({"$schema": D2019, "properties": {"a": {}}, "unevaluatedProperties": False}, [{"a": 1}], [{"b": 1}])
+    agrees({"$schema": D2019, "properties": {"a": {}}, "unevaluatedProperties": False}, [{"a": 1}], [{"b": 1}])
 
 
 def test_report_says_what_is_enforced() -> None:
@@ -174,7 +160,7 @@ def test_references_followed_where_the_keyword_judges_nothing() -> None:
     """Everything evaluated, or the keyword approximated: the $ref beside it still holds."""
     defs = {"d": {"properties": {"a": {"type": "integer"}}}}
     whole = {"$schema": D2020, "$defs": defs, "$ref": "#/$defs/d", "additionalProperties": True, "unevaluatedProperties": False}
-    _agrees(whole, [{"a": 1, "b": 2}], [{"a": "x"}])
+    agrees(whole, [{"a": 1, "b": 2}], [{"a": "x"}])
     loose = Grammar.from_json_schema({"$schema": D2020, "$defs": {**defs, "e": {"$dynamicAnchor": "e"}}, "$ref": "#/$defs/d",
                                       "$dynamicRef": "#e", "unevaluatedProperties": False})
     assert _status(loose, "unevaluatedProperties") == [APPROXIMATED]
@@ -188,9 +174,9 @@ def test_contains_evaluates_what_it_matches() -> None:
     """2020-12: an item after the evaluated prefix matches a contains that passed, or
     satisfies unevaluatedItems. 2019-09 does not say so (jsonschema counts the
     matches): approximated there, and one keyword dropped leaves the other enforced."""
-    _agrees({"$schema": D2020, "prefixItems": [True], "contains": {"type": "string"}, "unevaluatedItems": False},
+    agrees({"$schema": D2020, "prefixItems": [True], "contains": {"type": "string"}, "unevaluatedItems": False},
             [[1, "a", "b"], [1, "a"], {"x": 1}], [[1, "a", 2], [1, 2]])
-    _agrees({"$schema": D2020, "contains": {"type": "string"}, "unevaluatedItems": {"type": "integer"}},
+    agrees({"$schema": D2020, "contains": {"type": "string"}, "unevaluatedItems": {"type": "integer"}},
             [["a", 1, "b"]], [["a", None], [1]])
     grammar = Grammar.from_json_schema({"$schema": D2019, "contains": {"type": "string"}, "unevaluatedItems": False,
                                         "properties": {"a": {}}, "unevaluatedProperties": False})
