@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import re
 from contextlib import contextmanager
+from decimal import Decimal
 from typing import TYPE_CHECKING, Any, Callable, Iterator
 
 from schema2grammar import complement, shared
@@ -136,8 +137,8 @@ def _scalar_complement(t: _Translator, json_type: str, schema: dict[str, Any], c
         return None
     if json_type == "integer":
         low, high = t.bounds(schema, pointer, integer=True)
-        return complement.number_complement(condition, True, None if low is None else (low, False),
-                                            None if high is None else (high, False))
+        return complement.number_complement(condition, True, None if low is None else (Decimal(low), False),
+                                            None if high is None else (Decimal(high), False))
     bounded = any(key in schema for key in shared.TYPE_KEYWORDS["number"])
     found = t.number_bounds(schema, pointer) if bounded else (None, None)
     return None if found is None else complement.number_complement(condition, False, *found)

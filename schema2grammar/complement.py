@@ -21,9 +21,10 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass, field
+from decimal import Decimal
 from typing import Any, Callable, Union
 
-from schema2grammar import regexes, shared
+from schema2grammar import numbers, regexes, shared
 
 MAX_EXCLUDED_CHARACTERS = 256
 """Characters in all the strings one string complement leaves out: the regex walks
@@ -74,8 +75,8 @@ class Numbers:
     ``values`` (integers) when given."""
 
     integral: bool = False
-    low: regexes.Bound | None = None
-    high: regexes.Bound | None = None
+    low: numbers.Bound | None = None
+    high: numbers.Bound | None = None
     values: frozenset[int] | None = None
 
 
@@ -262,11 +263,13 @@ def _listed(values: list[Any], draft: Draft) -> Kinds:
 
 def _bound(key: str, value: Any, schema: dict[str, Any]) -> Condition:
     """A number bound as ``Numbers``, when it is an integer within
-    ``regexes.MAX_NUMBER_BOUND`` (the bounds the translator spells exactly)."""
-    number = isinstance(value, (int, float)) and not isinstance(value, bool)
-    bound = shared.integral_bound(key, value, schema) if number else None
-    if bound is None:
+    ``regexes.MAX_NUMBER_BOUND`` (draft 4: exclusive by ``exclusiveMinimum: true``
+    beside it)."""
+    number = isinstance(value, (int, float)) and not isinstance(value, bool) and value == value
+    if not number or (isinstance(value, float) and not value.is_integer()) or abs(value) > regexes.MAX_NUMBER_BOUND:
         return Inexact(f"{key} {value!r}: only integral bounds up to 1e15 complement")
+    exclusive = key.startswith("exclusive") or schema.get("exclusive" + key[0].upper() + key[1:]) is True
+    bound = (Decimal(int(value)), exclusive)
     return Numbers(low=bound) if key in ("minimum", "exclusiveMinimum") else Numbers(high=bound)
 
 
@@ -347,7 +350,7 @@ def _normal(condition: Condition) -> Condition:
     return condition
 
 
-def _within(value: float, low: regexes.Bound | None, high: regexes.Bound | None) -> bool:
+def _within(value: float, low: numbers.Bound | None, high: numbers.Bound | None) -> bool:
     above = low is None or value > low[0] or (value == low[0] and not low[1])
     below = high is None or value < high[0] or (value == high[0] and not high[1])
     return above and below
@@ -386,8 +389,8 @@ a digit other than 0, or below 1e-4 a one-digit mantissa and a negative exponent
 (``1.5e-05``); no spelling of an integer matches."""
 
 
-def number_complement(condition: Numbers, integers_only: bool, low: regexes.Bound | None = None,
-                      high: regexes.Bound | None = None) -> list[str] | None:
+def number_complement(condition: Numbers, integers_only: bool, low: numbers.Bound | None = None,
+                      high: numbers.Bound | None = None) -> list[str] | None:
     """Regexes, as alternatives, of the numbers (integers only where
     ``integers_only``) between ``low`` and ``high`` that ``condition`` refuses, as
     ``json.dumps`` spells them ([]: none; None: not exact here). Assumes draft 6
@@ -396,15 +399,15 @@ def number_complement(condition: Numbers, integers_only: bool, low: regexes.Boun
     fractions = [] if integers_only or not (condition.integral or condition.values is not None) else [NON_INTEGER]
     if fractions and bounded:
         return None  # the non-integers within bounds: no regex intersects the two here
-    ranges: list[tuple[regexes.Bound | None, regexes.Bound | None]] = []
+    ranges: list[tuple[numbers.Bound | None, numbers.Bound | None]] = []
     if condition.values is not None:
         if len(condition.values) > MAX_EXCLUDED_NUMBERS:
             return None
         previous: int | None = None
         for value in sorted(condition.values):
-            ranges.append((None if previous is None else (previous, True), (value, True)))
+            ranges.append((None if previous is None else (Decimal(previous), True), (Decimal(value), True)))
             previous = value
-        ranges.append(((previous, True), None) if previous is not None else (None, None))
+        ranges.append(((Decimal(previous), True), None) if previous is not None else (None, None))
     else:
         if condition.low is not None:
             ranges.append((None, (condition.low[0], not condition.low[1])))
@@ -414,22 +417,22 @@ def number_complement(condition: Numbers, integers_only: bool, low: regexes.Boun
     for start, end in ranges:
         start, end = _tighter_low(start, low), _tighter_high(end, high)
         if integers_only or condition.values is not None:
-            first = None if start is None else start[0] + (1 if start[1] else 0)
-            last = None if end is None else end[0] - (1 if end[1] else 0)
+            first = None if start is None else int(start[0]) + (1 if start[1] else 0)  # integral bounds here
+            last = None if end is None else int(end[0]) - (1 if end[1] else 0)
             if first is None or last is None or first <= last:
                 parts.append(regexes.integer_spellings(first, last))
         else:
-            found = regexes.number_range(start, end)
+            found = numbers.number_range(start, end)
             if found is not None:
                 parts.append(found)
     return parts
 
 
-def _tighter_low(a: regexes.Bound | None, b: regexes.Bound | None) -> regexes.Bound | None:
+def _tighter_low(a: numbers.Bound | None, b: numbers.Bound | None) -> numbers.Bound | None:
     return b if a is None else a if b is None else max(a, b)
 
 
-def _tighter_high(a: regexes.Bound | None, b: regexes.Bound | None) -> regexes.Bound | None:
+def _tighter_high(a: numbers.Bound | None, b: numbers.Bound | None) -> numbers.Bound | None:
     return b if a is None else a if b is None else min(a, b, key=lambda x: (x[0], not x[1]))
 
 

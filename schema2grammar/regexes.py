@@ -28,8 +28,11 @@ BIG_INTEGER = r"[1-9](?:\.[0-9]{1,16})?e\+(?:1[6-9]|[2-9][0-9]|[1-9][0-9]{2,})"
 most 17 digits and an exponent of 16 or more, so always a whole number."""
 BIG = 10**16
 
-MAX_LENGTH_BOUND = 10_000
-"""The engine's repetition limit: longer length bounds cannot be exact."""
+MAX_LENGTH_BOUND = 2_048
+"""Length bounds above this are not enforced (reported): each character a string
+counts is about 20 states of the lexer's automaton (UTF-8 sequences, escapes), so
+2,048 characters take about 41,000 of its 50,000 (``MAX_DFA_STATES``), and MaskBench's
+``maxLength: 4096`` strings could not compile at all."""
 
 FORMATS = {
     # RFC 3339 full-date / full-time / date-time, and RFC 4122 UUIDs, as JSON Schema
@@ -154,68 +157,21 @@ def integer_range(low: int | None, high: int | None) -> str:
     ``-0`` for zero too."""
     parts: list[str] = []
     if high is None or high >= 0:
-        parts.extend(_natural_range(max(low or 0, 0), high))
+        parts.extend(natural_range(max(low or 0, 0), high))
     if low is None or low < 0:
         magnitude_low = 1 if high is None or high >= 0 else -high
         magnitude_high = None if low is None else -low
-        parts.extend("-" + part for part in _natural_range(magnitude_low, magnitude_high))
+        parts.extend("-" + part for part in natural_range(magnitude_low, magnitude_high))
     if (low is None or low <= 0) and (high is None or high >= 0):
         parts.append("-0")
     return "(?:" + "|".join(parts) + ")" if parts else ""
 
 
 MAX_NUMBER_BOUND = 10**15
-"""Integral bounds on numbers up to this size are enforced (below json.dumps's
-switch to exponents at 1e16, so no spelling of a bounded range needs one)."""
+"""Integers up to this size are complemented exactly (``complement``): below
+json.dumps's switch to exponents at 1e16, no neighbour needs one."""
 
-Bound = tuple[int, bool]
-"""An integral bound and whether it is exclusive."""
-
-
-def number_range(low: Bound | None, high: Bound | None) -> str | None:
-    """Numbers between integral bounds (None: unbounded), spelled as ``json.dumps``
-    spells them: plain integers, plain decimals, and exponents only where it
-    writes them (magnitudes below 1e-4, or from 1e16) — other exponent spellings
-    are refused, since no regex compares an exponent with a count of digits.
-    None when no number lies within the bounds."""
-    parts: list[str] = []
-    if high is None or high[0] > 0 or high == (0, False):  # unsigned: the magnitude is the value
-        at_least = (0, False) if low is None or low[0] < 0 else low
-        parts += _magnitudes(at_least, high)
-    if low is None or low[0] < 0 or low == (0, False):  # signed: the value is minus the magnitude
-        at_most = None if low is None else (-low[0], low[1])
-        above = (0, False) if high is None or high[0] > 0 else (-high[0], high[1])
-        negative = _magnitudes(above, at_most)
-        if negative:
-            parts.append("-(?:" + "|".join(negative) + ")")
-    return "(?:" + "|".join(parts) + ")" if parts else None
-
-
-def _magnitudes(low: Bound, high: Bound | None) -> list[str]:
-    """Unsigned spellings of magnitudes ``m`` with ``low`` <(=) m <(=) ``high``
-    (``low`` at least 0), as alternatives: by integer part, with the fraction
-    each integer part allows."""
-    start, start_exclusive = low
-    parts: list[str] = []
-    first = start + 1 if start_exclusive else start
-    last = None if high is None else high[0] - 1
-    naturals = _natural_range(first, last)
-    if naturals:  # whole integer parts strictly inside: any fraction
-        parts.append("(?:" + "|".join(naturals) + r")(?:\.[0-9]+)?")
-    if start_exclusive and (high is None or start < high[0]):  # just above an exclusive bound
-        parts.append(rf"{start}\.[0-9]*[1-9][0-9]*")
-    if high is not None and not high[1] and (high[0] > start or high[0] == start and not start_exclusive):
-        parts.append(rf"{high[0]}(?:\.0+)?")  # an inclusive upper bound itself
-    if start == 0 and not start_exclusive and (high is None or high[0] > 0 or not high[1]):
-        parts.append(r"0(?:\.0+)?[eE][+-]?[0-9]+")  # zero with an exponent
-    if start == 0 and (high is None or high[0] >= 1):  # all of (0, 1): json.dumps's 1e-05
-        parts.append(r"[1-9](?:\.[0-9]+)?[eE]-0*[1-9][0-9]*")
-    if high is None:  # from 1e16 on, as json.dumps writes large floats
-        parts.append(r"[1-9](?:\.[0-9]+)?[eE]\+?(?:1[6-9]|[2-9][0-9]|[1-9][0-9]{2,})")
-    return parts
-
-
-def _natural_range(low: int, high: int | None) -> list[str]:
+def natural_range(low: int, high: int | None) -> list[str]:
     """Naturals in ``[low, high]`` without leading zeros, as alternatives."""
     if high is not None and low > high:
         return []

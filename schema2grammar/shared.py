@@ -1,12 +1,10 @@
 """What the translator (``translate``), ``applicators`` and ``complement`` share:
-the errors, the keyword tables, JSON types and equality, counts and bounds, read
+the errors, the keyword tables, JSON types and equality, counts, read
 one way everywhere (a schema both translated and complemented means one thing)."""
 
 from __future__ import annotations
 
 from typing import Any
-
-from schema2grammar import regexes
 
 MAX_ITEMS_CHAIN = 256
 """``minItems``/``maxItems`` above this are enforced only up to it (reported)."""
@@ -64,16 +62,6 @@ def count_of(value: Any) -> int | None:
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not value >= 0:
         return None
     return value if isinstance(value, int) else int(value) if value.is_integer() else None
-
-
-def integral_bound(key: str, value: int | float, schema: dict[str, Any]) -> regexes.Bound | None:
-    """A number bound (``minimum``, ...) as an integer and whether it is exclusive
-    (draft 4: by ``exclusiveMinimum: true`` beside it); None unless it is integral
-    and within ``regexes.MAX_NUMBER_BOUND`` (the bounds spelled exactly)."""
-    if value != value or (isinstance(value, float) and not value.is_integer()) or abs(value) > regexes.MAX_NUMBER_BOUND:
-        return None
-    exclusive = key.startswith("exclusive") or schema.get("exclusive" + key[0].upper() + key[1:]) is True
-    return int(value), exclusive
 
 
 def disjoint_types(options: list[Any]) -> bool:

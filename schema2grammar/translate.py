@@ -18,10 +18,11 @@ import itertools
 import json
 import math
 import re
+from decimal import Decimal
 from typing import Any, Callable
 from urllib.parse import unquote
 
-from schema2grammar import applicators, ecma, property_names, regexes, unevaluated
+from schema2grammar import applicators, ecma, multiples, numbers, property_names, regexes, unevaluated
 from schema2grammar.object_states import (
     MAX_OBJECT_STATES,
     MAX_UNORDERED_STATES,
@@ -41,7 +42,6 @@ from schema2grammar.shared import (
     check_shapes,
     count_of,
     disjoint_types,
-    integral_bound,
     json_equal,
     json_type,
 )
@@ -53,6 +53,9 @@ MAX_SCHEMA_NODES = 20_000
 MAX_DEPTH = 100
 """Schema places nested in one another (through ``allOf`` merges too): deeper is an
 error, not a Python stack overflow."""
+
+STEP_NOTE = "enforced for steps whose digits divide a power of ten (0.01, 5, 0.25), within bounds below 1e16"
+"""Why a ``multipleOf`` is approximated (``multiples``)."""
 
 JSON_TYPES = ("object", "array", "string", "number", "integer", "boolean", "null")
 MAX_MERGED_REFERENCES = 1_000
@@ -472,47 +475,99 @@ class _Translator:
 
     def type_integer(self, schema: dict[str, Any], pointer: str) -> str:
         low, high = self.bounds(schema, pointer, integer=True)
-        if "multipleOf" in schema:
-            self.approximate(pointer, "multipleOf", "not enforced")
         if low is not None and high is not None and low > high:
             raise NoValue(f"{pointer or '#'}: no integer lies within the bounds")
+        if "multipleOf" in schema:
+            found = self.integer_multiples(schema, low, high, pointer)
+            if found is not None:
+                return self.terminal(found)
         if not self.float_integers:
             return self.terminal(regexes.INTEGER if low is None and high is None else regexes.integer_range(low, high))
         return self.terminal(regexes.integer_spellings(low, high))
 
+    def integer_multiples(self, schema: dict[str, Any], low: int | None, high: int | None, pointer: str) -> str | None:
+        """The regex of the integers ``multipleOf`` keeps (None: every integer, or
+        the step is not enforced)."""
+        step = self.step(schema, pointer)
+        whole = None if step is None else step.for_integers()
+        if numbers.decimal_places(schema["multipleOf"]) is not None or (whole is not None and whole.c == 1):
+            self.report.add(pointer, "multipleOf", ENFORCED, "every integer is a multiple of it")
+            return None
+        if whole is not None and all(b is None or abs(b) < multiples.BIG for b in (low, high)):
+            found = multiples.multiples(None if low is None else (Decimal(low), False),
+                                        None if high is None else (Decimal(high), False),
+                                        whole, fractions=False, float_spellings=self.float_integers)
+            if found is None:
+                raise NoValue(f"{pointer or '#'}: no multiple of {schema['multipleOf']!r} lies within the bounds")
+            self.report.add(pointer, "multipleOf", ENFORCED, "integers spelled as json.dumps spells them")
+            return found
+        self.approximate(pointer, "multipleOf", STEP_NOTE)
+        return None
+
     def type_number(self, schema: dict[str, Any], pointer: str) -> str:
-        if "multipleOf" in schema:
-            self.approximate(pointer, "multipleOf", "not enforced on non-integer numbers")
-        keys = [key for key in ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum") if key in schema]
-        if not keys:
+        keys: list[str] = [key for key in ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum") if key in schema]
+        if not keys and "multipleOf" not in schema:
             return self.terminal(regexes.NUMBER)
         found = self.number_bounds(schema, pointer)
         if found is None:
             for key in keys:
-                self.approximate(pointer, key, "bounds that are not integers (or above 1e15) are not enforced on numbers yet")
-            return self.terminal(regexes.NUMBER)
-        regex = regexes.number_range(*found)
+                self.approximate(pointer, key, f"bounds of more than {numbers.MAX_BOUND_DIGITS} digits are not enforced")
+            found = (None, None)
+        regex = self.number_multiples(schema, *found, pointer) if "multipleOf" in schema else None
+        if regex is None:
+            regex = numbers.number_range(*found)
         if regex is None:
             raise NoValue(f"{pointer or '#'}: no number lies within the bounds")
         for key in keys:
             self.report.add(pointer, key, ENFORCED, "numbers spelled as json.dumps spells them")
         return self.terminal(regex)
 
-    def number_bounds(self, schema: dict[str, Any], pointer: str) -> tuple[regexes.Bound | None, regexes.Bound | None] | None:
-        """The tightest lower and upper bounds, when every bound is an integer within
-        ``MAX_NUMBER_BOUND`` (None otherwise: not enforced)."""
-        low: regexes.Bound | None = None
-        high: regexes.Bound | None = None
+    def number_multiples(self, schema: dict[str, Any], low: numbers.Bound | None, high: numbers.Bound | None,
+                         pointer: str) -> str | None:
+        """The regex of the numbers within the bounds that ``multipleOf`` keeps (None:
+        the step is not enforced)."""
+        step = self.step(schema, pointer)
+        places = numbers.decimal_places(schema["multipleOf"])
+        if places is not None:
+            found = numbers.number_range(low, high, places)
+        elif step is not None and all(b is None or abs(b[0]) < multiples.BIG for b in (low, high)):
+            found = multiples.multiples(low, high, step, fractions=True)
+        else:
+            self.approximate(pointer, "multipleOf", STEP_NOTE)
+            return None
+        if found is None:
+            raise NoValue(f"{pointer or '#'}: no multiple of {schema['multipleOf']!r} lies within the bounds")
+        self.report.add(pointer, "multipleOf", ENFORCED, "numbers spelled as json.dumps spells them")
+        return found
+
+    def step(self, schema: dict[str, Any], pointer: str) -> multiples.Step | None:
+        """``multipleOf`` as a ``multiples.Step`` (None: not one the grammar enforces)."""
+        step = schema["multipleOf"]
+        if isinstance(step, bool) or not isinstance(step, (int, float)) or not step > 0:
+            raise SchemaError(f"{pointer or '#'}: multipleOf must be a number above 0, not {step!r}")
+        return multiples.step_of(step)
+
+    def number_bounds(self, schema: dict[str, Any], pointer: str) -> tuple[numbers.Bound | None, numbers.Bound | None] | None:
+        """The tightest lower and upper bounds, as exact decimals (None when one has
+        more than ``numbers.MAX_BOUND_DIGITS`` digits: not enforced)."""
+        low: numbers.Bound | None = None
+        high: numbers.Bound | None = None
         for key in ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"):
             value = schema.get(key)
             if value is None or isinstance(value, bool):  # draft 4: exclusive* qualify minimum/maximum
                 continue
             if not isinstance(value, (int, float)) or value != value:
                 raise SchemaError(f"{pointer or '#'}: {key} must be a number")
-            bound = integral_bound(key, value, schema)
+            lower = key in ("minimum", "exclusiveMinimum")
+            if isinstance(value, float) and math.isinf(value):  # 1e400 read as infinity: beyond every number
+                if (value < 0) == lower:
+                    continue
+                raise NoValue(f"{pointer or '#'}: no number lies within the bounds")
+            exclusive = key.startswith("exclusive") or schema.get("exclusive" + key[0].upper() + key[1:]) is True
+            bound = numbers.exact_bound(value, exclusive)
             if bound is None:
                 return None
-            if key in ("minimum", "exclusiveMinimum"):
+            if lower:
                 low = bound if low is None or (bound[0], bound[1]) > (low[0], low[1]) else low
             else:
                 high = bound if high is None or (bound[0], not bound[1]) < (high[0], not high[1]) else high

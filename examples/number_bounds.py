@@ -1,0 +1,49 @@
+"""Number bounds of any size and precision, and ``multipleOf`` (``0.01``, ``4``),
+enforced by the grammar: what it accepts next to an exact decimal check, and the
+regex one bounded number becomes.
+
+Run: .venv/bin/python examples/number_bounds.py
+"""
+
+from decimal import Decimal
+
+import structgen
+from schema2grammar import multiples, numbers
+
+schema = {
+    "type": "object",
+    "properties": {
+        "price": {"type": "number", "exclusiveMinimum": 0, "maximum": 9999.99, "multipleOf": 0.01},
+        "ratio": {"type": "number", "minimum": 0.25, "exclusiveMaximum": 0.75},
+        "tiny": {"type": "number", "exclusiveMinimum": 0, "maximum": 2.5e-6},
+        "age": {"type": "integer", "minimum": 16, "maximum": 100, "multipleOf": 4},
+    },
+}
+
+grammar = structgen.Grammar.from_json_schema(schema)
+print(grammar.report)
+
+
+def decimal_check(name: str, text: str) -> bool:
+    """The schema's bounds, checked on the decimal the text spells."""
+    value = Decimal(text)
+    if name == "price":
+        return 0 < value <= Decimal("9999.99") and value == value.quantize(Decimal("0.01"))
+    if name == "ratio":
+        return Decimal("0.25") <= value < Decimal("0.75")
+    if name == "age":
+        return 16 <= value <= 100 and value % 4 == 0
+    return 0 < value <= Decimal("2.5e-6")
+
+
+for name, text in [("price", "19.99"), ("price", "19.999"), ("price", "0"), ("price", "10000"), ("price", "1.5e2"),
+                   ("ratio", "0.25"), ("ratio", "0.2499"), ("ratio", "0.75"), ("ratio", "7.4e-1"),
+                   ("tiny", "1e-07"), ("tiny", "2.5e-06"), ("tiny", "2.6e-06"), ("tiny", "0.0000025"),
+                   ("age", "16"), ("age", "18"), ("age", "96"), ("age", "104")]:
+    instance = f'{{"{name}": {text}}}'
+    print(f"{instance:24} grammar {grammar.accepts(instance)!s:5} decimal check {decimal_check(name, text)}")
+
+print("\nratio's regex:", numbers.number_range((Decimal("0.25"), False), (Decimal("0.75"), True)))
+step = multiples.step_of(4)
+assert step is not None
+print("age's regex:", multiples.multiples((Decimal(16), False), (Decimal(100), False), step, fractions=False))
