@@ -59,5 +59,5 @@ for views in (False, True):
     )
     if views and tables.views is not None:
         built = [view for view in tables.views._views.values() if view is not None]
-        print(f"  views built: {len(built)}, of {[view.dfa.state_count for view in built]} states")
+        print(f"  views built: {len(built)}, of {[view.count for view in built]} states")
 print("every mask equal:", runs[False] == runs[True])

@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from structgen.engine.deadline import check_deadline
-from structgen.engine.dfa import DEAD, build_dfa
+from structgen.engine.dfa import DEAD, PatternCache, build_dfa
 from structgen.engine.lexer import Lexer, LexerError
 from structgen.engine.lr import LRTable, build_lalr
 from structgen.engine.regex import Node, RegexError, literal, parse_terminal
@@ -41,7 +41,8 @@ class Grammar:
         # a lazy repeat makes a terminal end at its first match, as re.match (lark) ends it
         shortest = [ends_at_first_match for _, ends_at_first_match in read]
         try:
-            self.lexer = Lexer(build_dfa(nodes, shortest=shortest), nodes, shortest)
+            cache = PatternCache()
+            self.lexer = Lexer(build_dfa(nodes, shortest=shortest, cache=cache), nodes, shortest, pattern_cache=cache)
         except LexerError as exc:
             names = [rules.terminals[i].name for i in _empty_terminals(nodes)]
             raise GrammarError(f"terminals {names} match the empty string") from exc

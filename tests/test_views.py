@@ -96,6 +96,22 @@ def test_a_view_stands_only_where_lexemes_end_alike() -> None:
     assert views.state_for(START, 1 << long) == START
 
 
+def test_a_view_is_built_from_the_patterns_automata_the_lexer_was_built_with() -> None:
+    """A view's automaton is the product of its terminals' own automata, kept from
+    the lexer's build: none is built again inside a step."""
+    matcher = engine_matcher("digits", vocabulary(4), views=True)
+    views = matcher.compiled.tables.views
+    assert views is not None
+    cache = views.whole.pattern_cache
+    assert cache is not None
+    held = len(cache)
+    assert held == len(views.whole.patterns or [])  # one per terminal, none shared
+    long = Grammar.from_lark(DIGITS).rules.terminal_index("LONG")
+    assert views.state_for(views.whole.dfa.run(b'"ab'), 1 << long) != START
+    built = list(views._views.values())
+    assert len(built) == 1 and built[0] is not None and len(cache) == held
+
+
 def test_states_that_take_only_short_terminals_share_one_view() -> None:
     """Key positions of an object take different keys: with no long terminal among
     them they share the view of every short terminal (and its groups)."""

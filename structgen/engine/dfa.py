@@ -157,10 +157,16 @@ def _build_pattern(nfa: _Nfa, tasks: list[_Task]) -> None:
             raise RegexError(f"unknown regex node kind {kind}")
 
 
-def _node_keys(root: Node) -> dict[int, int]:
-    """A number per node of ``root``'s tree (by ``id``), equal for equal subtrees."""
+Shape = tuple[int, int, int, tuple[int, ...], tuple[int, ...]]
+"""A regex node's kind, bounds, ranges and its children's numbers."""
+
+
+def _node_keys(root: Node, interned: dict[Shape, int] | None = None) -> dict[int, int]:
+    """A number per node of ``root``'s tree (by ``id``), equal for equal subtrees
+    (and for equal subtrees of other trees numbered with the same ``interned``)."""
     keys: dict[int, int] = {}
-    interned: dict[tuple[int, int, int, tuple[int, ...], tuple[int, ...]], int] = {}
+    if interned is None:
+        interned = {}
     pending: list[tuple[Node, bool]] = [(root, False)]
     while pending:
         node, expanded = pending.pop()
@@ -260,7 +266,42 @@ def _closure(nfa: _Nfa, states: list[int]) -> tuple[int, ...]:
     return tuple(sorted(seen))
 
 
-def build_dfa(nodes: list[Node], max_states: int = MAX_DFA_STATES, shortest: list[bool] | None = None) -> ByteDFA:
+class PatternCache:
+    """Each pattern's own minimal automaton (``_pattern_dfa``), by the pattern's
+    shape and whether it stops at its first match. A lexer keeps the cache its
+    automaton was built with, so that the automaton of some of its terminals (a
+    view, ``views``) is only their product: the subset construction of a long
+    string, most of such a build, is not done again inside a step."""
+
+    def __init__(self) -> None:
+        self._shapes: dict[Shape, int] = {}
+        self._parts: dict[tuple[int, bool], _Part] = {}
+
+    def __len__(self) -> int:
+        """The patterns' automata held."""
+        return len(self._parts)
+
+    def part(self, node: Node, stop: bool, max_states: int) -> _Part:
+        key = (self._shape(node), stop)
+        found = self._parts.get(key)
+        if found is None:
+            found = _pattern_dfa(node, stop, max_states)
+            self._parts[key] = found
+        return found
+
+    def _shape(self, root: Node) -> int:
+        """A number for ``root``'s tree, equal for equal trees in every call (the
+        ids ``_node_keys`` goes by hold for one call only: they are reused after a
+        tree is freed)."""
+        return _node_keys(root, self._shapes)[id(root)]
+
+
+def build_dfa(
+    nodes: list[Node],
+    max_states: int = MAX_DFA_STATES,
+    shortest: list[bool] | None = None,
+    cache: PatternCache | None = None,
+) -> ByteDFA:
     """The minimal byte automaton recognising every pattern of ``nodes`` at once.
 
     A pattern marked in ``shortest`` stops at its first match: once it has
@@ -278,12 +319,22 @@ def build_dfa(nodes: list[Node], max_states: int = MAX_DFA_STATES, shortest: lis
     States are numbered in the order a breadth-first walk over the bytes meets
     them, as minimizing the automaton of all patterns at once numbered them.
     """
-    table, accepts, pattern_states = _automaton(nodes, max_states, shortest, 0)
+    table, accepts, pattern_states = _automaton(nodes, max_states, shortest, 0, cache)
     return ByteDFA(tuple(table), accepts, pattern_states)
 
 
+def build_region(
+    nodes: list[Node], shift: int, max_states: int, shortest: list[bool] | None, cache: PatternCache | None
+) -> tuple[tuple[int, ...], list[list[int]]]:
+    """``build_dfa``'s table and accepts with every target numbered ``shift``
+    higher: states to join after ``shift`` others (``Lexer.joined``) as they are,
+    without a pass over the table to renumber it."""
+    table, accepts, _ = _automaton(nodes, max_states, shortest, shift, cache)
+    return tuple(table), accepts
+
+
 def _automaton(
-    nodes: list[Node], max_states: int, shortest: list[bool] | None, shift: int
+    nodes: list[Node], max_states: int, shortest: list[bool] | None, shift: int, cache: PatternCache | None
 ) -> tuple[list[int], list[list[int]], list[int]]:
     """``build_dfa``'s table and accepts, every target but ``DEAD`` numbered ``shift``
     higher (where a gap spliced in front will put it), and each pattern's own
@@ -291,11 +342,15 @@ def _automaton(
     gap = _shared_gap(nodes)
     if gap is not None:
         chain = 1 if gap.high == UNBOUNDED else gap.high
-        table, accepts, pattern_states = _automaton(gap.rests, max_states, shortest, shift + chain)
+        table, accepts, pattern_states = _automaton(gap.rests, max_states, shortest, shift + chain, cache)
         if _can_splice(gap, table, accepts):
             table, accepts = _splice_gap(gap, chain, shift, table, accepts, max_states)
             return table, accepts, pattern_states
-    parts = [_pattern_dfa(node, shortest is not None and shortest[i], max_states) for i, node in enumerate(nodes)]
+    stops = [shortest is not None and shortest[i] for i in range(len(nodes))]
+    if cache is None:
+        parts = [_pattern_dfa(node, stops[i], max_states) for i, node in enumerate(nodes)]
+    else:
+        parts = [cache.part(node, stops[i], max_states) for i, node in enumerate(nodes)]
     table, accepts = _product(parts, max_states, shift)
     return table, accepts, [len(part.accepting) for part in parts]
 

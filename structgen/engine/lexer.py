@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import Final
 
-from structgen.engine.dfa import DEAD, ByteDFA
+from structgen.engine.dfa import DEAD, ByteDFA, PatternCache
 from structgen.engine.regex import Node
 
 START: Final = 0
@@ -39,10 +39,12 @@ class Lexer:
         patterns: list[Node] | None = None,
         shortest: list[bool] | None = None,
         reachable_terminals: list[list[int]] | None = None,
+        pattern_cache: PatternCache | None = None,
     ) -> None:
         """``patterns`` (and ``shortest``, as ``build_dfa`` takes them): what ``dfa``
-        was built from, kept for automata of fewer terminals (``views``);
-        ``reachable_terminals``: known already (``joined``)."""
+        was built from, kept for automata of fewer terminals (``views``), with the
+        ``pattern_cache`` that built it; ``reachable_terminals``: known already
+        (``joined``)."""
         if dfa.accepts[START]:
             raise LexerError(f"terminals {dfa.accepts[START]} match the empty string")
         self.dfa = dfa
@@ -50,6 +52,7 @@ class Lexer:
         self.accepts = dfa.accepts
         self.patterns: Final = patterns
         self.shortest: Final = shortest
+        self.pattern_cache: Final = pattern_cache
         self.reachable_terminals: Final[list[list[int]]] = (
             reachable_terminals if reachable_terminals is not None else _reachable_terminals(dfa)
         )
@@ -61,18 +64,19 @@ class Lexer:
         ]
         self.reach_class_count: Final[int] = len(classes)
 
-    def joined(self, region: ByteDFA) -> Lexer:
-        """This automaton with ``region``'s states after its own, their targets
-        numbered on from here. Lexing from ``START`` never reaches them; they are
-        where a view of fewer terminals (``views``) walks the vocabulary, and a
-        lexeme ended there goes on from this automaton's ``START``."""
-        offset = self.dfa.state_count
-        shifted = [DEAD if target == DEAD else target + offset for target in region.table]
+    def joined(self, table: tuple[int, ...], accepts: list[list[int]]) -> Lexer:
+        """This automaton with a region's states after its own: ``table`` and
+        ``accepts`` as ``build_region`` gives them, its targets numbered on from
+        here. Lexing from ``START`` never reaches them; they are where a view of
+        fewer terminals (``views``) walks the vocabulary, and a lexeme ended there
+        goes on from this automaton's ``START``."""
+        dfa = ByteDFA(self.table + table, self.accepts + accepts)  # one copy of the table
         return Lexer(
-            ByteDFA(self.table + tuple(shifted), self.accepts + region.accepts),  # one copy of the table
+            dfa,
             self.patterns,
             self.shortest,
-            self.reachable_terminals + _reachable_terminals(region),
+            self.reachable_terminals + _reachable_terminals(dfa, self.dfa.state_count),
+            self.pattern_cache,
         )
 
     def step(self, state: int, byte: int) -> tuple[int, list[int]]:
@@ -118,27 +122,29 @@ class Lexer:
         return out
 
 
-def _reachable_terminals(dfa: ByteDFA) -> list[list[int]]:
-    """For each state, the terminals accepted in a state reachable from it (itself
-    included): what a lexeme in progress can still become. Terminal sets (as int
-    bitmasks) flow backwards along the transitions until nothing changes; each
-    state is requeued only when its set grows, so this is O(transitions x terminals)
-    at worst and about one pass over the transitions in practice."""
-    count = dfa.state_count
+def _reachable_terminals(dfa: ByteDFA, first: int = 0) -> list[list[int]]:
+    """For each state from ``first`` on (a joined region, which leads nowhere
+    else), the terminals accepted in a state reachable from it (itself included):
+    what a lexeme in progress can still become. Terminal sets (as int bitmasks)
+    flow backwards along the transitions until nothing changes; each state is
+    requeued only when its set grows, so this is O(transitions x terminals) at
+    worst and about one pass over the transitions in practice."""
+    count = dfa.state_count - first
     table = dfa.table
     predecessors: list[list[int]] = [[] for _ in range(count)]
     for state in range(count):
         targets: set[int] = set()
         last = DEAD
+        row = (first + state) * 256
         for byte in range(256):
-            target = table[state * 256 + byte]
+            target = table[row + byte]
             if target != last:  # rows are runs of equal targets: look each run up once
                 last = target
                 if target != DEAD and target not in targets:
                     targets.add(target)
-                    predecessors[target].append(state)
+                    predecessors[target - first].append(state)
     reach: list[int] = []
-    for labels in dfa.accepts:
+    for labels in dfa.accepts[first:]:
         bits = 0
         for terminal in labels:
             bits |= 1 << terminal

@@ -34,7 +34,7 @@ from __future__ import annotations
 
 from typing import Final
 
-from structgen.engine.dfa import DEAD, AutomatonLimitError, ByteDFA, build_dfa
+from structgen.engine.dfa import DEAD, AutomatonLimitError, build_region
 from structgen.engine.lexer import START, Lexer
 
 LONG_PATTERN_STATES: Final = 256
@@ -55,12 +55,12 @@ whole automaton serves the new sets."""
 
 
 class _View:
-    """One view's automaton, where its states start in the joined lexer, and
+    """Where one view's automaton starts in the joined lexer, its state count, and
     which states of the whole automaton it may not stand for."""
 
-    def __init__(self, offset: int, dfa: ByteDFA, unsafe: list[bool]) -> None:
+    def __init__(self, offset: int, count: int, unsafe: list[bool]) -> None:
         self.offset = offset
-        self.dfa = dfa
+        self.count = count
         self.unsafe = unsafe
         self.states: dict[int, int] = {}  # whole automaton's state -> its state in the joined lexer
 
@@ -112,10 +112,10 @@ class LexerViews:
         found = view.states.get(lexer_state, DEAD)
         if found == DEAD:
             path = self._path(lexer_state)
-            seen_from = DEAD if path is None else view.dfa.run(path)
+            seen_from = DEAD if path is None else self._run(view.offset, path)
             # DEAD: the lexeme can become none of the view's terminals (which the
             # tables' empty entries answer first), or no lexeme leads to the state
-            found = lexer_state if seen_from == DEAD else view.offset + seen_from
+            found = lexer_state if seen_from == DEAD else seen_from
             view.states[lexer_state] = found
         return found
 
@@ -138,21 +138,32 @@ class LexerViews:
         left = self.max_view_states - self._view_states
         if left <= 0:
             return None
+        offset = self.lexer.dfa.state_count
         try:
-            dfa = build_dfa(
+            table, accepts = build_region(  # numbered after the lexer's states: joined as it is
                 [patterns[terminal] for terminal in chosen],
-                max_states=left,
-                shortest=None if shortest is None else [shortest[terminal] for terminal in chosen],
+                offset,
+                left,
+                None if shortest is None else [shortest[terminal] for terminal in chosen],
+                self.whole.pattern_cache,  # the patterns' own automata, built with the lexer's
             )
         except AutomatonLimitError:
             self._view_states = self.max_view_states  # the budget is as good as spent: no more tries
             return None
-        self._view_states += dfa.state_count
-        for labels in dfa.accepts:  # each its own list: from indices among the chosen to terminals
+        self._view_states += len(accepts)
+        for labels in accepts:  # each its own list: from indices among the chosen to terminals
             labels[:] = [chosen[i] for i in labels]
-        offset = self.lexer.dfa.state_count
-        self.lexer = self.lexer.joined(dfa)
-        return _View(offset, dfa, self._unsafe(terminals))
+        self.lexer = self.lexer.joined(table, accepts)
+        return _View(offset, len(accepts), self._unsafe(terminals))
+
+    def _run(self, state: int, path: bytes) -> int:
+        """Where ``path`` leads from ``state`` in the joined lexer (``DEAD`` if off)."""
+        table = self.lexer.table
+        for byte in path:
+            state = table[state * 256 + byte]
+            if state == DEAD:
+                return DEAD
+        return state
 
     def _unsafe(self, terminals: int) -> list[bool]:
         """Per state of the whole automaton, whether a lexeme from it can reach a

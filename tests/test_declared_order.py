@@ -1,0 +1,44 @@
+"""The conformance harness's rewrite of an instance in declared property order
+(benchmarks/declared_order.py): the same JSON value, keys as the schema declares."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+from pathlib import Path
+
+from structgen import Grammar
+
+_SPEC = importlib.util.spec_from_file_location(
+    "declared_order", Path(__file__).resolve().parent.parent / "benchmarks" / "declared_order.py")
+assert _SPEC is not None and _SPEC.loader is not None
+declared_order = importlib.util.module_from_spec(_SPEC)
+_SPEC.loader.exec_module(declared_order)
+
+SCHEMA = {
+    "$defs": {"point": {"properties": {"x": {"type": "number"}, "y": {"type": "number"}}}},
+    "properties": {
+        "id": {"type": "integer"},
+        "where": {"$ref": "#/$defs/point"},
+        "tags": {"items": {"anyOf": [{"properties": {"k": {}, "v": {}}}, {"type": "string"}]}},
+    },
+    "anyOf": [{"properties": {"extra": {"type": "boolean"}}}],
+}
+
+
+def test_keys_follow_the_declared_order_through_references_and_branches() -> None:
+    data = {"extra": True, "tags": [{"v": 1, "k": 2}, "a"], "note": 0, "where": {"y": 1, "x": 2}, "id": 7}
+    ordered = declared_order.rewritten(SCHEMA, data)
+    assert ordered == data  # the same JSON value
+    assert json.dumps(ordered) == ('{"id": 7, "where": {"x": 2, "y": 1}, "tags": [{"k": 2, "v": 1}, "a"], '
+                                   '"extra": true, "note": 0}')
+    grammar = Grammar.from_json_schema(SCHEMA)
+    assert grammar.accepts(json.dumps(ordered)) and not grammar.accepts(json.dumps(data))
+
+
+def test_a_recursive_schema_ends() -> None:
+    schema = {"$ref": "#", "properties": {"b": {"$ref": "#"}, "a": {}}}
+    nested: dict[str, object] = {"a": 1}
+    for _ in range(100):
+        nested = {"a": 1, "b": nested}
+    assert declared_order.rewritten(schema, nested) == nested
