@@ -9,7 +9,8 @@ finding it accepted shows that order was all the grammar refused.
 from __future__ import annotations
 
 from typing import Any
-from urllib.parse import unquote
+
+from schema2grammar.translate import NOWHERE, follow_pointer
 
 MAX_DEPTH = 64
 """References followed in a row, and places nested (a recursive schema ends)."""
@@ -45,7 +46,8 @@ def _places(root: Any, schema: Any, hops: int) -> list[dict[str, Any]]:
     found = [schema]
     reference = schema.get("$ref")
     if isinstance(reference, str) and reference.startswith("#"):
-        found += _places(root, _follow(root, reference), hops + 1)
+        target = follow_pointer(root, reference)
+        found += _places(root, None if target is NOWHERE else target, hops + 1)
     for key in ("allOf", "anyOf", "oneOf"):
         for branch in schema.get(key, []) if isinstance(schema.get(key), list) else []:
             found += _places(root, branch, hops + 1)
@@ -72,17 +74,3 @@ def _item_schema(places: list[dict[str, Any]], index: int) -> Any:
         if isinstance(place.get("items"), dict):
             return place["items"]
     return None
-
-
-def _follow(root: Any, reference: str) -> Any:
-    """A local JSON pointer (``#/definitions/a``), or None where it leads nowhere."""
-    node = root
-    for token in reference[1:].split("/")[1:]:
-        token = unquote(token).replace("~1", "/").replace("~0", "~")
-        if isinstance(node, dict) and token in node:
-            node = node[token]
-        elif isinstance(node, list) and token.isdigit() and int(token) < len(node):
-            node = node[int(token)]
-        else:
-            return None
-    return node

@@ -5,9 +5,9 @@
 knows nothing of tokens or models (DESIGN §2).
 """
 
-from schema2grammar.options import Options
+from schema2grammar.options import FORMAT_GRAMMARS, Options
 from schema2grammar.report import APPROXIMATED, ENFORCED, REJECTED, Report, ReportEntry
 from schema2grammar.shared import SchemaError
 from schema2grammar.translate import translate
 
-__all__ = ["APPROXIMATED", "ENFORCED", "REJECTED", "Options", "Report", "ReportEntry", "SchemaError", "translate"]
+__all__ = ["APPROXIMATED", "ENFORCED", "FORMAT_GRAMMARS", "REJECTED", "Options", "Report", "ReportEntry", "SchemaError", "translate"]

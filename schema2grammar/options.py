@@ -12,6 +12,9 @@ sixteen levels deep, never an endless run of newlines."""
 MAX_INDENT_LEVELS = 32
 """With ``indent``, the deepest indentation a line may have (in levels)."""
 
+FORMAT_GRAMMARS = ("always", "unbounded", "never")
+"""Where formats are spelled out (``Options.format_grammars``), most first."""
+
 _SEPARATOR = {0: re.compile(r"[ \t\n\r]*,[ \t\n\r]*"), 1: re.compile(r"[ \t\n\r]*:[ \t\n\r]*")}
 
 
@@ -49,7 +52,13 @@ class Options:
     ``datetime`` cannot hold one). ``format_assertion``: whether ``format`` is
     checked; None (default) follows the draft: an annotation only in a schema
     that declares draft 2019-09 or 2020-12, checked otherwise (drafts 4 to 7, and
-    a schema that declares none, as most schemas written for generation)."""
+    a schema that declares none, as most schemas written for generation).
+    ``format_grammars``: where a checked format is spelled out by its RFC's
+    grammar (``formats``): ``"always"`` (default; lengths beside it are then
+    approximated), ``"unbounded"`` (only where no length bound is beside it, which
+    is enforced instead) or ``"never"``; a format not spelled out is any string,
+    reported approximated. ``Grammar.from_json_schema`` goes down these where the
+    lexer would pass its state limit."""
 
     whitespace: str = "flexible"
     max_whitespace: int = MAX_WHITESPACE
@@ -61,12 +70,15 @@ class Options:
     float_integers: bool | None = None
     leap_seconds: bool = True
     format_assertion: bool | None = None
+    format_grammars: str = "always"
 
     def __post_init__(self) -> None:
         if self.whitespace not in ("flexible", "compact"):
             raise ValueError(f"whitespace must be 'flexible' or 'compact', not {self.whitespace!r}")
         if not 0 <= self.max_whitespace <= 1024:
             raise ValueError(f"max_whitespace must be between 0 and 1024, not {self.max_whitespace}")
+        if self.format_grammars not in FORMAT_GRAMMARS:
+            raise ValueError(f"format_grammars must be one of {FORMAT_GRAMMARS}, not {self.format_grammars!r}")
         if self.property_order not in ("declared", "any"):
             raise ValueError(f"property_order must be 'declared' or 'any', not {self.property_order!r}")
         if self.separators is not None:

@@ -34,28 +34,6 @@ counts is about 20 states of the lexer's automaton (UTF-8 sequences, escapes), s
 2,048 characters take about 41,000 of its 50,000 (``MAX_DFA_STATES``), and MaskBench's
 ``maxLength: 4096`` strings could not compile at all."""
 
-FORMATS = {
-    # RFC 3339 full-date / full-time / date-time, and RFC 4122 UUIDs, as JSON Schema
-    # defines them; all ASCII without quotes or backslashes, so the text is the value
-    # full-date: years 0001-9999 (Python's and Pydantic's dates have no year 0), each
-    # month's own days, February 29 only in leap years
-    "date": r"(?:(?:[1-9][0-9]{3}|0[1-9][0-9]{2}|00[1-9][0-9]|000[1-9])-(?:(?:0[13578]|1[02])-(?:0[1-9]|[12][0-9]|3[01])"
-    r"|(?:0[469]|11)-(?:0[1-9]|[12][0-9]|30)|02-(?:0[1-9]|1[0-9]|2[0-8]))"
-    r"|(?:[0-9]{2}(?:0[48]|[2468][048]|[13579][26])|(?:[02468][48]|[2468]0|[13579][26])00)-02-29)",
-    "time": r"(?:[01][0-9]|2[0-3]):[0-5][0-9]:(?:[0-5][0-9]|60)(?:\.[0-9]+)?(?:[zZ]|[+-](?:[01][0-9]|2[0-3]):[0-5][0-9])",
-    "uuid": r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}",
-    "ipv4": r"(?:(?:25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])\.){3}(?:25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])",
-}
-FORMATS["date-time"] = FORMATS["date"] + "[tT]" + FORMATS["time"]
-LEAP_SECOND = "|60)"
-"""Where ``time`` allows second 60; ``Options(leap_seconds=False)`` takes it out."""
-FORMAT_NOTES = {
-    "date": "years 0001-9999: RFC 3339 allows 0000, Python and Pydantic do not",
-    "time": "second 60 passes at any minute, not only as a leap second",
-    "date-time": "years 0001-9999; second 60 passes at any minute, not only as a leap second",
-}
-
-
 def number_equal_to(value: int | float) -> str:
     """Every spelling of a number equal to ``value`` that ``json.dumps`` gives an int
     or a float: ``2``, ``2.0``, ``2.00``...; ``1e+20``; ``-0`` for zero too."""

@@ -22,7 +22,7 @@ from decimal import Decimal
 from typing import Any, Callable
 from urllib.parse import unquote
 
-from schema2grammar import applicators, ecma, multiples, numbers, property_names, regexes, unevaluated
+from schema2grammar import applicators, ecma, formats, multiples, numbers, property_names, regexes, unevaluated
 from schema2grammar.object_states import (
     MAX_OBJECT_STATES,
     MAX_UNORDERED_STATES,
@@ -430,7 +430,10 @@ class _Translator:
 
     def type_string(self, schema: dict[str, Any], pointer: str) -> str:
         """One terminal: the pattern, else the format, else the length range (one
-        terminal cannot intersect them: what is left out is approximated)."""
+        terminal cannot intersect them: what is left out is approximated). A format
+        goes before lengths: a value of the wrong shape is the likelier error, and
+        lengths beside a format are mostly loose limits (``maxLength: 255`` on an
+        e-mail address)."""
         report = self.report
         pattern = self.pattern(schema, pointer)
         if pattern is not None:
@@ -438,6 +441,18 @@ class _Translator:
                 if key in schema:
                     self.approximate(pointer, key, "not enforced beside pattern")
             return self.terminal('"' + pattern + '"')
+        fmt = schema.get("format")
+        spelled = fmt if isinstance(fmt, str) and fmt in formats.FORMATS else None  # a format with a grammar
+        where = self.options.format_grammars
+        bounded = "minLength" in schema or "maxLength" in schema
+        if spelled is not None and self.format_assertion and (where == "always" or where == "unbounded" and not bounded):
+            shortest, longest = self.count_value(schema, "minLength", pointer), self.count_value(schema, "maxLength", pointer)
+            if shortest is not None and longest is not None and longest < shortest:
+                raise NoValue(f"{pointer or '#'}: maxLength {longest} is below minLength {shortest}")
+            for key, value in (("minLength", shortest), ("maxLength", longest)):
+                if value is not None:
+                    self.approximate(pointer, key, "not enforced beside format")
+            return self.format(spelled, pointer)
         low = self.count(schema, "minLength", pointer) or 0
         high = self.count(schema, "maxLength", pointer)
         if high is not None and high > regexes.MAX_LENGTH_BOUND or low > regexes.MAX_LENGTH_BOUND:
@@ -445,18 +460,25 @@ class _Translator:
             low, high = min(low, regexes.MAX_LENGTH_BOUND), None
         if high is not None and high < low:
             raise NoValue(f"{pointer or '#'}: maxLength {high} is below minLength {low}")
-        fmt = schema.get("format")
         if fmt is not None and not self.format_assertion:
             report.add(pointer, "format", ENFORCED, "an annotation in this draft: not checked (format_assertion=True checks it)")
+        elif spelled is not None:
+            self.approximate(pointer, "format", f"format {fmt!r} not spelled out here (format_grammars={where!r}, where "
+                             "the lexer would pass its state limit with it): any string")
         elif fmt is not None:
-            if fmt in regexes.FORMATS and low == 0 and high is None:
-                report.add(pointer, "format", ENFORCED, regexes.FORMAT_NOTES.get(fmt, ""))
-                pattern = regexes.FORMATS[fmt]
-                if not self.options.leap_seconds:
-                    pattern = pattern.replace(regexes.LEAP_SECOND, ")")
-                return self.terminal('"' + pattern + '"')
             self.approximate(pointer, "format", f"format {fmt!r} is not enforced: any string")
         return self.terminal(regexes.string_of_length(low, high))
+
+    def format(self, fmt: str, pointer: str) -> str:
+        """The terminal of a format ``formats`` knows, reported as it is."""
+        if fmt in formats.WIDER:
+            self.approximate(pointer, "format", formats.WIDER[fmt])
+        else:
+            self.report.add(pointer, "format", ENFORCED, formats.NOTES.get(fmt, ""))
+        pattern = formats.FORMATS[fmt]
+        if not self.options.leap_seconds:
+            pattern = pattern.replace(formats.LEAP_SECOND, ")")
+        return self.terminal('"' + pattern + '"')
 
     def pattern(self, schema: dict[str, Any], pointer: str) -> str | None:
         """The regex for ``pattern`` (None when there is none, or it cannot be exact)."""

@@ -12,13 +12,13 @@ from __future__ import annotations
 from typing import Any
 
 from structgen.engine.deadline import check_deadline
-from structgen.engine.dfa import DEAD, PatternCache, build_dfa
+from structgen.engine.dfa import DEAD, AutomatonLimitError, PatternCache, build_dfa
 from structgen.engine.lexer import Lexer, LexerError
 from structgen.engine.lr import LRTable, build_lalr
 from structgen.engine.regex import Node, RegexError, literal, parse_terminal
 from structgen.engine.stack import GLRParser
 from structgen.gc_pause import paused_gc
-from structgen.lark_rules import GrammarError, LarkRules, Terminal, read_lark
+from structgen.lark_rules import GrammarError, LarkRules, LexerTooLarge, Terminal, read_lark
 
 
 PYDANTIC_OPTIONS = {"float_integers": False, "leap_seconds": False}
@@ -46,6 +46,8 @@ class Grammar:
         except LexerError as exc:
             names = [rules.terminals[i].name for i in _empty_terminals(nodes)]
             raise GrammarError(f"terminals {names} match the empty string") from exc
+        except AutomatonLimitError as exc:
+            raise LexerTooLarge(f"the terminals' automaton: {exc}") from None
         except RegexError as exc:
             raise GrammarError(f"the terminals' automaton: {exc}") from None
         check_deadline()
@@ -66,13 +68,28 @@ class Grammar:
     def from_json_schema(cls, schema: Any, **options: Any) -> Grammar:
         """The grammar of a JSON Schema (a dict, a bool or JSON text); ``options`` are
         ``schema2grammar.Options``'s. What the translation enforced, approximated or
-        rejected is ``grammar.report``."""
-        from schema2grammar import Options, translate
+        rejected is ``grammar.report``. Where the formats' automata, running beside
+        the other strings', make the lexer pass its state limit, the schema is
+        translated again with formats as any string (``format_grammars``,
+        reported), first where a length bound is beside them, then everywhere."""
+        from schema2grammar import FORMAT_GRAMMARS, Options, translate
 
+        stages = list(FORMAT_GRAMMARS)
+        stages = stages[stages.index(options.get("format_grammars", stages[0])):]
+        tried = ""
         with paused_gc():
-            text, report = translate(schema, Options(**options))
-            check_deadline()
-            grammar = cls.from_lark(text)
+            for stage in stages:  # formats' automata run beside every other string's: with fewer, it may fit
+                text, report = translate(schema, Options(**{**options, "format_grammars": stage}))
+                check_deadline()
+                if text == tried:
+                    continue  # no format this stage spells out had a length beside it: the same grammar
+                try:
+                    grammar = cls.from_lark(text)
+                    break
+                except LexerTooLarge:
+                    if stage == stages[-1] or not any(e.keyword == "format" for e in report.entries):
+                        raise
+                    tried = text
         grammar.report = report
         return grammar
 

@@ -24,6 +24,10 @@ class GrammarError(ValueError):
     """A grammar that cannot be read, with lark's explanation."""
 
 
+class LexerTooLarge(GrammarError):
+    """A grammar whose terminals' automaton passes its state limit (``MAX_DFA_STATES``)."""
+
+
 @dataclass(frozen=True)
 class Terminal:
     name: str

@@ -1,0 +1,122 @@
+"""``format`` (``schema2grammar/formats.py``): each format's regex against valid
+and invalid values, IPv6 against Python's ``ipaddress`` on random addresses."""
+
+from __future__ import annotations
+
+import ipaddress
+import json
+import random
+
+import pytest
+
+from schema2grammar import APPROXIMATED, ENFORCED, Options, SchemaError, translate
+from structgen import Grammar
+from structgen.lark_rules import LexerTooLarge
+
+CASES: dict[str, tuple[list[str], list[str]]] = {
+    "duration": (
+        ["P3Y6M4DT12H30M5S", "P1W", "PT0S", "P0D", "P2M", "PT2M", "PT90S", "P1Y2M", "P1YT1H"],
+        ["P", "PT", "P1", "P1YT", "P1H", "P1D1Y", "P1W1D", "1D", "P1.5D", "PT1H1S1M", "P 1D", "p1d"],
+    ),
+    "hostname": (
+        ["example.com", "a", "a-b.c-d", "xn--bcher-kva.example", "1.2.3.4", "x" * 63 + ".com"],
+        ["", ".", "a.", ".a", "-a", "a-", "a_b", "a..b", "x" * 64 + ".com", "ex ample.com", "é.com"],
+    ),
+    "email": (
+        ["a@b", "first.last@example.com", "x+tag@sub.example.org", "o'brien@ie", "~@x.y", '"a b"@x.com',
+         '"a\\"b"@x.com', '"a\\\\b"@x.com', '"a@b"@c.d', "a@[192.168.0.1]", "a@[IPv6:2001:db8::1]", "a@[ipv6:::1]"],
+        ["", "a", "@b", "a@", "a..b@c", ".a@b", "a.@b", "a@b..c", "a@-b", "a@b-", "a b@c", '"a"b@c', "a@[300.1.1.1]",
+         "a@[IPv6:1::2::3]", "a@b_c.d", "é@x.com", '"a\\"@b'],
+    ),
+    "uri": (
+        ["http://example.com", "https://user:pw@host:8080/a/b?q=1&r=2#frag", "mailto:a@b.c", "urn:isbn:0451450523",
+         "file:///etc/hosts", "ftp://[2001:db8::7]/c", "news:comp.infosystems.www", "a:", "x-y.z+w:%20",
+         "http://[v1.x:y]/", "tel:+1-816-555-1212"],
+        ["", "example.com", "/path", "//host", "1http://x", "http://x y", "http://x/%zz", "http://[::1/", "a:b#c#d",
+         "http://ex ample.com", "http://[1::2::3]/", "http://x/?a[]"],
+    ),
+    "uri-reference": (
+        ["http://example.com/a", "/a/b?c#d", "a/b", "../x", "?q", "#f", "", "//host:80/p", "a@b", "%41"],
+        ["a b", "/a%", "#a#b", ":a", "//[::1", "a\\b"],
+    ),
+    "ipv6": (
+        ["::", "::1", "1::", "2001:db8::ff00:42:8329", "1:2:3:4:5:6:7:8", "::ffff:192.0.2.1", "1:2:3:4:5:6:1.2.3.4",
+         "FE80::0202:B3FF:FE1E:8329"],
+        ["", ":", "1:2:3:4:5:6:7", "1:2:3:4:5:6:7:8:9", "1::2::3", "12345::", "::ffff:256.0.0.1", "1:2:3:4:5:6:7:1.2.3.4",
+         "g::", ":1:2:3:4:5:6:7"],
+    ),
+}
+
+
+@pytest.mark.parametrize("name", list(CASES))
+def test_formats_take_the_values_their_rfcs_define(name: str) -> None:
+    grammar = Grammar.from_json_schema({"type": "string", "format": name})
+    valid, invalid = CASES[name]
+    for value in valid:
+        assert grammar.accepts(json.dumps(value)), (name, value)
+    for value in invalid:
+        assert not grammar.accepts(json.dumps(value, ensure_ascii=False)), (name, value)
+
+
+def test_ipv6_equals_the_ipaddress_module() -> None:
+    """Random addresses in every written form, and mutations of them, against
+    ``ipaddress.IPv6Address`` (no zone ids: RFC 4291 has none)."""
+    rng = random.Random(6)
+    grammar = Grammar.from_json_schema({"type": "string", "format": "ipv6"})
+    texts: list[str] = []
+    for _ in range(300):
+        groups = [rng.choice([0, 0, 1, rng.randrange(65536)]) for _ in range(8)]
+        address = ipaddress.IPv6Address(b"".join(g.to_bytes(2, "big") for g in groups))
+        texts += [address.compressed, address.exploded, address.exploded.replace(":0000", ":0")]
+        if rng.random() < 0.3:
+            texts.append(address.compressed.rsplit(":", 2)[0] + ":" + str(ipaddress.IPv4Address(rng.randrange(2**32))))
+    for text in list(texts):
+        chars = list(text)
+        position = rng.randrange(len(chars))
+        chars[position:position + rng.randint(0, 2)] = rng.choice(["", ":", "::", "g", "1", ".", "12345"])
+        texts.append("".join(chars))
+    for text in texts:
+        try:
+            ipaddress.IPv6Address(text)
+            valid = True
+        except ValueError:
+            valid = False
+        assert grammar.accepts(json.dumps(text)) == valid, text
+
+
+def test_hostname_is_reported_wider_than_its_rfc() -> None:
+    """Each label's 1-63 characters are checked; a name's 253 in all are not."""
+    report = translate({"type": "string", "format": "hostname"})[1]
+    assert ("format", APPROXIMATED) in {(e.keyword, e.status) for e in report.entries}
+    with pytest.raises(SchemaError, match="#: format cannot be enforced exactly"):
+        translate({"type": "string", "format": "hostname"}, Options(strict=True))
+    for name in ("email", "uri", "uri-reference", "ipv6", "duration"):
+        report = translate({"type": "string", "format": name}, Options(strict=True))[1]
+        assert ("format", ENFORCED) in {(e.keyword, e.status) for e in report.entries}, name
+
+
+def test_a_format_goes_before_the_lengths_beside_it() -> None:
+    grammar = Grammar.from_json_schema({"type": "string", "format": "email", "minLength": 3, "maxLength": 8})
+    assert grammar.accepts('"a.longer.name@example.com"') and not grammar.accepts('"abcdef"')
+    statuses = {(e.keyword, e.status) for e in grammar.report.entries}
+    assert {("format", ENFORCED), ("minLength", APPROXIMATED), ("maxLength", APPROXIMATED)} <= statuses
+    with pytest.raises(SchemaError, match="maxLength 2 is below minLength 3"):
+        translate({"type": "string", "format": "email", "minLength": 3, "maxLength": 2})
+    for where in ("unbounded", "never"):  # the lengths instead
+        loose = Grammar.from_json_schema({"type": "string", "format": "email", "maxLength": 8}, format_grammars=where)
+        assert loose.accepts('"abcdef"') and not loose.accepts('"a.longer.name@example.com"')
+    with pytest.raises(ValueError, match="format_grammars must be one of"):
+        Options(format_grammars="sometimes")
+
+
+def test_formats_give_way_where_the_lexer_would_pass_its_limit() -> None:
+    """An e-mail's automaton beside a 2,000-character count passes the lexer's state
+    limit: the schema is translated again with the format as any string, and the
+    report says so; without the fallback it is an error naming the limit."""
+    schema = {"properties": {"to": {"type": "string", "format": "email"}, "body": {"type": "string", "maxLength": 2000}}}
+    with pytest.raises(LexerTooLarge, match="more than 50000 DFA states"):
+        Grammar.from_lark(translate(schema)[0])
+    grammar = Grammar.from_json_schema(schema)
+    assert grammar.accepts('{"to": "not an address", "body": "hi"}')
+    notes = [e.note for e in grammar.report.entries if e.keyword == "format" and e.status == APPROXIMATED]
+    assert len(notes) == 1 and "format_grammars='never'" in notes[0]  # 'unbounded' is the same grammar here
