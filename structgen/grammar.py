@@ -74,22 +74,22 @@ class Grammar:
         reported), first where a length bound is beside them, then everywhere."""
         from schema2grammar import FORMAT_GRAMMARS, Options, translate
 
-        stages = list(FORMAT_GRAMMARS)
-        stages = stages[stages.index(options.get("format_grammars", stages[0])):]
-        tried = ""
+        chosen = Options(**options).format_grammars
+        tried, failure = "", None
         with paused_gc():
-            for stage in stages:  # formats' automata run beside every other string's: with fewer, it may fit
+            for stage in FORMAT_GRAMMARS[FORMAT_GRAMMARS.index(chosen):]:  # fewer formats' automata: it may fit
                 text, report = translate(schema, Options(**{**options, "format_grammars": stage}))
                 check_deadline()
                 if text == tried:
-                    continue  # no format this stage spells out had a length beside it: the same grammar
+                    continue  # this stage spells out the same formats: the same grammar
                 try:
                     grammar = cls.from_lark(text)
                     break
-                except LexerTooLarge:
-                    if stage == stages[-1] or not any(e.keyword == "format" for e in report.entries):
-                        raise
-                    tried = text
+                except LexerTooLarge as exc:
+                    tried, failure = text, exc
+            else:
+                assert failure is not None
+                raise failure
         grammar.report = report
         return grammar
 

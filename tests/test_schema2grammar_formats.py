@@ -120,3 +120,12 @@ def test_formats_give_way_where_the_lexer_would_pass_its_limit() -> None:
     assert grammar.accepts('{"to": "not an address", "body": "hi"}')
     notes = [e.note for e in grammar.report.entries if e.keyword == "format" and e.status == APPROXIMATED]
     assert len(notes) == 1 and "format_grammars='never'" in notes[0]  # 'unbounded' is the same grammar here
+
+
+def test_past_the_limit_with_no_format_to_give_up_the_error_stands() -> None:
+    """A pattern whose own automaton passes the limit: every stage is the same
+    grammar (the format beside the pattern is not spelled out), so the error is
+    the lexer's, named."""
+    schema = {"type": "string", "pattern": "^[ab]*a[ab]{16}$", "format": "date"}
+    with pytest.raises(LexerTooLarge, match="the terminals' automaton"):
+        Grammar.from_json_schema(schema)
