@@ -22,8 +22,8 @@ import math
 from dataclasses import dataclass
 from decimal import ROUND_CEILING, ROUND_FLOOR, Decimal
 
-from schema2grammar.numbers import MANTISSA_DIGITS, ZERO_WITH_EXPONENT, Bound
-from schema2grammar.regexes import natural_range
+from schema2grammar.numbers import MANTISSA_DIGITS, ZERO_WITH_EXPONENT, Bound, exact
+from schema2grammar.regexes import BIG, natural_range
 
 MAX_SUFFIXES = 200
 """Steps needing more last-digit suffixes than this (``10^T / c``: 125 for ``8``,
@@ -32,10 +32,6 @@ MAX_SUFFIXES = 200
 MAX_SCALE = 4
 """Steps with more decimal places than this (below 1e-4 json.dumps writes exponents)
 are not enforced, but for powers of ten (``numbers``)."""
-
-BIG = Decimal(10) ** 16
-"""From here on json.dumps writes floats with an exponent: bounds at or beyond it
-leave the step approximated."""
 
 
 @dataclass(frozen=True)
@@ -63,7 +59,7 @@ class Step:
 def step_of(value: int | float) -> Step | None:
     """``multipleOf`` as a ``Step``, when its digits divide a power of ten, it has at
     most ``MAX_SCALE`` decimal places, and needs at most ``MAX_SUFFIXES`` suffixes."""
-    number = Decimal(value) if isinstance(value, int) else Decimal(repr(value))
+    number = exact(value)
     if not number.is_finite() or number <= 0:
         return None
     _, digits, exponent = number.normalize().as_tuple()

@@ -35,11 +35,16 @@ TEN: Bound = (Decimal(10), True)
 ZERO_WITH_EXPONENT = r"0(?:\.0+)?[eE][+-]?[0-9]+"
 
 
+def exact(value: int | float) -> Decimal:
+    """A schema's number as the decimal it spells: a float as the shortest decimal
+    that reads back as it (``0.1`` is one tenth)."""
+    return Decimal(value) if isinstance(value, int) else Decimal(repr(value))
+
+
 def exact_bound(value: int | float, exclusive: bool) -> Bound | None:
-    """``value`` as an exact decimal bound: a float as the shortest decimal that
-    reads back as it (the schema's own spelling). None when it is not finite or
-    past ``MAX_BOUND_DIGITS``."""
-    number = Decimal(value) if isinstance(value, int) else Decimal(repr(value))
+    """``value`` as an exact decimal bound (``exact``). None when it is not finite
+    or past ``MAX_BOUND_DIGITS``."""
+    number = exact(value)
     if not number.is_finite() or len(format(number, "f")) > MAX_BOUND_DIGITS:
         return None
     return number, exclusive
@@ -48,7 +53,7 @@ def exact_bound(value: int | float, exclusive: bool) -> Bound | None:
 def decimal_places(step: int | float) -> int | None:
     """The ``places`` a ``multipleOf`` amounts to when it is a power of ten at most
     1 (``0.01``: 2); None for any other step."""
-    number = Decimal(step) if isinstance(step, int) else Decimal(repr(step))
+    number = exact(step)
     if not number.is_finite() or number <= 0:
         return None
     sign, digits, exponent = number.normalize().as_tuple()

@@ -515,7 +515,7 @@ class _Translator:
         if numbers.decimal_places(schema["multipleOf"]) is not None or (whole is not None and whole.c == 1):
             self.report.add(pointer, "multipleOf", ENFORCED, "every integer is a multiple of it")
             return None
-        if whole is not None and all(b is None or abs(b) < multiples.BIG for b in (low, high)):
+        if whole is not None and all(b is None or abs(b) < regexes.BIG for b in (low, high)):
             found = multiples.multiples(None if low is None else (Decimal(low), False),
                                         None if high is None else (Decimal(high), False),
                                         whole, fractions=False, float_spellings=self.float_integers)
@@ -552,7 +552,7 @@ class _Translator:
         places = numbers.decimal_places(schema["multipleOf"])
         if places is not None:
             found = numbers.number_range(low, high, places)
-        elif step is not None and all(b is None or abs(b[0]) < multiples.BIG for b in (low, high)):
+        elif step is not None and all(b is None or abs(b[0]) < regexes.BIG for b in (low, high)):
             found = multiples.multiples(low, high, step, fractions=True)
         else:
             self.approximate(pointer, "multipleOf", STEP_NOTE)

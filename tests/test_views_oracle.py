@@ -9,7 +9,7 @@ from __future__ import annotations
 import random
 
 import pytest
-from view_walks import tried, walk_against_oracle, with_views
+from view_walks import tried, walks_agree_with_oracle, with_views
 
 from structgen import Grammar, TokenizerInfo
 from structgen.engine.matcher import Matcher as EngineMatcher
@@ -96,16 +96,7 @@ def engine_matcher(source: str, info: TokenizerInfo, views: bool) -> EngineMatch
 def test_views_equal_the_oracle(name: str) -> None:
     source, alphabet, extra = GRAMMARS[name]
     info, _ = vocabulary(alphabet, extra, len(name))
-    rng = random.Random(name)
-    stood_for = 0
-    failures: list[str] = []
-    for walk in range(WALKS):
-        failure, stood = walk_against_oracle(engine_matcher(source, info, views=True), info, rng, STEPS, 0.7)
-        if failure:
-            failures.append(f"walk {walk} {failure}")
-        stood_for += stood
-    assert not failures, "\n".join(failures)
-    assert stood_for > 0  # some view stood for some state
+    walks_agree_with_oracle(lambda: engine_matcher(source, info, views=True), info, random.Random(name), WALKS, STEPS, 0.7)
 
 
 @pytest.mark.parametrize(
@@ -222,17 +213,8 @@ def test_schema_views_equal_the_oracle(name: str) -> None:
     schema, options = SCHEMAS[name]
     extra = [b'"title": "', b'"etag":"', b'"n": 1', b"100,", b"1000", b'", "', b'"}', b"\\u00e9", b'"ab"', b'a":"']
     info, _ = vocabulary(JSON_ALPHABET, extra, 11)
-    rng = random.Random(name)
-    failures: list[str] = []
-    stood_for = 0
-    for walk in range(10):
-        matcher = with_views(Grammar.from_json_schema(schema, **options), info)
-        failure, stood = walk_against_oracle(matcher, info, rng, 40, 0.6)
-        if failure:
-            failures.append(f"walk {walk} {failure}")
-        stood_for += stood
-    assert not failures, "\n".join(failures)
-    assert stood_for > 0
+    walks_agree_with_oracle(lambda: with_views(Grammar.from_json_schema(schema, **options), info), info,
+                            random.Random(name), 10, 40, 0.6)
 
 
 def test_a_reduction_on_end_does_not_build_a_second_identical_view() -> None:
@@ -274,17 +256,13 @@ def test_views_with_tokens_longer_than_the_shift_proof() -> None:
     extra += [b'"' + b"b" * k for k in (15, 16, 17, 20)] + [b"c" * k + b'"' for k in (15, 16, 17, 20)]
     extra += [b"d" * k + b'"' for k in (15, 17)] + [b"km", b'km"', b"1" * 17, b"12;"]
     info, _ = vocabulary(b'km0123;"abcd', extra, 5)
-    failures: list[str] = []
-    stood_for = 0
-    for walk in range(6):
+
+    def new_matcher() -> EngineMatcher:
         matcher = engine_matcher(LONG_TOKENS, info, views=True)
         assert matcher.compiled.tables.lexer.dfa.state_count > 1_000
-        failure, stood = walk_against_oracle(matcher, info, rng, 40, 0.8, longer_than=8)
-        if failure:
-            failures.append(f"walk {walk} {failure}")
-        stood_for += stood
-    assert not failures, "\n".join(failures)
-    assert stood_for > 0
+        return matcher
+
+    walks_agree_with_oracle(new_matcher, info, rng, 6, 40, 0.8, longer_than=8)
 
 
 def test_state_for_never_names_another_regions_state() -> None:

@@ -4,6 +4,7 @@ random walks that compare the two at every step."""
 from __future__ import annotations
 
 import random
+from typing import Callable
 
 import structgen
 from structgen import Grammar, Matcher, TokenizerInfo
@@ -52,3 +53,20 @@ def walk_against_oracle(
     views = matcher.compiled.tables.views
     assert views is not None
     return failure, sum(len(view.states) for view in views._views.values() if view is not None)
+
+
+def walks_agree_with_oracle(
+    new_matcher: Callable[[], EngineMatcher], info: TokenizerInfo, rng: random.Random, walks: int, steps: int,
+    long_share: float, longer_than: int = 1,
+) -> None:
+    """``walks`` random walks (``walk_against_oracle``), each from a new matcher:
+    every mask equals the oracle's, and some view stood for some state."""
+    failures: list[str] = []
+    stood_for = 0
+    for walk in range(walks):
+        failure, stood = walk_against_oracle(new_matcher(), info, rng, steps, long_share, longer_than)
+        if failure:
+            failures.append(f"walk {walk} {failure}")
+        stood_for += stood
+    assert not failures, "\n".join(failures)
+    assert stood_for > 0  # some view stood for some state
