@@ -22,9 +22,11 @@ from structgen.trie_cache import trie_for
 def compile(grammar: Grammar, tokenizer_info: TokenizerInfo, *, lazy: bool = False) -> CompiledGrammar:  # noqa: A001
     """Join ``grammar`` with a vocabulary; cached on the grammar per tokenizer.
 
-    By default the token tables of every lexer state are built now (and, for
-    small grammars, every table entry), so no mask pays for them later: the
-    worst step stays fast. ``lazy=True`` builds them on first use instead: the
+    By default the token tables of the lexer states are built now, for up to
+    2 s (``engine.matcher.GROUPS_SECONDS``; and, for small grammars, every table
+    entry), so no mask pays for them later: the worst step stays fast. A grammar
+    whose tables take longer (a schema with thousands of states inside bounded
+    strings) gets the rest on first use, as ``lazy=True`` builds them all: the
     first mask comes sooner, some later ones take longer.
     """
     cache = grammar.compiled_for

@@ -6,11 +6,20 @@ import random
 from pathlib import Path
 
 import pytest
+from librt.vecs import vec
+from mypy_extensions import i64
 
 from structgen import Grammar, TokenizerInfo
 from structgen.engine.dfa import DEAD
 from structgen.engine.lexer import START, Lexer
-from structgen.engine.spanner import EMPTY_SEQUENCE, SequenceTable, lexeme_groups, shift_renaming, token_groups
+from structgen.engine.spanner import (
+    EMPTY_SEQUENCE,
+    SequenceTable,
+    lexeme_groups,
+    row_runs,
+    shift_renaming,
+    token_groups,
+)
 from structgen.engine.tables import MaskTables
 from structgen.engine.vocab import build_trie
 
@@ -223,3 +232,18 @@ def test_a_chain_follows_the_state_a_proof_pairs_not_the_most_frequent_one() -> 
             for group in token_groups(grammar.lexer, trie, state, tables.sequences)
         }
         assert {(g.sequence, g.end_state): sorted(g.ids()) for g in tables.groups(state)} == expected, state
+
+
+def test_a_row_cut_into_runs_spells_the_row_back() -> None:
+    """``shift_renaming`` compares rows run by run (``row_runs``): each run's last
+    byte and target, in order, must give back every byte's target."""
+    grammar = Grammar.from_json_schema({"type": "string", "maxLength": 5, "pattern": "^[a-f0-9é]+$"})
+    table = grammar.lexer.table
+    runs: dict[int, vec[i64]] = {}
+    for state in range(grammar.lexer.dfa.state_count):
+        cut = row_runs(table, state, runs)
+        spelled: list[int] = []
+        for index in range(0, len(cut), 2):
+            spelled += [int(cut[index + 1])] * (int(cut[index]) + 1 - len(spelled))
+            assert index == 0 or cut[index + 1] != cut[index - 1]  # a run holds every byte of its target there
+        assert spelled == list(table[state * 256 : state * 256 + 256]) and list(runs[state]) == list(cut)

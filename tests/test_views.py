@@ -13,7 +13,7 @@ from view_walks import tried, with_views
 from structgen import Grammar, TokenizerInfo
 from structgen.engine.lexer import START
 from structgen.engine.matcher import Matcher as EngineMatcher
-from structgen.engine.views import LONG_PATTERN_STATES
+from structgen.engine.views import LONG_PATTERN_STATES, MAX_VIEW_SHARE
 
 SCHEMA = {
     "type": "object",
@@ -27,16 +27,17 @@ SCHEMA = {
     "additionalProperties": True,
 }
 # SMALL ends at three digits, NUM goes on: inside a number the view of SMALL alone
-# would end a lexeme where the whole automaton does not
+# would end a lexeme where the whole automaton does not. LONG and SHOUT are long
+# (their counts), so a view of either drops the other.
 DIGITS = (
-    'start: SMALL NUM | "x" NUM | LONG | "y" WORD\n'
-    'SMALL: /[0-9]{1,3}/\nNUM: /[0-9]+/\nLONG: /"[a-z0-9]{0,300}"/\nWORD: /"[a-z]+"/'
+    'start: SMALL NUM | "x" NUM | LONG | "y" WORD | "z" SHOUT\n'
+    'SMALL: /[0-9]{1,3}/\nNUM: /[0-9]+/\nLONG: /"[a-z0-9]{0,300}"/\nWORD: /"[a-z]+"/\nSHOUT: /"[a-z]{0,280}!/'
 )
 GRAMMARS = {
     "schema": lambda: Grammar.from_json_schema(SCHEMA, whitespace="compact"),
     "digits": lambda: Grammar.from_lark(DIGITS),
 }
-ALPHABET = b'{}[],:"0123456789.-etitlecodwhnxabz ;'
+ALPHABET = b'{}[],:"0123456789.-etitlecodwhnxabz ;!'
 
 
 def vocabulary(seed: int) -> TokenizerInfo:
@@ -85,14 +86,17 @@ def test_a_view_stands_only_where_lexemes_end_alike() -> None:
     assert views is not None
     rules = Grammar.from_lark(DIGITS).rules
     small, long = rules.terminal_index("SMALL"), rules.terminal_index("LONG")
-    assert lexer.dfa.pattern_states is not None and lexer.dfa.pattern_states[long] > LONG_PATTERN_STATES
+    word, shout = rules.terminal_index("WORD"), rules.terminal_index("SHOUT")
+    assert lexer.dfa.pattern_states is not None
+    assert min(lexer.dfa.pattern_states[long], lexer.dfa.pattern_states[shout]) > LONG_PATTERN_STATES
     # after "12" at the start: SMALL could end at "123", where NUM goes on to "1234"
     after_12 = lexer.dfa.run(b"12")
     assert views.state_for(after_12, 1 << small) == after_12
-    # inside LONG's quotes with only LONG taken: its own automaton, apart from WORD
+    # inside LONG's quotes with only LONG taken: its view, with every short terminal, drops SHOUT
     inside = lexer.dfa.run(b'"ab')
+    assert lexer.reachable_terminals[inside] == sorted([long, word, shout])
     seen_from = views.state_for(inside, 1 << long)
-    assert seen_from >= whole_states and views.lexer.reachable_terminals[seen_from] == [long]
+    assert seen_from >= whole_states and views.lexer.reachable_terminals[seen_from] == sorted([long, word])
     assert views.state_for(START, 1 << long) == START
 
 
@@ -127,10 +131,11 @@ def test_states_that_take_only_short_terminals_share_one_view() -> None:
     assert 1 <= len(built) <= 3
 
 
-@pytest.mark.parametrize("limit", ["max_view_states", "max_views"])
+@pytest.mark.parametrize("limit", ["max_view_states", "max_views", "max_view_share"])
 def test_past_the_view_limits_the_whole_automaton_serves(limit: str) -> None:
-    """Views' states in all (``MAX_VIEW_STATES``) and sets of terminals tried
-    (``MAX_VIEWS``) are bounded; past either, masks are the whole automaton's."""
+    """Views' states in all (``MAX_VIEW_STATES``), sets of terminals tried
+    (``MAX_VIEWS``) and one view's share of the whole automaton (``MAX_VIEW_SHARE``)
+    are bounded; past any, masks are the whole automaton's."""
     info = vocabulary(3)
     matcher = engine_matcher("digits", info, views=True)
     views = matcher.compiled.tables.views
@@ -153,9 +158,36 @@ def test_views_past_the_count_are_not_built() -> None:
     long, word = rules.terminal_index("LONG"), rules.terminal_index("WORD")
     views = engine_matcher("digits", info, views=True).compiled.tables.views
     assert views is not None
-    inside = views.whole.dfa.run(b'"ab')  # LONG's and WORD's
+    inside = views.whole.dfa.run(b'"ab')  # LONG's, WORD's and SHOUT's
     views.max_views = 1
     assert views.state_for(inside, 1 << long) != inside  # the one set allowed
     assert views.state_for(inside, 1 << word) == inside  # a second set: past the limit
     fresh = engine_matcher("digits", info, views=True).compiled.tables.views
     assert fresh is not None and fresh.state_for(inside, 1 << word) != inside
+
+
+def test_views_are_told_apart_by_their_long_terminals_only() -> None:
+    """Every view takes every short terminal: parser states that take LONG beside
+    different short terminals (an object's keys left) share one view."""
+    rules = Grammar.from_lark(DIGITS).rules
+    long, small, word = rules.terminal_index("LONG"), rules.terminal_index("SMALL"), rules.terminal_index("WORD")
+    views = engine_matcher("digits", vocabulary(5), views=True).compiled.tables.views
+    assert views is not None
+    inside = views.whole.dfa.run(b'"ab')
+    seen = {views.state_for(inside, 1 << long | extra) for extra in (0, 1 << small, 1 << word)}
+    assert len(seen) == 1 and seen != {inside}
+    assert len([view for view in views._views.values() if view is not None]) == 1
+
+
+def test_a_view_as_big_as_the_whole_automaton_is_not_built() -> None:
+    """SHOUT's count runs beside LONG's, so LONG's view drops SHOUT's part but keeps
+    nearly every state: at the default ``MAX_VIEW_SHARE`` it is not built, and its
+    states cost the budget what was tried."""
+    long = Grammar.from_lark(DIGITS).rules.terminal_index("LONG")
+    views = engine_matcher("digits", vocabulary(6), views=True).compiled.tables.views
+    assert views is not None
+    views.max_view_share = MAX_VIEW_SHARE
+    inside = views.whole.dfa.run(b'"ab')
+    assert views.state_for(inside, 1 << long) == inside
+    assert views.lexer is views.whole and list(views._views.values()) == [None]
+    assert views._view_states == int(views.whole.dfa.state_count * MAX_VIEW_SHARE)

@@ -11,12 +11,22 @@ from structgen import Grammar, Matcher, TokenizerInfo
 from structgen.engine.matcher import Matcher as EngineMatcher
 
 
-def with_views(grammar: Grammar, info: TokenizerInfo, views: bool = True) -> EngineMatcher:
+def with_views(
+    grammar: Grammar, info: TokenizerInfo, views: bool = True, every_terminal_long: bool = False
+) -> EngineMatcher:
     """An engine matcher on ``grammar`` (a new object: ``compile`` caches per grammar),
-    every token group built on first use, views used whatever the lexer's size."""
+    every token group built on first use, views used whatever the lexer's size
+    and built whatever their own (``max_view_share``: a test's small lexer has
+    views as big as itself). ``every_terminal_long``: each view drops every
+    terminal it does not take (``LexerViews.count_as_long(0)``), the hardest case
+    for their exactness."""
     compiled = Matcher(structgen.compile(grammar, info, lazy=True))._engine.compiled
     if views:
         compiled.tables.use_views()
+        assert compiled.tables.views is not None
+        compiled.tables.views.max_view_share = 1.0
+        if every_terminal_long:
+            compiled.tables.views.count_as_long(0)
     return EngineMatcher(compiled)
 
 

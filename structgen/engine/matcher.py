@@ -21,6 +21,7 @@ and ``fork`` are O(1) per token.
 
 from __future__ import annotations
 
+import time
 from typing import Final
 
 from librt.vecs import vec
@@ -87,6 +88,16 @@ at most this many lexer states; past it (schemas whose bounded strings multiply
 into ten thousand states and more) a state's groups are built on first use."""
 
 
+GROUPS_SECONDS: Final = 2.0
+"""Most seconds ``precompute`` spends on token groups (the state it is on when
+they run out still finishes, with its chain of renamed groups); the states left
+are built on first use. A state's groups cost up to a walk of the vocabulary,
+10-15 ms at 128k tokens: where thousands of states do (keys beside bounded
+strings), all of them took one MaskBench schema 33 s to compile, while a text
+visits a few hundred. Go's and Java's grammars take about 1 s at 128k tokens:
+twice that keeps them whole."""
+
+
 def special_tokens(vocab: list[bytes], special_token_ids: list[int], stop_token_ids: list[int]) -> list[int]:
     """The ids that are never text: stop and special ids, and ids that spell nothing."""
     special = [not data for data in vocab]
@@ -132,27 +143,45 @@ class CompiledGrammar:
         """The vocabulary grouped by what it does from ``lexer_state``."""
         return self.tables.groups(lexer_state)
 
-    def precompute(self, entry_limit: int = PRECOMPUTE_LIMIT, groups_limit: int = GROUPS_LIMIT) -> None:
-        """Build the inverse table of every lexer state now (up to ``groups_limit``
-        states), and every one-state table entry too when there are at most
-        ``entry_limit`` of them; what is left is built on first use, which then
-        costs that mask more."""
+    def precompute(
+        self,
+        entry_limit: int = PRECOMPUTE_LIMIT,
+        groups_limit: int = GROUPS_LIMIT,
+        groups_seconds: float = GROUPS_SECONDS,
+    ) -> None:
+        """Build the inverse table of every lexer state now (for at most
+        ``groups_seconds``, and with at most ``groups_limit`` states), and every
+        one-state table entry too when there are at most ``entry_limit`` of them.
+        What is left is built on first use, in views (``MaskTables.use_views``),
+        which then costs that mask more."""
+        check_deadline()  # a compile under a time limit stops between two lexer states (engine/deadline.py)
+        if not self._precompute_groups(groups_limit, groups_seconds) and self.tables.views is None:
+            self.tables.use_views()
         lexer_states = self.lexer.dfa.state_count
         lr_states = self.table.state_count
-        check_deadline()  # a compile under a time limit stops between two lexer states (engine/deadline.py)
-        if lexer_states <= groups_limit:
-            self.tables.chain_limit = MAX_PRECOMPUTED_CHAIN  # no step waits: whole chains, fewer walks
-            try:
-                for lexer_state in range(lexer_states):
-                    self.tables.groups(lexer_state)
-                    check_deadline()
-            finally:
-                self.tables.chain_limit = MAX_SHIFT_CHAIN
         if lexer_states * lr_states <= entry_limit:
             for lexer_state in range(lexer_states):
                 for lr_state in range(lr_states):
                     self.tables.entry(lexer_state, lr_state)
                 check_deadline()
+
+    def _precompute_groups(self, groups_limit: int, seconds: float) -> bool:
+        """Build the groups of the lexer states in order until ``seconds`` are
+        spent; whether every state's groups were built."""
+        lexer_states = self.lexer.dfa.state_count
+        if lexer_states > groups_limit:
+            return False
+        stop = time.perf_counter() + seconds
+        self.tables.chain_limit = MAX_PRECOMPUTED_CHAIN  # no step waits: whole chains, fewer walks
+        try:
+            for lexer_state in range(lexer_states):
+                if time.perf_counter() >= stop:
+                    return False
+                self.tables.groups(lexer_state)
+                check_deadline()
+        finally:
+            self.tables.chain_limit = MAX_SHIFT_CHAIN
+        return True
 
 
 class MaskCache:

@@ -19,11 +19,11 @@ from __future__ import annotations
 from typing import Container, Final
 
 from librt.vecs import append, vec
-from mypy_extensions import i32, i64, mypyc_attr
+from mypy_extensions import i32, i64, mypyc_attr, u8
 
 from structgen.engine.dfa import DEAD
 from structgen.engine.lexer import START, Lexer
-from structgen.engine.tokenset import row_token_ids, token_set
+from structgen.engine.tokenset import add_to_row, empty_buffer, has_id, row_token_ids, token_set
 from structgen.engine.vocab import LexemeWalk, TokenTrie
 
 EMPTY_SEQUENCE: Final = 0
@@ -118,10 +118,7 @@ class TokenGroup:
     def first_bytes(self, first_byte: tuple[int, ...]) -> int:
         """The first bytes of the group's tokens, as a 256-bit set (built on first use)."""
         if self._first_bytes < 0:
-            found = 0
-            for token_id in self.ids():
-                found |= 1 << first_byte[token_id]
-            self._first_bytes = found
+            self._first_bytes = _first_bytes_of(self.ids(), first_byte)
         return self._first_bytes
 
     def ids(self) -> vec[i32]:
@@ -136,6 +133,12 @@ Groups = tuple[TokenGroup, ...]
 """A lexer state's groups. A tuple: with groups untracked by the cyclic collector
 (acyclic), the collector then stops scanning it; a grammar holds hundreds of
 thousands of groups, which lists made each full collection walk."""
+
+
+def _per_depth(trie: TokenTrie, value: int) -> vec[i64]:
+    """One slot per trie depth, each ``value``: a walk's lexer state (or sequence)
+    at each depth of the path it is on."""
+    return vec[i64]([i64(value)] * (trie.max_depth + 1))
 
 
 class _Grouping:
@@ -196,8 +199,8 @@ def _walk(
     first_token = trie.first_token
     trie_tokens = trie.token_ids
     stride = lexer.dfa.state_count
-    state_at = [parent_state] * (trie.max_depth + 1)
-    sequence_at = [parent_sequence] * (trie.max_depth + 1)
+    state_at = _per_depth(trie, parent_state)  # packed: a list boxed every state it was given
+    sequence_at = _per_depth(trie, parent_sequence)
     last_key = -1
     group = TokenGroup(EMPTY_SEQUENCE, START)  # the group of last_key
     node = first_node
@@ -220,8 +223,8 @@ def _walk(
                 node = subtree_end[node]
                 continue
             sequence = sequences.extend(sequence, state)
-        state_at[depth] = following
-        sequence_at[depth] = sequence
+        state_at[depth] = i64(following)
+        sequence_at[depth] = i64(sequence)
         first = first_token[node]
         last = first_token[node + 1]
         if first < last:
@@ -326,7 +329,7 @@ def _lexeme_walk(lexer: Lexer, trie: TokenTrie, start: int, number: dict[int, in
     trie_tokens = trie.token_ids
     walk = LexemeWalk()
     staying_index: dict[int, int] = {}
-    state_at = [start] * (trie.max_depth + 1)
+    state_at = _per_depth(trie, start)
     node = 1
     node_count = len(node_byte)
     while node < node_count:
@@ -339,7 +342,7 @@ def _lexeme_walk(lexer: Lexer, trie: TokenTrie, start: int, number: dict[int, in
                 walk.ending_states.append(number[state])
             node = subtree_end[node]
             continue
-        state_at[depth] = following
+        state_at[depth] = i64(following)
         first = first_token[node]
         last = first_token[node + 1]
         if first < last:
@@ -412,10 +415,10 @@ def converged_groups(
     first_token = trie.first_token
     trie_tokens = trie.token_ids
     stride = lexer.dfa.state_count
-    state_at = [start] * (trie.max_depth + 1)
-    sequence_at = [EMPTY_SEQUENCE] * (trie.max_depth + 1)
-    other_at = [reference] * (trie.max_depth + 1)  # the reference's walk; DEAD once it fails
-    other_sequence_at = [EMPTY_SEQUENCE] * (trie.max_depth + 1)
+    state_at = _per_depth(trie, start)
+    sequence_at = _per_depth(trie, EMPTY_SEQUENCE)
+    other_at = _per_depth(trie, reference)  # the reference's walk; DEAD once it fails
+    other_sequence_at = _per_depth(trie, EMPTY_SEQUENCE)
     walked = _Grouping(stride)  # tokens whose outcome differs, grouped as token_groups does
     removed = vec[i32]()  # tokens the reference's groups hold that ``start`` treats otherwise
     node = 1
@@ -448,10 +451,10 @@ def converged_groups(
                     removed = append(removed, i32(trie_tokens[k]))
             node = subtree_end[node]
             continue
-        state_at[depth] = following
-        sequence_at[depth] = sequence
-        other_at[depth] = other
-        other_sequence_at[depth] = other_sequence
+        state_at[depth] = i64(following)
+        sequence_at[depth] = i64(sequence)
+        other_at[depth] = i64(other)
+        other_sequence_at[depth] = i64(other_sequence)
         first = first_token[node]
         last = first_token[node + 1]
         if first < last:
@@ -514,13 +517,22 @@ def shifted_groups(
     return _merged(tuple(groups), removed, walked, trie.first_byte(), lexer.dfa.state_count, vocab_size)
 
 
-def shift_renaming(lexer: Lexer, start: int, reference: int) -> dict[int, int] | None:
+def shift_renaming(
+    lexer: Lexer, start: int, reference: int, runs: dict[int, vec[i64]] | None = None
+) -> dict[int, int] | None:
     """The states ``reference`` reaches inside its lexeme by byte strings of at most
     ``SHIFT_DEPTH`` bytes, each paired with the one ``start`` reaches by the same
     bytes, when the two automata agree on all of them (else None, also past
-    ``MAX_SHIFT_PAIRS`` pairs: then the states are not worth proving alike)."""
+    ``MAX_SHIFT_PAIRS`` pairs: then the states are not worth proving alike).
+    ``runs``: rows already cut into runs (``row_runs``), filled here.
+
+    The two rows of a pair are compared run by run: a row of 256 bytes has a few
+    dozen runs of equal targets, and byte by byte this proof was a sixth of a
+    step that entered a bounded string."""
     table = lexer.table
     accepts = lexer.accepts
+    if runs is None:
+        runs = {}
     renamed: dict[int, int] = {reference: start}
     taken: dict[int, int] = {start: reference}
     level: list[int] = [reference]
@@ -528,28 +540,57 @@ def shift_renaming(lexer: Lexer, start: int, reference: int) -> dict[int, int] |
         following: list[int] = []
         for theirs in level:
             ours = renamed[theirs]
-            for byte in range(256):
-                their_next = table[theirs * 256 + byte]
-                our_next = table[ours * 256 + byte]
+            their_runs = row_runs(table, theirs, runs)
+            our_runs = row_runs(table, ours, runs)
+            i = 0
+            j = 0
+            while True:  # over the runs of both rows at once: each pair of targets once
+                their_next = their_runs[i + 1]
+                our_next = our_runs[j + 1]
                 if (their_next == DEAD) != (our_next == DEAD):
                     return None
                 if their_next == DEAD:  # both stop here: the lexeme ends (or the token dies) in both
                     if bool(accepts[theirs]) != bool(accepts[ours]):
                         return None
-                    continue
-                known = renamed.get(their_next, DEAD)
-                if known == DEAD:
-                    if our_next in taken:
-                        return None  # two of the reference's states would share one name
-                    renamed[their_next] = our_next
-                    taken[our_next] = their_next
-                    following.append(their_next)
-                    if len(renamed) > MAX_SHIFT_PAIRS:
+                else:
+                    known = renamed.get(their_next, DEAD)
+                    if known == DEAD:
+                        if our_next in taken:
+                            return None  # two of the reference's states would share one name
+                        renamed[their_next] = our_next
+                        taken[our_next] = their_next
+                        following.append(their_next)
+                        if len(renamed) > MAX_SHIFT_PAIRS:
+                            return None
+                    elif known != our_next:
                         return None
-                elif known != our_next:
-                    return None
+                their_end = their_runs[i]
+                our_end = our_runs[j]
+                if their_end == 255 and our_end == 255:
+                    break
+                if their_end <= our_end:
+                    i += 2
+                if our_end <= their_end:
+                    j += 2
         level = following
     return renamed
+
+
+def row_runs(table: tuple[int, ...], state: int, runs: dict[int, vec[i64]]) -> vec[i64]:
+    """``state``'s row of ``table`` as runs of equal targets, each its last byte
+    then its target, memoized in ``runs`` (a row never changes: a joined lexer
+    only adds states)."""
+    found = runs.get(state)
+    if found is None:
+        found = vec[i64]()
+        base = state * 256
+        for byte in range(256):
+            target = table[base + byte]
+            if byte == 255 or table[base + byte + 1] != target:
+                found = append(found, i64(byte))
+                found = append(found, i64(target))
+        runs[state] = found
+    return found
 
 
 def _renamed_sequence(
@@ -594,10 +635,10 @@ def _long_tokens(
     first_token = trie.first_token
     trie_tokens = trie.token_ids
     deepest = trie.deepest()
-    ours_at = [start] * (trie.max_depth + 1)
-    our_sequence_at = [EMPTY_SEQUENCE] * (trie.max_depth + 1)
-    theirs_at = [reference] * (trie.max_depth + 1)
-    their_sequence_at = [EMPTY_SEQUENCE] * (trie.max_depth + 1)
+    ours_at = _per_depth(trie, start)
+    our_sequence_at = _per_depth(trie, EMPTY_SEQUENCE)
+    theirs_at = _per_depth(trie, reference)
+    their_sequence_at = _per_depth(trie, EMPTY_SEQUENCE)
     walked = _Grouping(lexer.dfa.state_count)
     node = 1
     node_count = len(node_byte)
@@ -616,10 +657,10 @@ def _long_tokens(
                 and _renamed_sequence(their_sequence, renamed, names, sequences) == our_sequence):
             node = subtree_end[node]  # past the first lexeme, both read the same from the same state
             continue
-        ours_at[depth] = ours
-        our_sequence_at[depth] = our_sequence
-        theirs_at[depth] = theirs
-        their_sequence_at[depth] = their_sequence
+        ours_at[depth] = i64(ours)
+        our_sequence_at[depth] = i64(our_sequence)
+        theirs_at[depth] = i64(theirs)
+        their_sequence_at[depth] = i64(their_sequence)
         first = first_token[node]
         last = first_token[node + 1]
         if depth > SHIFT_DEPTH and first < last:
@@ -723,11 +764,10 @@ def _merged(
     vocab_size: int,
 ) -> Groups:
     """``reference``'s groups less the ``removed`` tokens, plus the ``walked`` groups."""
-    removed_first_bytes = 0
-    removed_ids: set[int] = set()
-    for token_id in removed:
-        removed_first_bytes |= 1 << first_byte[token_id]
-        removed_ids.add(int(token_id))
+    removed_first_bytes = _first_bytes_of(removed, first_byte)
+    # marked in a bit buffer: a set of 100,000 boxed ids took longer than the walk that found them
+    removed_bits = empty_buffer(vocab_size) if removed_first_bytes else vec[u8]()
+    add_to_row(removed_bits, removed)
     removed_set = -1  # ``removed`` as a token set, built only if a large group needs it
     group_of: dict[int, int] = {}
     groups: list[TokenGroup] = []
@@ -736,8 +776,8 @@ def _merged(
         group = old
         if old.first_bytes(first_byte) & removed_first_bytes:
             if removed_set < 0 and not _listed(old):
-                removed_set = token_set(removed, vocab_size)
-            group = _without(old, removed_ids, max(removed_set, 0), vocab_size)
+                removed_set = int.from_bytes(memoryview(removed_bits), "little")
+            group = _without(old, removed_bits, max(removed_set, 0), vocab_size)
         if group.size:
             group_of[group.sequence * stride + group.end_state] = len(groups)
             groups.append(group)
@@ -752,7 +792,7 @@ def _merged(
             continue
         group = groups[index]
         if shared[index]:
-            group = _without(group, set(), 0, vocab_size)
+            group = _without(group, vec[u8](), 0, vocab_size)
             groups[index] = group
             shared[index] = False
         if len(group.token_ids) == group.size:
@@ -768,20 +808,33 @@ def _merged(
     return tuple(groups)
 
 
+def _first_bytes_of(token_ids: vec[i32], first_byte: tuple[int, ...]) -> int:
+    """The first bytes of ``token_ids``, as a 256-bit set (marked in a table first:
+    or-ing a 256-bit int per token made most of ``_merged``'s cost)."""
+    marked = vec[u8]([u8(0)] * 256)
+    for token_id in token_ids:
+        marked[first_byte[token_id]] = u8(1)
+    found = 0
+    for byte in range(256):
+        if marked[byte]:
+            found |= 1 << byte
+    return found
+
+
 def _listed(group: TokenGroup) -> bool:
     """Whether ``_without`` works on ``group``'s list of ids (else on its token set)."""
     return len(group.token_ids) == group.size and group.size <= 4 * LARGE_GROUP
 
 
-def _without(old: TokenGroup, removed_ids: set[int], removed: int, vocab_size: int) -> TokenGroup:
-    """``old`` less the tokens in ``removed_ids`` (``removed``: the same as a set,
-    needed only when ``old`` is not ``_listed``); ``old`` itself when it holds none
-    of them, a copy when ``removed_ids`` is empty."""
+def _without(old: TokenGroup, removed_bits: vec[u8], removed: int, vocab_size: int) -> TokenGroup:
+    """``old`` less the tokens in ``removed_bits`` (a bit buffer, ``empty_buffer``;
+    ``removed``: the same as a set, needed only when ``old`` is not ``_listed``);
+    ``old`` itself when it holds none of them, a copy when ``removed_bits`` is empty."""
     if _listed(old):
-        if removed_ids:
+        if len(removed_bits):
             kept = vec[i32]()
             for token_id in old.token_ids:
-                if int(token_id) not in removed_ids:
+                if not has_id(removed_bits, token_id):
                     kept = append(kept, token_id)
             if len(kept) == old.size:
                 return old

@@ -232,6 +232,7 @@ class MaskTables:
         self._weights = vec[i64]()  # tokens under each root child of the trie
         self._moves: dict[int, vec[i64]] = {}  # lexer state -> first_moves, for choosing references
         self._partner: dict[int, int] = {}  # lexer state -> the state a shift proof paired it with
+        self._runs: dict[int, vec[i64]] = {}  # lexer state -> its row as runs (shift_renaming)
         self.chain_limit = MAX_SHIFT_CHAIN
         # terminals as bit sets: most verdicts need no simulation of the last lexeme
         # (terminals_to_follow: _classify, and the matcher's check of a lexeme in progress)
@@ -373,7 +374,7 @@ class MaskTables:
                 continue
             if not self._moves_apart(lexer_state, following):
                 continue  # most tokens lead both to the same states: converging is cheaper than a proof
-            renamed = shift_renaming(self.lexer, lexer_state, following)
+            renamed = shift_renaming(self.lexer, lexer_state, following, self._runs)
             if renamed is not None:
                 return following, renamed
         return None

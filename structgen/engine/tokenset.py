@@ -52,6 +52,11 @@ def add_to_row(row: vec[u8], token_ids: vec[i32]) -> None:
         row[index] = row[index] | u8(1 << (token_id & 7))
 
 
+def has_id(row: vec[u8], token_id: i32) -> bool:
+    """Whether ``token_id`` is set in ``row`` (a row, or a bit buffer)."""
+    return (row[i64(token_id) >> 3] >> u8(token_id & 7)) & u8(1) != u8(0)
+
+
 def row_token_ids(row: bytes) -> list[int]:
     """The ids set in ``row``, ascending."""
     out: list[int] = []

@@ -40,14 +40,23 @@ from structgen.engine.lexer import START, Lexer
 LONG_PATTERN_STATES: Final = 256
 """A terminal whose own automaton has more states than this is *long* (a string
 of some 30 characters at most, or more): it is what multiplies the whole
-automaton's states. A view of short terminals only takes in every short
-terminal, so that the parser states that take different keys share one view
-(and its groups) while still leaving the long ones out."""
+automaton's states. Every view takes in every short terminal, so views differ
+only in the long terminals they take: the parser states that take different
+keys (each its own set of short terminals) share one view and its groups, where
+one view per set had each key position of a large object build its own
+(about 60 ms each at 2,400 states, one schema's 14 views in one instance)."""
 
 MAX_VIEW_STATES: Final = 20_000
 """The most states all of one lexer's views may have together (each joins a copy
 of the lexer's table, ``Lexer.joined``); a view past it is not built, and the
 whole automaton serves its terminals."""
+
+MAX_VIEW_SHARE: Final = 0.5
+"""A view is built only while it has at most this share of the whole automaton's
+states. A bigger one stands for about one whole state per state of its own, so
+its groups cost what the whole automaton's do, and building it is a step's
+wait for nothing (one schema's view of every short terminal had all 2,412 of the
+whole automaton's states: 0.3 s in a step)."""
 
 MAX_VIEWS: Final = 64
 """The most sets of terminals one lexer tries to build a view for; past it the
@@ -77,15 +86,12 @@ class LexerViews:
         self.lexer = whole
         self._reach_bits = reach_bits
         self._terminals = (1 << len(whole.patterns or [])) - 1  # every terminal, as a bit set (not END)
-        self._short = 0  # the terminals that are not long, as a bit set
-        sizes = whole.dfa.pattern_states
-        if sizes is not None:
-            for terminal in range(len(sizes)):
-                if sizes[terminal] <= LONG_PATTERN_STATES:
-                    self._short |= 1 << terminal
         self._views: dict[int, _View | None] = {}
+        self._short = 0  # the terminals that are not long, as a bit set
+        self.count_as_long(LONG_PATTERN_STATES)
         self._view_states = 0  # in all the views built
         self.max_view_states = MAX_VIEW_STATES
+        self.max_view_share = MAX_VIEW_SHARE
         self.max_views = MAX_VIEWS
         # the whole automaton's edges, found once (_explore): a shortest path to
         # every state, and the states each one is entered from
@@ -93,6 +99,19 @@ class LexerViews:
         self._byte: list[int] = []
         self._predecessors: list[list[int]] = []
         self._successors: list[list[int]] = []
+
+    def count_as_long(self, states: int) -> None:
+        """Count as long the terminals whose own automaton has more than ``states``
+        states (``LONG_PATTERN_STATES``; before any view is built). With 0, every
+        view drops every terminal it does not take, as much as a view can: what
+        tests of the views' exactness want."""
+        assert not self._views, "views are built already"
+        self._short = 0
+        sizes = self.whole.dfa.pattern_states
+        if sizes is not None:
+            for terminal in range(len(sizes)):
+                if sizes[terminal] <= states:
+                    self._short |= 1 << terminal
 
     def state_for(self, lexer_state: int, terminals: int) -> int:
         """The state whose groups stand for ``lexer_state``'s under a parser that
@@ -102,8 +121,7 @@ class LexerViews:
         if lexer_state == START:
             return lexer_state
         terminals &= self._terminals  # an LR state's actions on END name no view of their own
-        if terminals & ~self._short == 0:
-            terminals |= self._short  # no long terminal taken: one view for every such state
+        terminals |= self._short  # views are told apart by their long terminals only
         if self._reach_bits[lexer_state] & ~terminals == 0:
             return lexer_state  # every terminal it can become is taken: the view is the same automaton
         view = self._view(terminals)
@@ -129,8 +147,9 @@ class LexerViews:
 
     def _build(self, terminals: int) -> _View | None:
         """The view of ``terminals``, its states joined after the lexer's; None past
-        ``max_view_states`` in all (a view that does not fit spends what is left:
-        each try is an automaton built inside some step)."""
+        ``max_view_states`` in all or ``max_view_share`` of the whole automaton (a
+        view that does not fit spends the states it was allowed: each try is an
+        automaton built inside some step)."""
         patterns = self.whole.patterns
         shortest = self.whole.shortest
         assert patterns is not None
@@ -138,17 +157,18 @@ class LexerViews:
         left = self.max_view_states - self._view_states
         if left <= 0:
             return None
+        allowed = min(left, int(self.whole.dfa.state_count * self.max_view_share))
         offset = self.lexer.dfa.state_count
         try:
             table, accepts = build_region(  # numbered after the lexer's states: joined as it is
                 [patterns[terminal] for terminal in chosen],
                 offset,
-                left,
+                allowed,
                 None if shortest is None else [shortest[terminal] for terminal in chosen],
                 self.whole.pattern_cache,  # the patterns' own automata, built with the lexer's
             )
         except AutomatonLimitError:
-            self._view_states = self.max_view_states  # the budget is as good as spent: no more tries
+            self._view_states += allowed
             return None
         self._view_states += len(accepts)
         for labels in accepts:  # each its own list: from indices among the chosen to terminals

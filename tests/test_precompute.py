@@ -1,0 +1,68 @@
+"""``CompiledGrammar.precompute``: every lexer state's token groups at compile,
+within ``GROUPS_SECONDS`` and ``GROUPS_LIMIT``; past either, the rest on first
+use, in views, with the same masks."""
+
+from __future__ import annotations
+
+import json
+import random
+
+import pytest
+from view_walks import tried
+
+import structgen
+from structgen import Grammar, TokenizerInfo
+from structgen.engine.matcher import CompiledGrammar
+from structgen.engine.matcher import Matcher as EngineMatcher
+
+SCHEMA = {
+    "type": "object",
+    "properties": {
+        "title": {"type": "string", "maxLength": 30},
+        "code": {"type": "string", "pattern": "^[a-z-]+$"},
+        "n": {"type": "integer", "minimum": 0, "maximum": 100},
+    },
+    "required": ["title"],
+}
+ALPHABET = b'{}[],:"0123456789-titlecodn ab'
+
+
+def vocabulary() -> TokenizerInfo:
+    rng = random.Random(4)
+    pieces = [bytes([b]) for b in range(256)]
+    pieces += [bytes(rng.choice(ALPHABET) for _ in range(rng.randint(2, 6))) for _ in range(600)]
+    pieces += [b'{"title": "', b'", "code": "', b'"n": 1', b'", "n": 10', b"ab-c", b'"}']
+    pieces.append(b"")  # the stop token
+    return TokenizerInfo(pieces, stop_token_ids=[len(pieces) - 1])
+
+
+def compiled(info: TokenizerInfo) -> CompiledGrammar:
+    """Compiled without precomputing (a new grammar object: ``compile`` caches per grammar)."""
+    return structgen.Matcher(structgen.compile(Grammar.from_json_schema(SCHEMA), info, lazy=True))._engine.compiled
+
+
+def built(grammar: CompiledGrammar) -> int:
+    return sum(1 for groups in grammar.tables._groups if groups is not None)
+
+
+def test_within_its_seconds_every_state_is_built_at_compile() -> None:
+    grammar = compiled(vocabulary())
+    grammar.precompute(groups_seconds=600.0)
+    assert built(grammar) == grammar.lexer.dfa.state_count and grammar.tables.views is None
+
+
+@pytest.mark.parametrize("limits", [{"groups_seconds": 0.0}, {"groups_limit": 0}])
+def test_past_a_limit_the_states_left_are_built_on_first_use_in_views(limits: dict[str, float]) -> None:
+    info = vocabulary()
+    lazy = compiled(info)
+    lazy.precompute(**limits)
+    assert built(lazy) == 0 and lazy.tables.views is not None
+    full = compiled(info)
+    full.precompute(groups_seconds=600.0)
+    text = json.dumps({"title": "ab ab-ab", "code": "ab-c", "n": 100}).encode()
+    first, second = EngineMatcher(lazy), EngineMatcher(full)
+    for byte in text:  # ids 0-255 are the single bytes
+        allowed = first.allowed_tokens()
+        assert allowed == second.allowed_tokens() == tried(first, info.vocab_size)
+        assert first.accept_token(byte) and second.accept_token(byte)
+    assert 0 < built(lazy) < len(lazy.tables._groups)  # only what the text visited
