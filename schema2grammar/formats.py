@@ -11,6 +11,8 @@ for a duration's designators (below).
 
 from __future__ import annotations
 
+import re
+
 IPV4 = r"(?:(?:25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])\.){3}(?:25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])"
 """RFC 2673 dotted-quad, no leading zeros."""
 
@@ -31,12 +33,13 @@ def _ipv6() -> str:
 IPV6 = _ipv6()
 
 
-def _duration() -> str:
+def duration(most_digits: int | None = None) -> str:
     """RFC 3339 appendix A: ``P`` then a date part (days, months or years, larger
     units first) with an optional time part, a time part alone, or weeks alone.
     Designators in capitals only, as ISO 8601 writes them and Pydantic reads them
-    (the ABNF's quoted letters would allow ``p1d`` too)."""
-    digits = "[0-9]+"
+    (the ABNF's quoted letters would allow ``p1d`` too). ``most_digits``: the
+    longest number (``Options.duration_digits``)."""
+    digits = "[0-9]+" if most_digits is None else f"[0-9]{{1,{most_digits}}}"
     second = f"{digits}S"
     minute = f"{digits}M(?:{second})?"
     hour = f"{digits}H(?:{minute})?"
@@ -63,28 +66,168 @@ def _email() -> str:
     return rf"(?:{atom}(?:\.{atom})*|{quoted})@(?:{sub_domain}(?:\.{sub_domain})*|{literal})"
 
 
+_UNRESERVED = r"A-Za-z0-9\-._~"
+_SUB_DELIMS = r"!$&'()*+,;="
+_PCT = "%[0-9A-Fa-f]{2}"
+_PCHAR = f"(?:[{_UNRESERVED}{_SUB_DELIMS}:@]|{_PCT})"
+_SEGMENT = f"{_PCHAR}*"
+_SEGMENT_NZ = f"{_PCHAR}+"
+_USERINFO = rf"(?:[{_UNRESERVED}{_SUB_DELIMS}:]|{_PCT})*@"
+_AFTER_PATH = rf"(?:\?(?:{_PCHAR}|[/?])*)?(?:#(?:{_PCHAR}|[/?])*)?"
+_ABSOLUTE = f"/(?:{_SEGMENT_NZ}(?:/{_SEGMENT})*)?"
+_SCHEME = r"[A-Za-z][A-Za-z0-9+\-.]*"
+SCHEME = re.compile(_SCHEME)
+"""An RFC 3986 scheme (``fullmatch`` it)."""
+
+
 def _uri(reference: bool) -> str:
     """RFC 3986: a URI (section 3), or with ``reference`` a URI or a relative
     reference (section 4.1), each part by its ABNF; a host is an IP literal or a
     reg-name (which every IPv4 address also is)."""
-    unreserved = r"A-Za-z0-9\-._~"
-    sub_delims = r"!$&'()*+,;="
-    pct = "%[0-9A-Fa-f]{2}"
-    pchar = f"(?:[{unreserved}{sub_delims}:@]|{pct})"
-    segment = f"{pchar}*"
-    segment_nz = f"{pchar}+"
-    future = rf"[vV][0-9A-Fa-f]+\.[{unreserved}{sub_delims}:]+"
-    host = rf"(?:\[(?:{IPV6}|{future})\]|(?:[{unreserved}{sub_delims}]|{pct})*)"
-    authority = rf"(?:(?:[{unreserved}{sub_delims}:]|{pct})*@)?{host}(?::[0-9]*)?"
-    after_path = rf"(?:\?(?:{pchar}|[/?])*)?(?:#(?:{pchar}|[/?])*)?"
-    absolute = f"/(?:{segment_nz}(?:/{segment})*)?"
-    hier = f"(?://{authority}(?:/{segment})*|{absolute}|{segment_nz}(?:/{segment})*)?"
-    uri = f"[A-Za-z][A-Za-z0-9+\\-.]*:{hier}{after_path}"
+    future = rf"[vV][0-9A-Fa-f]+\.[{_UNRESERVED}{_SUB_DELIMS}:]+"
+    host = rf"(?:\[(?:{IPV6}|{future})\]|(?:[{_UNRESERVED}{_SUB_DELIMS}]|{_PCT})*)"
+    authority = rf"(?:{_USERINFO})?{host}(?::[0-9]*)?"
+    hier = f"(?://{authority}(?:/{_SEGMENT})*|{_ABSOLUTE}|{_SEGMENT_NZ}(?:/{_SEGMENT})*)?"
+    uri = f"{_SCHEME}:{hier}{_AFTER_PATH}"
     if not reference:
         return uri
-    no_colon = f"(?:[{unreserved}{sub_delims}@]|{pct})+"
-    relative = f"(?://{authority}(?:/{segment})*|{absolute}|{no_colon}(?:/{segment})*)?"
-    return f"(?:{uri}|{relative}{after_path})"
+    no_colon = f"(?:[{_UNRESERVED}{_SUB_DELIMS}@]|{_PCT})+"
+    relative = f"(?://{authority}(?:/{_SEGMENT})*|{_ABSOLUTE}|{no_colon}(?:/{_SEGMENT})*)?"
+    return f"(?:{uri}|{relative}{_AFTER_PATH})"
+
+
+SPECIAL_SCHEMES = ("ftp", "file", "http", "https", "ws", "wss")
+"""The WHATWG URL standard's special schemes: a URL of one always has a host
+(``file``'s may be empty), and its host is a domain or an IP address."""
+
+
+def whatwg_uri(schemes: list[str] | None = None, host_required: bool = False) -> str:
+    """RFC 3986 URIs that a WHATWG URL parser (Pydantic's ``AnyUrl`` and its
+    kin) reads too, with one of ``schemes`` (lower case; any scheme when None),
+    and with ``host_required`` a host in every one (as the special schemes' have).
+
+    The standard takes more than RFC 3986 in some places (it percent-encodes
+    what RFC 3986 refuses) and less in others; this is the RFC's grammar less
+    the latter: no ``[v1.x]`` host (IPvFuture), a port of at most 65535, the
+    special schemes only with ``//`` and a host (``file``: a host alone, possibly
+    empty, or an absolute path), their host an IPv6 or dotted-quad IPv4 address or
+    a domain with no percent-encoding and no ``xn--`` label (punycode that would
+    have to decode) whose last label is no number (which would make it an IPv4
+    address to read), and another scheme's authority empty or with a host."""
+    port = r"(?::0*(?:6553[0-5]|655[0-2][0-9]|65[0-4][0-9]{2}|6[0-4][0-9]{3}|[1-5][0-9]{4}|[0-9]{1,4})?)?"
+    special_host = rf"(?:\[{IPV6}\]|{IPV4}|{_domain()})"
+    special = f"://(?:{_USERINFO})?{special_host}{port}(?:/{_SEGMENT})*"
+    if host_required:
+        file = f"://{special_host}(?:/{_SEGMENT})*"
+    else:
+        file = rf":(?://(?:{special_host})?(?:/{_SEGMENT})*|{_ABSOLUTE})"
+    opaque_host = rf"(?:\[{IPV6}\]|(?:[{_UNRESERVED}{_SUB_DELIMS}]|{_PCT})+)"
+    if host_required:
+        other = f"//(?:{_USERINFO})?{opaque_host}{port}(?:/{_SEGMENT})*"
+    else:
+        authority = f"//(?:(?:{_USERINFO})?{opaque_host}{port})?(?:/{_SEGMENT})*"
+        other = f"(?:{authority}|{_ABSOLUTE}|{_SEGMENT_NZ}(?:/{_SEGMENT})*)?"
+    forms = []
+    for scheme in sorted(set(SPECIAL_SCHEMES) if schemes is None else set(schemes)):
+        if scheme not in SPECIAL_SCHEMES:
+            forms.append(f"{_insensitive(scheme)}:{other}")
+        else:
+            forms.append(_insensitive(scheme) + (file if scheme == "file" else special))
+    if schemes is None:
+        forms.append(f"{_scheme_except(SPECIAL_SCHEMES)}:{other}")
+    return f"(?:{'|'.join(forms)}){_AFTER_PATH}"
+
+
+def _domain() -> str:
+    """A special URL's domain as a WHATWG parser reads it unchanged: labels of
+    unreserved characters and sub-delimiters, none starting ``xn--``, and a last
+    one (before an optional final dot) that is not a number: not all digits,
+    not ``0x`` and hex digits."""
+    chars = set(_chars(_UNRESERVED + _SUB_DELIMS)) - {"."}
+    any_char = _class(chars)
+    label = f"(?:{_not_xn(chars)})"
+    non_digit = _class(chars - set("0123456789xX"))
+    non_hex = _class(chars - set("0123456789abcdefABCDEF"))
+    last = [
+        f"{non_digit}{any_char}*",
+        _not_xn(chars, nonempty=True),  # from x or X: not a number
+        f"[0-9]+{non_digit}{any_char}*",
+        f"(?:[0-9]*[1-9][0-9]*|0[0-9]+)[xX]{any_char}*",  # digits other than "0", then x: not hex
+        f"0[xX][0-9a-fA-F]*{non_hex}{any_char}*",
+    ]
+    return rf"(?:{label}\.)*(?:{'|'.join(last)})\.?"
+
+
+def _not_xn(chars: set[str], nonempty: bool = False) -> str:
+    """Labels of ``chars`` not starting ``xn--`` (case-insensitive); with
+    ``nonempty``, only those starting with ``x``."""
+    any_char = _class(chars)
+    not_dash = f"{_class(chars - {'-'})}{any_char}*"
+    after = f"(?:{_class(chars - set('nN'))}{any_char}*|[nN](?:{not_dash}|-(?:{not_dash})?)?)?"
+    from_x = f"[xX]{after}"
+    if nonempty:
+        return from_x
+    return f"(?:{_class(chars - set('xX'))}{any_char}*|{from_x})?"
+
+
+def _insensitive(word: str) -> str:
+    """``word`` in any case: ``[hH][tT]...`` for its letters."""
+    return "".join(f"[{c.lower()}{c.upper()}]" if c.isalpha() else _class({c}) for c in word)
+
+
+def _scheme_except(words: tuple[str, ...]) -> str:
+    """A scheme (RFC 3986) that is none of ``words`` (lower case) in any case."""
+    first = set(_chars("A-Za-z"))
+    rest = set(_chars(r"A-Za-z0-9+\-."))
+
+    def other_than(prefixes: list[str], allowed: set[str], ended: bool) -> str:
+        # strings that, after a common prefix, leave every word in ``prefixes`` (their rests)
+        forms = [] if ended else [""]
+        heads = {p[0] for p in prefixes if p}
+        forms.append(_class(allowed - {h.lower() for h in heads} - {h.upper() for h in heads}) + _class(rest) + "*")
+        for head in sorted(heads):
+            tails = [p[1:] for p in prefixes if p and p[0] == head]
+            forms.append(_insensitive(head) + other_than(tails, rest, "" in tails))
+        return "(?:" + "|".join(forms) + ")"
+
+    return other_than(list(words), first, True)
+
+
+def _chars(spec: str) -> str:
+    """The characters of a regex class body like ``A-Za-z0-9\\-._~``."""
+    out = []
+    i = 0
+    while i < len(spec):
+        c = spec[i]
+        if c == "\\":
+            out.append(spec[i + 1])
+            i += 2
+        elif i + 2 < len(spec) and spec[i + 1] == "-":
+            out.extend(chr(code) for code in range(ord(c), ord(spec[i + 2]) + 1))
+            i += 3
+        else:
+            out.append(c)
+            i += 1
+    return "".join(out)
+
+
+def _class(chars: set[str]) -> str:
+    """A regex class of ``chars`` (ASCII), runs written as ranges."""
+    codes = sorted(ord(c) for c in chars)
+    parts = []
+    i = 0
+    while i < len(codes):
+        j = i
+        while j + 1 < len(codes) and codes[j + 1] == codes[j] + 1:
+            j += 1
+        low, high = (_escape(chr(codes[i])), _escape(chr(codes[j])))
+        parts.append(low if i == j else f"{low}{high}" if j == i + 1 else f"{low}-{high}")
+        i = j + 1
+    return "[" + "".join(parts) + "]"
+
+
+def _escape(char: str) -> str:
+    return "\\" + char if char in "\\]^-[" else char
 
 
 FORMATS = {
@@ -97,7 +240,7 @@ FORMATS = {
     "uuid": r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}",  # RFC 4122
     "ipv4": IPV4,
     "ipv6": IPV6,
-    "duration": _duration(),
+    "duration": duration(),
     "hostname": f"{LABEL}(?:\\.{LABEL})*",
     "email": _email(),
     "uri": _uri(reference=False),
@@ -109,6 +252,8 @@ LEAP_SECOND = "|60)"
 """Where ``time`` allows second 60; ``Options(leap_seconds=False)`` takes it out."""
 
 NOTES = {
+    "uri whatwg": "RFC 3986 URIs that a WHATWG URL parser (Pydantic's) reads too: ports up to 65535, no IPvFuture "
+    "host, http/https/ws/wss/ftp/file only with their host; some it reads are refused (hosts that are numbers)",
     "date": "years 0001-9999: RFC 3339 allows 0000, Python and Pydantic do not",
     "time": "second 60 passes at any minute, not only as a leap second",
     "date-time": "years 0001-9999; second 60 passes at any minute, not only as a leap second",

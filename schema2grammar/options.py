@@ -15,6 +15,12 @@ MAX_INDENT_LEVELS = 32
 FORMAT_GRAMMARS = ("always", "unbounded", "never")
 """Where formats are spelled out (``Options.format_grammars``), most first."""
 
+MAX_DURATION_DIGITS = 100
+"""The most ``Options.duration_digits`` (each digit of a bounded count is lexer states)."""
+
+URLS = ("rfc3986", "whatwg")
+"""The grammars of the ``uri`` format (``Options.urls``)."""
+
 _SEPARATOR = {0: re.compile(r"[ \t\n\r]*,[ \t\n\r]*"), 1: re.compile(r"[ \t\n\r]*:[ \t\n\r]*")}
 
 
@@ -58,7 +64,13 @@ class Options:
     approximated), ``"unbounded"`` (only where no length bound is beside it, which
     is enforced instead) or ``"never"``; a format not spelled out is any string,
     reported approximated. ``Grammar.from_json_schema`` goes down these where the
-    lexer would pass its state limit."""
+    lexer would pass its state limit. ``urls``: the ``uri`` format as RFC 3986
+    writes it (``"rfc3986"``, default) or only the URIs a WHATWG URL parser reads
+    too (``"whatwg"``, ``formats.whatwg_uri``; ``from_pydantic`` sets it, with the
+    schemes and host its URL types require as ``x-url``). ``duration_digits``: the
+    most digits of each number in a ``duration`` (None, default: any;
+    ``from_pydantic`` sets 6, as Python's ``timedelta`` holds at most 999,999,999
+    days and six digits in every part stay below that)."""
 
     whitespace: str = "flexible"
     max_whitespace: int = MAX_WHITESPACE
@@ -71,6 +83,8 @@ class Options:
     leap_seconds: bool = True
     format_assertion: bool | None = None
     format_grammars: str = "always"
+    urls: str = "rfc3986"
+    duration_digits: int | None = None
 
     def __post_init__(self) -> None:
         if self.whitespace not in ("flexible", "compact"):
@@ -79,6 +93,12 @@ class Options:
             raise ValueError(f"max_whitespace must be between 0 and 1024, not {self.max_whitespace}")
         if self.format_grammars not in FORMAT_GRAMMARS:
             raise ValueError(f"format_grammars must be one of {FORMAT_GRAMMARS}, not {self.format_grammars!r}")
+        if self.duration_digits is not None and not (
+            isinstance(self.duration_digits, int) and 1 <= self.duration_digits <= MAX_DURATION_DIGITS
+        ):
+            raise ValueError(f"duration_digits must be between 1 and {MAX_DURATION_DIGITS}, not {self.duration_digits!r}")
+        if self.urls not in URLS:
+            raise ValueError(f"urls must be one of {URLS}, not {self.urls!r}")
         if self.property_order not in ("declared", "any"):
             raise ValueError(f"property_order must be 'declared' or 'any', not {self.property_order!r}")
         if self.separators is not None:

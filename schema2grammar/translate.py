@@ -437,7 +437,7 @@ class _Translator:
         report = self.report
         pattern = self.pattern(schema, pointer)
         if pattern is not None:
-            for key in ("minLength", "maxLength", "format"):
+            for key in ("minLength", "maxLength", "format", "x-url"):
                 if key in schema:
                     self.approximate(pointer, key, "not enforced beside pattern")
             return self.terminal('"' + pattern + '"')
@@ -452,7 +452,7 @@ class _Translator:
             for key, value in (("minLength", shortest), ("maxLength", longest)):
                 if value is not None:
                     self.approximate(pointer, key, "not enforced beside format")
-            return self.format(spelled, pointer)
+            return self.format(spelled, schema, pointer)
         low = self.count(schema, "minLength", pointer) or 0
         high = self.count(schema, "maxLength", pointer)
         if high is not None and high > regexes.MAX_LENGTH_BOUND or low > regexes.MAX_LENGTH_BOUND:
@@ -460,6 +460,8 @@ class _Translator:
             low, high = min(low, regexes.MAX_LENGTH_BOUND), None
         if high is not None and high < low:
             raise NoValue(f"{pointer or '#'}: maxLength {high} is below minLength {low}")
+        if "x-url" in schema:
+            self.approximate(pointer, "x-url", URL_KEYWORD_READ)
         if fmt is not None and not self.format_assertion:
             report.add(pointer, "format", ENFORCED, "an annotation in this draft: not checked (format_assertion=True checks it)")
         elif spelled is not None:
@@ -469,16 +471,48 @@ class _Translator:
             self.approximate(pointer, "format", f"format {fmt!r} is not enforced: any string")
         return self.terminal(regexes.string_of_length(low, high))
 
-    def format(self, fmt: str, pointer: str) -> str:
+    def format(self, fmt: str, schema: dict[str, Any], pointer: str) -> str:
         """The terminal of a format ``formats`` knows, reported as it is."""
+        if fmt == "uri" and self.options.urls == "whatwg":
+            schemes, host_required = self.url_keyword(schema, pointer)
+            self.report.add(pointer, "format", ENFORCED, formats.NOTES["uri whatwg"])
+            return self.terminal('"' + formats.whatwg_uri(schemes, host_required) + '"')
+        if "x-url" in schema:
+            self.approximate(pointer, "x-url", URL_KEYWORD_READ)
         if fmt in formats.WIDER:
             self.approximate(pointer, "format", formats.WIDER[fmt])
         else:
             self.report.add(pointer, "format", ENFORCED, formats.NOTES.get(fmt, ""))
         pattern = formats.FORMATS[fmt]
+        if fmt == "duration" and self.options.duration_digits is not None:
+            pattern = formats.duration(self.options.duration_digits)
         if not self.options.leap_seconds:
             pattern = pattern.replace(formats.LEAP_SECOND, ")")
         return self.terminal('"' + pattern + '"')
+
+    def url_keyword(self, schema: dict[str, Any], pointer: str) -> tuple[list[str] | None, bool]:
+        """``x-url``'s schemes (None: any) and whether a host is required, reported
+        enforced (None and False without it)."""
+        value = schema.get("x-url", {})
+        if not isinstance(value, dict) or set(value) - {"schemes", "host_required"}:
+            raise SchemaError(
+                f"{pointer or '#'}: x-url must be an object with 'schemes' and 'host_required', not {value!r}"
+            )
+        schemes = value.get("schemes")
+        if schemes is not None and not (
+            isinstance(schemes, list)
+            and schemes
+            and all(isinstance(v, str) and formats.SCHEME.fullmatch(v) for v in schemes)
+        ):
+            raise SchemaError(
+                f"{pointer or '#'}/x-url: schemes must be a non-empty list of URI schemes, not {schemes!r}"
+            )
+        host_required = value.get("host_required", False)
+        if not isinstance(host_required, bool):
+            raise SchemaError(f"{pointer or '#'}/x-url: host_required must be true or false, not {host_required!r}")
+        if "x-url" in schema:
+            self.report.add(pointer, "x-url", ENFORCED, "the URL's schemes and host, as format 'uri' reads them")
+        return (None if schemes is None else [v.lower() for v in schemes]), host_required
 
     def pattern(self, schema: dict[str, Any], pointer: str) -> str | None:
         """The regex for ``pattern`` (None when there is none, or it cannot be exact)."""
@@ -1279,10 +1313,18 @@ class _Translator:
                 self.report.add(pointer, key, ENFORCED, "no constraint without if")
             elif key in _UNSUPPORTED_KEYWORDS:
                 self.approximate(pointer, key, "not enforced")
+            elif key == "x-url":
+                types = schema.get("type", "string")
+                if types != "string" and not (isinstance(types, list) and "string" in types):
+                    self.report.add(pointer, key, ENFORCED, "no string here: nothing to constrain")
+                # else type_string reports it
             elif key not in known:
                 # JSON Schema treats a keyword it does not define as an annotation: ignoring it is exact
                 self.report.add(pointer, key, ENFORCED, "not a JSON Schema keyword: an annotation")
 
+
+URL_KEYWORD_READ = "read only where format 'uri' is spelled out with urls='whatwg'"
+"""Why ``x-url`` is approximated elsewhere."""
 
 _UNSUPPORTED_KEYWORDS = frozenset(
     "$ref $dynamicRef $recursiveRef $recursiveAnchor disallow extends divisibleBy".split()

@@ -15,6 +15,7 @@ from collections import OrderedDict
 from typing import Any, Callable
 
 from structgen.grammar import PYDANTIC_OPTIONS, Grammar
+from structgen.pydantic_schema import model_schema
 
 MAX_CACHED_GRAMMARS = 64
 
@@ -109,7 +110,7 @@ def _schema_key(schema: Any, options: dict[str, Any]) -> str:
 
 
 def _pydantic_constraint(model: Any, options: dict[str, Any]) -> Constraint:
-    schema = model.model_json_schema()
+    schema = model_schema(model)
     options = {**PYDANTIC_OPTIONS, **options}  # as Grammar.from_pydantic
     grammar = _cached("schema", _schema_key(schema, options), lambda: Grammar.from_json_schema(schema, **options))
 

@@ -19,11 +19,14 @@ from structgen.engine.regex import Node, RegexError, literal, parse_terminal
 from structgen.engine.stack import GLRParser
 from structgen.gc_pause import paused_gc
 from structgen.lark_rules import GrammarError, LarkRules, LexerTooLarge, Terminal, read_lark
+from structgen.pydantic_schema import model_schema
 
 
-PYDANTIC_OPTIONS = {"float_integers": False, "leap_seconds": False}
+PYDANTIC_OPTIONS = {"float_integers": False, "leap_seconds": False, "urls": "whatwg", "duration_digits": 6}
 """Translation options for Pydantic models: integers as digits (Pydantic reads
-``1e+20`` as no ``int``), no second 60 (Python's ``datetime`` cannot hold one)."""
+``1e+20`` as no ``int``), no second 60 (Python's ``datetime`` cannot hold one),
+URLs that Pydantic's WHATWG parser reads (with ``pydantic_schema.model_schema``),
+durations that a ``timedelta`` holds."""
 
 
 class Grammar:
@@ -95,9 +98,10 @@ class Grammar:
 
     @classmethod
     def from_pydantic(cls, model: Any, **options: Any) -> Grammar:
-        """The grammar of a Pydantic v2 model's JSON Schema (``model_json_schema()``),
-        with ``PYDANTIC_OPTIONS``: what Pydantic cannot read stays out."""
-        return cls.from_json_schema(model.model_json_schema(), **{**PYDANTIC_OPTIONS, **options})
+        """The grammar of a Pydantic v2 model's JSON Schema (``model_json_schema()``,
+        with its URL types' schemes: ``pydantic_schema``), with
+        ``PYDANTIC_OPTIONS``: what Pydantic cannot read stays out."""
+        return cls.from_json_schema(model_schema(model), **{**PYDANTIC_OPTIONS, **options})
 
     @classmethod
     def builtin(cls, name: str) -> Grammar:

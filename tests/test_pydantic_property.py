@@ -19,12 +19,13 @@ from uuid import UUID
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from pydantic import BaseModel, Field
+from pydantic import AnyUrl, BaseModel, Field, FileUrl, HttpUrl, PostgresDsn
 
 import structgen
+from structgen.pydantic_schema import model_schema
 
 BASE_ALPHABET = ['"', "}", "]", "{", "[", ",", ":", " ", "\n", "-", ".", "e", "+", *"0123456789", *"abcdfxyzABEFT",
-                 *"truflsn", "\\", "/", "u", "é", "日", "_"]
+                 *"truflsn", "\\", "/", "u", "é", "日", "_", *"@?#%=~!;&*'()$"]
 MAX_STEPS = 1500
 
 
@@ -76,13 +77,20 @@ class Everything(BaseModel):
     ratio: float
 
 
-MODELS = [Point, Shelter, Record, Tree, Everything]
+class Links(BaseModel):
+    site: AnyUrl
+    home: Optional[HttpUrl] = None
+    files: list[FileUrl] = Field(default_factory=list, max_length=2)
+    db: Optional[PostgresDsn] = None
+
+
+MODELS = [Point, Shelter, Record, Tree, Everything, Links]
 
 
 def _compiled(model: Any) -> tuple[Any, structgen.TokenizerInfo, list[str]]:
     """The model's grammar over single-character tokens: the base alphabet and every
     character its schema spells (keys, enum values), so every key can be written."""
-    alphabet = sorted(set(BASE_ALPHABET) | set(json.dumps(model.model_json_schema(), ensure_ascii=False)))
+    alphabet = sorted(set(BASE_ALPHABET) | set(json.dumps(model_schema(model), ensure_ascii=False)))
     vocab = [c.encode() for c in alphabet] + [b""]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # most bytes have no token here: on purpose

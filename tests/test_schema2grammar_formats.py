@@ -129,3 +129,21 @@ def test_past_the_limit_with_no_format_to_give_up_the_error_stands() -> None:
     schema = {"type": "string", "pattern": "^[ab]*a[ab]{16}$", "format": "date"}
     with pytest.raises(LexerTooLarge, match="the terminals' automaton"):
         Grammar.from_json_schema(schema)
+
+
+def test_pydantic_durations_are_those_a_timedelta_holds() -> None:
+    """Python's ``timedelta`` holds at most 999,999,999 days: ``from_pydantic``
+    (``duration_digits=6``) takes six digits in every part, which stays below it,
+    and RFC 3339's unbounded numbers stay the JSON Schema default."""
+    from datetime import timedelta
+
+    from pydantic import BaseModel, TypeAdapter
+
+    model = type("Span", (BaseModel,), {"__annotations__": {"v": timedelta}})
+    grammar = Grammar.from_pydantic(model)
+    largest = "P999999Y999999M999999DT999999H999999M999999S"
+    assert grammar.accepts(json.dumps({"v": largest})) and TypeAdapter(timedelta).validate_json(json.dumps(largest))
+    assert not grammar.accepts(json.dumps({"v": "P99999999999999999999D"}))
+    assert Grammar.from_json_schema({"type": "string", "format": "duration"}).accepts('"P99999999999999999999D"')
+    with pytest.raises(ValueError, match="duration_digits must be between 1 and 100"):
+        Options(duration_digits=0)

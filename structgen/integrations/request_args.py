@@ -17,6 +17,7 @@ from typing import Any
 from schema2grammar import Options
 from structgen.constraint import Constraint, make_constraint
 from structgen.grammar import PYDANTIC_OPTIONS
+from structgen.pydantic_schema import model_schema
 
 PREFIX = "structgen_"
 CONSTRAINT_KEYWORDS = {
@@ -62,7 +63,7 @@ def structgen_args(
     if len(named) != 1:
         raise ValueError("give exactly one of schema=, grammar=, regex=, choices=")
     if isinstance(schema, type) and hasattr(schema, "model_json_schema"):
-        schema = schema.model_json_schema()
+        schema = model_schema(schema)
         schema_options = {**PYDANTIC_OPTIONS, **schema_options}
     if schema is not None and not isinstance(schema, str):
         named["structgen_json_schema"] = json.dumps(schema, ensure_ascii=False)  # key order kept: it is the output's
