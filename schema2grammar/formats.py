@@ -13,7 +13,10 @@ from __future__ import annotations
 
 import re
 
-IPV4 = r"(?:(?:25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])\.){3}(?:25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])"
+DEC_OCTET = "(?:25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])"
+"""0-255 without leading zeros."""
+
+IPV4 = rf"(?:{DEC_OCTET}\.){{3}}{DEC_OCTET}"
 """RFC 2673 dotted-quad, no leading zeros."""
 
 

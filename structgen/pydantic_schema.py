@@ -1,18 +1,72 @@
 """A Pydantic model's JSON Schema as structgen translates it: Pydantic's own,
-plus what its URL types check that the schema does not say (``x-url``: the
-schemes a ``HttpUrl`` takes, the host a DSN needs), so that the grammar takes
-only URLs the model reads (``Options(urls="whatwg")``)."""
+plus what its validators check that the schema does not say, so that the
+grammar takes only what the model reads:
+
+- URL types: ``x-url``, the schemes a ``HttpUrl`` takes and the host a DSN
+  needs (``Options(urls="whatwg")``);
+- ``Decimal``: Pydantic writes any number or any string; here a number of at
+  most ``max_digits`` and ``decimal_places`` (as bounds and a ``multipleOf``)
+  and below a float's overflow, which it reads as infinite, and a string only in
+  decimal notation (none beside other bounds: a string cannot compare);
+- IP types: their own format names (``ipvanyaddress``, ``ipv4interface``, ...),
+  which JSON Schema does not define, as the patterns of the addresses,
+  interfaces and IPv4 networks they read.
+"""
 
 from __future__ import annotations
 
 from functools import cache
 from typing import Any
 
+from schema2grammar.formats import DEC_OCTET, IPV4, IPV6
+
 
 def model_schema(model: Any) -> dict[str, Any]:
-    """``model.model_json_schema()``, each URL type's schema with its ``x-url``."""
-    schema: dict[str, Any] = model.model_json_schema(schema_generator=_generator())
+    """``model.model_json_schema()`` with what its validators check spelled out."""
+    schema: dict[str, Any] = _ip_patterns(model.model_json_schema(schema_generator=_generator()))
     return schema
+
+
+def _ipv4_network() -> str:
+    """An IPv4 network with its host bits zero (Python's ``ip_network`` refuses
+    ``1.2.3.4/24``); a prefix of 0-32 without leading zeros, or none (/32)."""
+    forms = [IPV4]
+    for prefix in range(33):
+        full, bits = divmod(prefix, 8)
+        octets = [DEC_OCTET] * full
+        if full < 4:
+            step = 1 << (8 - bits)
+            octets.append("(?:" + "|".join(str(v) for v in range(0, 256, step)) + ")")
+            octets += ["0"] * (3 - full)
+        forms.append(r"\.".join(octets) + f"/{prefix}")
+    return "(?:" + "|".join(forms) + ")"
+
+
+_PREFIX4 = "(?:3[0-2]|[12]?[0-9])"
+_PREFIX6 = "(?:12[0-8]|1[01][0-9]|[1-9]?[0-9])"
+IP_PATTERNS = {
+    "ipvanyaddress": f"^(?:{IPV4}|{IPV6})$",
+    "ipv4interface": f"^{IPV4}(?:/{_PREFIX4})?$",
+    "ipv6interface": f"^{IPV6}(?:/{_PREFIX6})?$",
+    "ipvanyinterface": f"^(?:{IPV4}(?:/{_PREFIX4})?|{IPV6}(?:/{_PREFIX6})?)$",
+    "ipv4network": f"^{_ipv4_network()}$",
+}
+"""Pydantic's IP formats as patterns (its IPv6 and any-version networks stay formats:
+reported approximated)."""
+
+
+def _ip_patterns(schema: Any) -> Any:
+    """``schema`` with each IP format of ``IP_PATTERNS`` replaced by its pattern."""
+    if isinstance(schema, list):
+        return [_ip_patterns(item) for item in schema]
+    if not isinstance(schema, dict):
+        return schema
+    out = {key: _ip_patterns(value) for key, value in schema.items()}
+    fmt = out.get("format")
+    if isinstance(fmt, str) and fmt in IP_PATTERNS and "pattern" not in out:
+        del out["format"]
+        out["pattern"] = IP_PATTERNS[fmt]
+    return out
 
 
 @cache
@@ -28,6 +82,9 @@ def _generator() -> type:
             # a URL with one host is among those it reads: spelled as format "uri"
             return _with_url({**super().multi_host_url_schema(schema), "format": "uri"}, schema)
 
+        def decimal_schema(self, schema: Any) -> Any:
+            return _decimal(schema)
+
     return WithUrls
 
 
@@ -38,3 +95,54 @@ def _with_url(out: dict[str, Any], core: Any) -> dict[str, Any]:
     if core.get("host_required"):
         constraints["host_required"] = True
     return {**out, "x-url": constraints} if constraints else out
+
+
+FLOAT_LIMIT = 10**308
+"""A JSON number for a ``Decimal`` past about 1.8e308 overflows the float Pydantic
+reads it as (``1e309`` fails; a plain integer of any size does not): numbers
+stay below this."""
+
+
+def _decimal(core: Any) -> dict[str, Any]:
+    """A ``Decimal``'s number and string, within ``max_digits`` and ``decimal_places``
+    (with only ``max_digits``, half of them after the point: fewer than it reads)."""
+    digits, places = core.get("max_digits"), core.get("decimal_places")
+    if digits is not None and places is None:
+        places = digits // 2
+    whole = None if digits is None else digits - places
+    limit = FLOAT_LIMIT if whole is None else min(FLOAT_LIMIT, 10**whole)
+    low = max(-limit, core["gt"]) if "gt" in core else -limit
+    high = min(limit, core["lt"]) if "lt" in core else limit
+    # Pydantic counts zero as a digit before the point: with none allowed, 0 < |x| < 1
+    spans = [(low, high)] if whole != 0 else [(max(low, 0), high), (low, min(high, 0))]
+    ranges = []
+    for start, stop in spans:
+        number: dict[str, Any] = {"type": "number", "exclusiveMinimum": _json_number(start),
+                                  "exclusiveMaximum": _json_number(stop)}
+        for key, keyword in (("ge", "minimum"), ("le", "maximum"), ("multiple_of", "multipleOf")):
+            if key in core:
+                number[keyword] = _json_number(core[key])
+        step = None if places is None else (10**-places if places else 1)
+        if step is not None and "multipleOf" in number:
+            number = {"allOf": [number, {"multipleOf": step}]}
+        elif step is not None:
+            number["multipleOf"] = step
+        ranges.append(number)
+    numbers = ranges[0] if len(ranges) == 1 else {"anyOf": ranges}
+    if any(key in core for key in ("gt", "ge", "lt", "le", "multiple_of")):
+        return numbers  # a string cannot be compared here: numbers only
+    if whole is None:
+        fraction = r"(?:\.[0-9]+)?" if places is None else (rf"(?:\.[0-9]{{1,{places}}})?" if places else "")
+        pattern = rf"^-?(?:0|[1-9][0-9]*){fraction}" + (r"(?:[eE][+-]?[0-9]{1,6})?$" if places is None else "$")
+    elif whole == 0:  # a digit that is not 0, at most ``places`` after the point
+        pattern = rf"^-?0\.[0-9]{{0,{places - 1}}}[1-9]$"
+    else:
+        integral = f"(?:0|[1-9][0-9]{{0,{whole - 1}}})"
+        pattern = rf"^-?{integral}" + (rf"(?:\.[0-9]{{1,{places}}})?$" if places else "$")
+    return {"anyOf": [numbers, {"type": "string", "pattern": pattern}]}
+
+
+def _json_number(value: Any) -> int | float:
+    """A bound as JSON writes it (a ``Decimal`` is no JSON value)."""
+    as_int = int(value)
+    return as_int if as_int == value else float(value)

@@ -1,0 +1,97 @@
+"""``structgen.pydantic_schema``: where Pydantic's JSON Schema says less than its
+validators check (a ``Decimal`` is any number or any string; an IP type's format
+is a name JSON Schema does not define), the schema structgen reads says it, and
+every value its grammar takes validates."""
+
+from __future__ import annotations
+
+import json
+import random
+from decimal import Decimal
+from ipaddress import IPv4Interface, IPv4Network, IPv6Interface, IPv6Network
+from typing import Any, Callable
+
+import pytest
+from pydantic import BaseModel, IPvAnyAddress, IPvAnyInterface, ValidationError, condecimal
+
+import structgen
+from schema2grammar import ENFORCED
+from structgen.pydantic_schema import model_schema
+
+
+def decimal_spelling(rng: random.Random) -> str:
+    sign = rng.choice(["", "", "-", "+"])
+    whole = rng.choice(["0", "00", "1", "12", "123", "999", "1000", "12345", "9" * 30, ""])
+    fraction = rng.choice(["", "", ".", ".0", ".5", ".50", ".05", ".123", ".999", ".00001"])
+    exponent = rng.choice(["", "", "", "e2", "E-2", "e+5", "e308", "e309", "e-400", "e1000000"])
+    text = sign + whole + fraction + exponent
+    return json.dumps(text) if rng.random() < 0.4 else text
+
+
+IPV6_SAMPLES = ["::1", "::", "1::", "fe80::1", "1:2:3:4:5:6:7:8", "::ffff:1.2.3.4", "1:::2", "2001:db8::"]
+
+
+def ip_spelling(rng: random.Random) -> str:
+    if rng.random() < 0.5:
+        octets = [str(rng.choice([0, 1, 4, 8, 10, 128, 192, 255, 256])) for _ in range(rng.choice([3, 4, 4, 4]))]
+        address = ".".join(octets)
+    else:
+        address = rng.choice(IPV6_SAMPLES)
+    if rng.random() < 0.6:
+        address += "/" + str(rng.choice([0, 1, 7, 8, 16, 24, 25, 31, 32, 33, 64, 128, 129]))
+    return json.dumps(address)
+
+
+CASES: list[tuple[Any, Callable[[random.Random], str]]] = [
+    (Decimal, decimal_spelling),
+    (condecimal(max_digits=5, decimal_places=2), decimal_spelling),
+    (condecimal(max_digits=4), decimal_spelling),
+    (condecimal(decimal_places=1), decimal_spelling),
+    (condecimal(max_digits=2, decimal_places=2), decimal_spelling),
+    (condecimal(gt=1, le=5, multiple_of=Decimal("0.5")), decimal_spelling),
+    (IPvAnyAddress, ip_spelling),
+    (IPv4Interface, ip_spelling),
+    (IPv6Interface, ip_spelling),
+    (IPvAnyInterface, ip_spelling),
+    (IPv4Network, ip_spelling),
+]
+
+
+@pytest.mark.parametrize(("annotation", "spell"), CASES, ids=lambda value: getattr(value, "__name__", str(value)))
+def test_every_value_the_grammar_takes_validates(annotation: Any, spell: Callable[[random.Random], str]) -> None:
+    model = type("Holder", (BaseModel,), {"__annotations__": {"v": annotation}})
+    grammar = structgen.Grammar.from_pydantic(model)
+    assert all(entry.status == ENFORCED for entry in grammar.report.entries)
+    rng = random.Random(3)
+    taken = 0
+    for _ in range(1500):
+        text = '{"v":' + spell(rng) + "}"
+        if grammar.accepts(text):
+            taken += 1
+            model.model_validate_json(text)  # raises where the grammar took what Pydantic refuses
+    assert taken >= 1  # values were taken, not only refused
+
+
+def test_decimal_digits_and_places_are_bounds_and_a_step() -> None:
+    model = type("Price", (BaseModel,), {"__annotations__": {"v": condecimal(max_digits=5, decimal_places=2)}})
+    schema = model_schema(model)["properties"]["v"]
+    number = {"type": "number", "exclusiveMinimum": -1000, "exclusiveMaximum": 1000, "multipleOf": 0.01}
+    assert schema["anyOf"][0] == number
+    grammar = structgen.Grammar.from_pydantic(model)
+    for text, valid in [("999.99", True), ("-999.99", True), ("1000", False), ("0.001", False), ('"999.99"', True),
+                        ('"1e2"', False)]:
+        assert grammar.accepts('{"v":' + text + "}") is valid, text
+
+
+def test_ipv6_networks_stay_reported_approximated() -> None:
+    model = type("Net", (BaseModel,), {"__annotations__": {"v": IPv6Network}})
+    grammar = structgen.Grammar.from_pydantic(model)
+    assert [entry.keyword for entry in grammar.report.entries if entry.status != ENFORCED] == ["format"]
+
+
+def test_a_network_with_host_bits_is_refused() -> None:
+    model = type("Net", (BaseModel,), {"__annotations__": {"v": IPv4Network}})
+    grammar = structgen.Grammar.from_pydantic(model)
+    assert grammar.accepts('{"v":"10.1.0.0/16"}') and not grammar.accepts('{"v":"10.1.2.0/16"}')
+    with pytest.raises(ValidationError):
+        model.model_validate_json('{"v":"10.1.2.0/16"}')
