@@ -10,7 +10,11 @@ grammar takes only what the model reads:
   decimal notation (none beside other bounds: a string cannot compare);
 - IP types: their own format names (``ipvanyaddress``, ``ipv4interface``, ...),
   which JSON Schema does not define, as the patterns of the addresses,
-  interfaces and IPv4 networks they read.
+  interfaces and IPv4 networks they read;
+- ``UUID4`` and its kin (format ``uuid4``, undefined too): the pattern of a UUID
+  of that version and of RFC 4122's variant;
+- ``NaiveDatetime`` (format ``date-time``, which requires an offset that it
+  refuses): a date and a time without one.
 """
 
 from __future__ import annotations
@@ -18,12 +22,12 @@ from __future__ import annotations
 from functools import cache
 from typing import Any
 
-from schema2grammar.formats import DEC_OCTET, IPV4, IPV6
+from schema2grammar.formats import DEC_OCTET, FORMATS, IPV4, IPV6
 
 
 def model_schema(model: Any) -> dict[str, Any]:
     """``model.model_json_schema()`` with what its validators check spelled out."""
-    schema: dict[str, Any] = _ip_patterns(model.model_json_schema(schema_generator=_generator()))
+    schema: dict[str, Any] = _format_patterns(model.model_json_schema(schema_generator=_generator()))
     return schema
 
 
@@ -44,28 +48,37 @@ def _ipv4_network() -> str:
 
 _PREFIX4 = "(?:3[0-2]|[12]?[0-9])"
 _PREFIX6 = "(?:12[0-8]|1[01][0-9]|[1-9]?[0-9])"
-IP_PATTERNS = {
+def _uuid(version: int) -> str:
+    """A UUID of ``version`` and of RFC 4122's variant (Python's ``UUID.version`` is
+    None for the others, which Pydantic then refuses)."""
+    hex_digit = "[0-9a-fA-F]"
+    groups = f"{hex_digit}{{8}}-{hex_digit}{{4}}-{version}{hex_digit}{{3}}-[89abAB]{hex_digit}{{3}}"
+    return f"^{groups}-{hex_digit}{{12}}$"
+
+
+FORMAT_PATTERNS = {
     "ipvanyaddress": f"^(?:{IPV4}|{IPV6})$",
     "ipv4interface": f"^{IPV4}(?:/{_PREFIX4})?$",
     "ipv6interface": f"^{IPV6}(?:/{_PREFIX6})?$",
     "ipvanyinterface": f"^(?:{IPV4}(?:/{_PREFIX4})?|{IPV6}(?:/{_PREFIX6})?)$",
     "ipv4network": f"^{_ipv4_network()}$",
+    **{f"uuid{version}": _uuid(version) for version in range(1, 9)},
 }
-"""Pydantic's IP formats as patterns (its IPv6 and any-version networks stay formats:
-reported approximated)."""
+"""Pydantic's own formats as patterns (its IPv6 and any-version networks stay
+formats: reported approximated)."""
 
 
-def _ip_patterns(schema: Any) -> Any:
-    """``schema`` with each IP format of ``IP_PATTERNS`` replaced by its pattern."""
+def _format_patterns(schema: Any) -> Any:
+    """``schema`` with each format of ``FORMAT_PATTERNS`` replaced by its pattern."""
     if isinstance(schema, list):
-        return [_ip_patterns(item) for item in schema]
+        return [_format_patterns(item) for item in schema]
     if not isinstance(schema, dict):
         return schema
-    out = {key: _ip_patterns(value) for key, value in schema.items()}
+    out = {key: _format_patterns(value) for key, value in schema.items()}
     fmt = out.get("format")
-    if isinstance(fmt, str) and fmt in IP_PATTERNS and "pattern" not in out:
+    if isinstance(fmt, str) and fmt in FORMAT_PATTERNS and "pattern" not in out:
         del out["format"]
-        out["pattern"] = IP_PATTERNS[fmt]
+        out["pattern"] = FORMAT_PATTERNS[fmt]
     return out
 
 
@@ -84,6 +97,13 @@ def _generator() -> type:
 
         def decimal_schema(self, schema: Any) -> Any:
             return _decimal(schema)
+
+
+        def datetime_schema(self, schema: Any) -> Any:
+            if schema.get("tz_constraint") != "naive":
+                return super().datetime_schema(schema)
+            time = r"(?:[01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](?:\.[0-9]+)?"
+            return {"type": "string", "pattern": f"^{FORMATS['date']}[Tt]{time}$"}
 
     return WithUrls
 

@@ -1,7 +1,8 @@
 """``structgen.pydantic_schema``: where Pydantic's JSON Schema says less than its
-validators check (a ``Decimal`` is any number or any string; an IP type's format
-is a name JSON Schema does not define), the schema structgen reads says it, and
-every value its grammar takes validates."""
+validators check (a ``Decimal`` is any number or any string; an IP type's or a
+``UUID4``'s format is a name JSON Schema does not define; a ``NaiveDatetime`` is a
+``date-time``, which needs the offset it refuses), the schema structgen reads
+says it, and every value its grammar takes validates."""
 
 from __future__ import annotations
 
@@ -12,7 +13,17 @@ from ipaddress import IPv4Interface, IPv4Network, IPv6Interface, IPv6Network
 from typing import Any, Callable
 
 import pytest
-from pydantic import BaseModel, IPvAnyAddress, IPvAnyInterface, ValidationError, condecimal
+from pydantic import (
+    UUID1,
+    UUID4,
+    AwareDatetime,
+    BaseModel,
+    IPvAnyAddress,
+    IPvAnyInterface,
+    NaiveDatetime,
+    ValidationError,
+    condecimal,
+)
 
 import structgen
 from schema2grammar import ENFORCED
@@ -42,6 +53,17 @@ def ip_spelling(rng: random.Random) -> str:
     return json.dumps(address)
 
 
+def uuid_spelling(rng: random.Random) -> str:
+    version, variant = rng.choice("0123456789abcdef"), rng.choice("0123456789abcdef")
+    return json.dumps(f"12345678-1234-{version}234-{variant}234-123456789abc")
+
+
+def datetime_spelling(rng: random.Random) -> str:
+    offset = rng.choice(["", "", "Z", "z", "+01:00", "-23:59"])
+    return json.dumps(rng.choice(["2024-02-29", "2023-02-29", "0001-01-01"]) + rng.choice(["T", "t", " "])
+                      + rng.choice(["00:00:00", "23:59:59.123456789", "24:00:00", "12:00:60"]) + offset)
+
+
 CASES: list[tuple[Any, Callable[[random.Random], str]]] = [
     (Decimal, decimal_spelling),
     (condecimal(max_digits=5, decimal_places=2), decimal_spelling),
@@ -54,6 +76,10 @@ CASES: list[tuple[Any, Callable[[random.Random], str]]] = [
     (IPv6Interface, ip_spelling),
     (IPvAnyInterface, ip_spelling),
     (IPv4Network, ip_spelling),
+    (UUID4, uuid_spelling),
+    (UUID1, uuid_spelling),
+    (NaiveDatetime, datetime_spelling),
+    (AwareDatetime, datetime_spelling),
 ]
 
 
