@@ -14,11 +14,15 @@ grammar takes only what the model reads:
 - ``UUID4`` and its kin (format ``uuid4``, undefined too): the pattern of a UUID
   of that version and of RFC 4122's variant;
 - ``NaiveDatetime`` (format ``date-time``, which requires an offset that it
-  refuses): a date and a time without one.
+  refuses): a date and a time without one;
+- a float's exclusive bound: Pydantic compares the float a number rounds to
+  (``0.99999999999999999999`` is 1.0, not below 1; ``-6e-7474`` is -0.0, not
+  below 0), so it is the inclusive bound of the next float inside.
 """
 
 from __future__ import annotations
 
+import math
 from functools import cache
 from typing import Any
 
@@ -99,6 +103,9 @@ def _generator() -> type:
             return _decimal(schema)
 
 
+        def float_schema(self, schema: Any) -> Any:
+            return _inclusive_float_bounds(super().float_schema(schema))
+
         def datetime_schema(self, schema: Any) -> Any:
             if schema.get("tz_constraint") != "naive":
                 return super().datetime_schema(schema)
@@ -166,3 +173,16 @@ def _json_number(value: Any) -> int | float:
     """A bound as JSON writes it (a ``Decimal`` is no JSON value)."""
     as_int = int(value)
     return as_int if as_int == value else float(value)
+
+
+def _inclusive_float_bounds(out: dict[str, Any]) -> dict[str, Any]:
+    """``exclusiveMaximum``/``exclusiveMinimum`` as the inclusive bound of the next
+    float inside them: a number at most that rounds to at most that float."""
+    out = dict(out)
+    if "exclusiveMaximum" in out:
+        below = math.nextafter(float(out.pop("exclusiveMaximum")), -math.inf)
+        out["maximum"] = min(below, out.get("maximum", math.inf))
+    if "exclusiveMinimum" in out:
+        above = math.nextafter(float(out.pop("exclusiveMinimum")), math.inf)
+        out["minimum"] = max(above, out.get("minimum", -math.inf))
+    return out

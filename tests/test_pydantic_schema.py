@@ -21,8 +21,10 @@ from pydantic import (
     IPvAnyAddress,
     IPvAnyInterface,
     NaiveDatetime,
+    NegativeFloat,
     ValidationError,
     condecimal,
+    confloat,
 )
 
 import structgen
@@ -64,6 +66,11 @@ def datetime_spelling(rng: random.Random) -> str:
                       + rng.choice(["00:00:00", "23:59:59.123456789", "24:00:00", "12:00:60"]) + offset)
 
 
+def float_spelling(rng: random.Random) -> str:
+    return rng.choice(["0", "1", "-1", "0.5", "0.99999999999999999999", "1.00000000000000000001", "1e-400", "-6e-7474",
+                       "0.9999999999999999", "5e-324", "-5e-324", "1e400", "2.5"])
+
+
 CASES: list[tuple[Any, Callable[[random.Random], str]]] = [
     (Decimal, decimal_spelling),
     (condecimal(max_digits=5, decimal_places=2), decimal_spelling),
@@ -80,6 +87,9 @@ CASES: list[tuple[Any, Callable[[random.Random], str]]] = [
     (UUID1, uuid_spelling),
     (NaiveDatetime, datetime_spelling),
     (AwareDatetime, datetime_spelling),
+    (confloat(gt=0, lt=1), float_spelling),
+    (NegativeFloat, float_spelling),
+    (confloat(ge=-1, lt=2.5), float_spelling),
 ]
 
 
