@@ -50,8 +50,6 @@ def _ipv4_network() -> str:
     return "(?:" + "|".join(forms) + ")"
 
 
-_PREFIX4 = "(?:3[0-2]|[12]?[0-9])"
-_PREFIX6 = "(?:12[0-8]|1[01][0-9]|[1-9]?[0-9])"
 def _uuid(version: int) -> str:
     """A UUID of ``version`` and of RFC 4122's variant (Python's ``UUID.version`` is
     None for the others, which Pydantic then refuses)."""
@@ -60,6 +58,8 @@ def _uuid(version: int) -> str:
     return f"^{groups}-{hex_digit}{{12}}$"
 
 
+_PREFIX4 = "(?:3[0-2]|[12]?[0-9])"
+_PREFIX6 = "(?:12[0-8]|1[01][0-9]|[1-9]?[0-9])"
 FORMAT_PATTERNS = {
     "ipvanyaddress": f"^(?:{IPV4}|{IPV6})$",
     "ipv4interface": f"^{IPV4}(?:/{_PREFIX4})?$",
@@ -91,7 +91,7 @@ def _generator() -> type:
     """The schema generator (built on first use: Pydantic is imported only when a model comes)."""
     from pydantic.json_schema import GenerateJsonSchema
 
-    class WithUrls(GenerateJsonSchema):  # type: ignore[misc]  # (Pydantic is not type-checked here)
+    class AsValidated(GenerateJsonSchema):  # type: ignore[misc]  # (Pydantic is not type-checked here)
         def url_schema(self, schema: Any) -> Any:
             return _with_url(super().url_schema(schema), schema)
 
@@ -102,7 +102,6 @@ def _generator() -> type:
         def decimal_schema(self, schema: Any) -> Any:
             return _decimal(schema)
 
-
         def float_schema(self, schema: Any) -> Any:
             return _inclusive_float_bounds(super().float_schema(schema))
 
@@ -112,7 +111,7 @@ def _generator() -> type:
             time = r"(?:[01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](?:\.[0-9]+)?"
             return {"type": "string", "pattern": f"^{FORMATS['date']}[Tt]{time}$"}
 
-    return WithUrls
+    return AsValidated
 
 
 def _with_url(out: dict[str, Any], core: Any) -> dict[str, Any]:
@@ -179,10 +178,11 @@ def _inclusive_float_bounds(out: dict[str, Any]) -> dict[str, Any]:
     """``exclusiveMaximum``/``exclusiveMinimum`` as the inclusive bound of the next
     float inside them: a number at most that rounds to at most that float."""
     out = dict(out)
-    if "exclusiveMaximum" in out:
-        below = math.nextafter(float(out.pop("exclusiveMaximum")), -math.inf)
-        out["maximum"] = min(below, out.get("maximum", math.inf))
-    if "exclusiveMinimum" in out:
-        above = math.nextafter(float(out.pop("exclusiveMinimum")), math.inf)
-        out["minimum"] = max(above, out.get("minimum", -math.inf))
+    for exclusive, inclusive, inward, tighter in (
+        ("exclusiveMaximum", "maximum", -math.inf, min),
+        ("exclusiveMinimum", "minimum", math.inf, max),
+    ):
+        if exclusive in out:  # a bound Pydantic holds is a float (infinity too: the next inside is the largest)
+            next_inside = math.nextafter(float(out.pop(exclusive)), inward)
+            out[inclusive] = tighter(next_inside, out[inclusive]) if inclusive in out else next_inside
     return out
