@@ -11,7 +11,11 @@ for a duration's designators (below).
 
 from __future__ import annotations
 
+import calendar
+import datetime
 import re
+
+from schema2grammar import regexes
 
 DEC_OCTET = "(?:25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])"
 """0-255 without leading zeros."""
@@ -231,6 +235,58 @@ def _class(chars: set[str]) -> str:
 
 def _escape(char: str) -> str:
     return "\\" + char if char in "\\]^-[" else char
+
+
+_MONTH_DAYS = (
+    "(?:(?:0[13578]|1[02])-(?:0[1-9]|[12][0-9]|3[01])|(?:0[469]|11)-(?:0[1-9]|[12][0-9]|30)"
+    "|02-(?:0[1-9]|1[0-9]|2[0-8]))"
+)
+"""Every month and day of a year but February 29."""
+
+
+def date_range(low: datetime.date, high: datetime.date) -> str | None:
+    """RFC 3339 full-dates from ``low`` to ``high`` (both included; None when none):
+    the days of the first and last years month by month, the years between
+    whole, with February 29 in their leap years."""
+    if low > high:
+        return None
+    if low.year == high.year:
+        return _within_year(low, high)
+    parts = [_within_year(low, datetime.date(low.year, 12, 31))]
+    if high.year - low.year > 1:
+        first, last = low.year + 1, high.year - 1
+        years = "|".join(regexes.digits_between(f"{first:04d}", f"{last:04d}"))
+        parts.append(f"(?:{years})-{_MONTH_DAYS}")
+        leap = _leap_years(first, last)
+        if leap:
+            parts.append(f"(?:{'|'.join(leap)})-02-29")
+    parts.append(_within_year(datetime.date(high.year, 1, 1), high))
+    return "(?:" + "|".join(parts) + ")"
+
+
+def _within_year(low: datetime.date, high: datetime.date) -> str:
+    """The dates from ``low`` to ``high``, of one year."""
+    months = []
+    for month in range(low.month, high.month + 1):
+        first = low.day if month == low.month else 1
+        last = high.day if month == high.month else calendar.monthrange(low.year, month)[1]
+        days = "|".join(regexes.digits_between(f"{first:02d}", f"{last:02d}"))
+        months.append(f"{month:02d}-(?:{days})")
+    return f"{low.year:04d}-(?:{'|'.join(months)})"
+
+
+def _leap_years(first: int, last: int) -> list[str]:
+    """The leap years from ``first`` to ``last``, as alternatives: whole centuries
+    by their last two digits, the others one by one."""
+    out = []
+    for century in range(first // 100, last // 100 + 1):
+        start, stop = max(first, century * 100), min(last, century * 100 + 99)
+        if (start, stop) == (century * 100, century * 100 + 99):
+            ends = "0[48]|[2468][048]|[13579][26]" + ("|00" if century % 4 == 0 else "")
+            out.append(f"{century:02d}(?:{ends})")
+        else:
+            out += [f"{year:04d}" for year in range(start, stop + 1) if calendar.isleap(year)]
+    return out
 
 
 FORMATS = {

@@ -160,7 +160,7 @@ def natural_range(low: int, high: int | None) -> list[str]:
         first = max(low, 10 ** (length - 1) if length > 1 else 0)
         last = min(top, 10**length - 1)
         if first <= last:
-            parts.extend(_same_length(str(first), str(last)))
+            parts.extend(digits_between(str(first), str(last)))
         if high is None:
             parts.append(f"[1-9][0-9]{{{length},}}")
             return parts
@@ -169,8 +169,8 @@ def natural_range(low: int, high: int | None) -> list[str]:
         length += 1
 
 
-def _same_length(low: str, high: str) -> list[str]:
-    """Digit strings of one length between ``low`` and ``high``."""
+def digits_between(low: str, high: str) -> list[str]:
+    """Digit strings of one length between ``low`` and ``high`` (of that length), as alternatives."""
     if low == high:
         return [low]
     if len(low) == 1:
@@ -179,9 +179,9 @@ def _same_length(low: str, high: str) -> list[str]:
     if low[1:] == "0" * rest and high[1:] == "9" * rest:
         return [f"[{low[0]}-{high[0]}][0-9]{{{rest}}}"]
     if low[0] == high[0]:
-        return [low[0] + "(?:" + "|".join(_same_length(low[1:], high[1:])) + ")"]
-    parts = [low[0] + "(?:" + "|".join(_same_length(low[1:], "9" * rest)) + ")"]
+        return [low[0] + "(?:" + "|".join(digits_between(low[1:], high[1:])) + ")"]
+    parts = [low[0] + "(?:" + "|".join(digits_between(low[1:], "9" * rest)) + ")"]
     if int(high[0]) - int(low[0]) > 1:
         parts.append(f"[{int(low[0]) + 1}-{int(high[0]) - 1}][0-9]{{{rest}}}")
-    parts.append(high[0] + "(?:" + "|".join(_same_length("0" * rest, high[1:])) + ")")
+    parts.append(high[0] + "(?:" + "|".join(digits_between("0" * rest, high[1:])) + ")")
     return parts

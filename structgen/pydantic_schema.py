@@ -17,16 +17,21 @@ grammar takes only what the model reads:
   refuses): a date and a time without one;
 - a float's exclusive bound: Pydantic compares the float a number rounds to
   (``0.99999999999999999999`` is 1.0, not below 1; ``-6e-7474`` is -0.0, not
-  below 0), so it is the inclusive bound of the next float inside.
+  below 0), so it is the inclusive bound of the next float inside;
+- a date's bounds (``condate``, ``Field(gt=date(...))``), which the schema leaves
+  out, and ``PastDate``/``FutureDate``: a pattern of the dates in range, the
+  past and future as of the day the schema is built, two days apart from it
+  (Pydantic's today is local time).
 """
 
 from __future__ import annotations
 
+import datetime
 import math
 from functools import cache
 from typing import Any
 
-from schema2grammar.formats import DEC_OCTET, FORMATS, IPV4, IPV6
+from schema2grammar.formats import DEC_OCTET, FORMATS, IPV4, IPV6, date_range
 
 
 def model_schema(model: Any) -> dict[str, Any]:
@@ -104,6 +109,12 @@ def _generator() -> type:
 
         def float_schema(self, schema: Any) -> Any:
             return _inclusive_float_bounds(super().float_schema(schema))
+
+        def date_schema(self, schema: Any) -> Any:
+            if not any(key in schema for key in ("gt", "ge", "lt", "le", "now_op")):
+                return super().date_schema(schema)
+            dates = _date_range(schema)
+            return {"not": {}} if dates is None else {"type": "string", "pattern": f"^{dates}$"}  # none: no date
 
         def datetime_schema(self, schema: Any) -> Any:
             if schema.get("tz_constraint") != "naive":
@@ -186,3 +197,33 @@ def _inclusive_float_bounds(out: dict[str, Any]) -> dict[str, Any]:
             next_inside = math.nextafter(float(out.pop(exclusive)), inward)
             out[inclusive] = tighter(next_inside, out[inclusive]) if inclusive in out else next_inside
     return out
+
+
+NOW_MARGIN = datetime.timedelta(days=2)
+"""How far from the day a schema is built ``PastDate`` and ``FutureDate`` stop:
+today differs across time zones by up to a day either way."""
+
+
+def _date_range(core: Any) -> str | None:
+    """The dates a bounded date schema reads, as a regex (None: none)."""
+    low, high = datetime.date.min, datetime.date.max
+    day = datetime.timedelta(days=1)
+    if "ge" in core:
+        low = max(low, core["ge"])
+    if "gt" in core:
+        if core["gt"] >= datetime.date.max:
+            return None
+        low = max(low, core["gt"] + day)
+    if "le" in core:
+        high = min(high, core["le"])
+    if "lt" in core:
+        if core["lt"] <= datetime.date.min:
+            return None
+        high = min(high, core["lt"] - day)
+    today = datetime.date.today()
+    if core.get("now_op") == "past":
+        high = min(high, today - NOW_MARGIN)
+    elif core.get("now_op") == "future":
+        low = max(low, today + NOW_MARGIN)
+    dates: str | None = date_range(low, high)
+    return dates

@@ -1,13 +1,15 @@
 """``structgen.pydantic_schema``: where Pydantic's JSON Schema says less than its
 validators check (a ``Decimal`` is any number or any string; an IP type's or a
 ``UUID4``'s format is a name JSON Schema does not define; a ``NaiveDatetime`` is a
-``date-time``, which needs the offset it refuses), the schema structgen reads
-says it, and every value its grammar takes validates."""
+``date-time``, which needs the offset it refuses; a date's bounds are left out),
+the schema structgen reads says it, and every value its grammar takes validates."""
 
 from __future__ import annotations
 
+import datetime
 import json
 import random
+import re
 from decimal import Decimal
 from ipaddress import IPv4Interface, IPv4Network, IPv6Interface, IPv6Network
 from typing import Any, Callable
@@ -18,17 +20,21 @@ from pydantic import (
     UUID4,
     AwareDatetime,
     BaseModel,
+    FutureDate,
     IPvAnyAddress,
     IPvAnyInterface,
     NaiveDatetime,
     NegativeFloat,
+    PastDate,
     ValidationError,
+    condate,
     condecimal,
     confloat,
 )
 
 import structgen
 from schema2grammar import ENFORCED
+from schema2grammar.formats import date_range
 from structgen.pydantic_schema import model_schema
 
 
@@ -131,3 +137,41 @@ def test_a_network_with_host_bits_is_refused() -> None:
     assert grammar.accepts('{"v":"10.1.0.0/16"}') and not grammar.accepts('{"v":"10.1.2.0/16"}')
     with pytest.raises(ValidationError):
         model.model_validate_json('{"v":"10.1.2.0/16"}')
+
+
+def test_date_bounds_and_past_or_future_dates_are_ranges() -> None:
+    """Pydantic writes a bounded date, a ``PastDate`` and a ``FutureDate`` as any
+    ``date``; the grammar takes the dates in range (past and future two days
+    away from today, whatever Pydantic's time zone), and every one validates."""
+    today = datetime.date.today()
+    rng = random.Random(9)
+    for annotation in (PastDate, FutureDate, condate(gt=datetime.date(2020, 1, 1), le=datetime.date(2030, 6, 30))):
+        model = type("Day", (BaseModel,), {"__annotations__": {"v": annotation}})
+        grammar = structgen.Grammar.from_pydantic(model)
+        taken = 0
+        for _ in range(1000):
+            day = today + datetime.timedelta(days=rng.randint(-5000, 5000))
+            text = json.dumps({"v": day.isoformat()})
+            if grammar.accepts(text):
+                taken += 1
+                model.model_validate_json(text)
+        assert taken >= 100
+    past = structgen.Grammar.from_pydantic(type("Past", (BaseModel,), {"__annotations__": {"v": PastDate}}))
+    assert past.accepts(json.dumps({"v": (today - datetime.timedelta(days=2)).isoformat()}))
+    assert not past.accepts(json.dumps({"v": (today - datetime.timedelta(days=1)).isoformat()}))
+
+
+def test_a_date_range_is_exact() -> None:
+    rng = random.Random(4)
+    for _ in range(40):
+        low = datetime.date.fromordinal(rng.randint(1, 3_652_059))
+        high = low + datetime.timedelta(days=rng.choice([0, 1, 59, 400, 40_000]))
+        if high.year > 9999:
+            continue
+        pattern = re.compile(date_range(low, high) or "")
+        for _ in range(100):
+            ordinal = rng.randint(max(1, low.toordinal() - 500), min(3_652_059, high.toordinal() + 500))
+            day = datetime.date.fromordinal(ordinal)
+            assert bool(pattern.fullmatch(day.isoformat())) == (low <= day <= high), (low, high, day)
+        assert not pattern.fullmatch(f"{low.year:04d}-02-30")
+    assert date_range(datetime.date(2024, 1, 2), datetime.date(2024, 1, 1)) is None
