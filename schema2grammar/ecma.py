@@ -194,7 +194,7 @@ class _Parser:
                 continue
             ranges += low
         self.at += 1
-        merged = _normalize(ranges)
+        merged = normalize(ranges)
         return _negate(merged) if negated else merged
 
     def class_atom(self) -> Ranges:
@@ -249,7 +249,8 @@ def _one(code: int) -> Ranges:
     return [(code, code)]
 
 
-def _normalize(ranges: Ranges) -> Ranges:
+def normalize(ranges: Ranges) -> Ranges:
+    """``ranges`` sorted, with overlapping and adjacent ones merged."""
     out: Ranges = []
     for low, high in sorted(ranges):
         if out and low <= out[-1][1] + 1:
@@ -262,7 +263,7 @@ def _normalize(ranges: Ranges) -> Ranges:
 def _negate(ranges: Ranges) -> Ranges:
     out: Ranges = []
     start = 0
-    for low, high in _normalize(ranges):
+    for low, high in normalize(ranges):
         if low > start:
             out.append((start, low - 1))
         start = high + 1

@@ -15,7 +15,7 @@ import calendar
 import datetime
 import re
 
-from schema2grammar import regexes
+from schema2grammar import ecma, regexes
 
 DEC_OCTET = "(?:25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])"
 """0-255 without leading zeros."""
@@ -150,7 +150,7 @@ def _domain() -> str:
     unreserved characters and sub-delimiters, none starting ``xn--``, and a last
     one (before an optional final dot) that is not a number: not all digits,
     not ``0x`` and hex digits."""
-    chars = set(_chars(_UNRESERVED + _SUB_DELIMS)) - {"."}
+    chars = _chars(_UNRESERVED + _SUB_DELIMS) - {"."}
     any_char = _class(chars)
     label = f"(?:{_not_xn(chars)})"
     non_digit = _class(chars - set("0123456789xX"))
@@ -184,8 +184,8 @@ def _insensitive(word: str) -> str:
 
 def _scheme_except(words: tuple[str, ...]) -> str:
     """A scheme (RFC 3986) that is none of ``words`` (lower case) in any case."""
-    first = set(_chars("A-Za-z"))
-    rest = set(_chars(r"A-Za-z0-9+\-."))
+    first = _chars("A-Za-z")
+    rest = _chars(r"A-Za-z0-9+\-.")
 
     def other_than(prefixes: list[str], allowed: set[str], ended: bool) -> str:
         # strings that, after a common prefix, leave every word in ``prefixes`` (their rests)
@@ -200,41 +200,15 @@ def _scheme_except(words: tuple[str, ...]) -> str:
     return other_than(list(words), first, True)
 
 
-def _chars(spec: str) -> str:
+def _chars(spec: str) -> set[str]:
     """The characters of a regex class body like ``A-Za-z0-9\\-._~``."""
-    out = []
-    i = 0
-    while i < len(spec):
-        c = spec[i]
-        if c == "\\":
-            out.append(spec[i + 1])
-            i += 2
-        elif i + 2 < len(spec) and spec[i + 1] == "-":
-            out.extend(chr(code) for code in range(ord(c), ord(spec[i + 2]) + 1))
-            i += 3
-        else:
-            out.append(c)
-            i += 1
-    return "".join(out)
+    (members,) = ecma.parse(f"[{spec}]").children
+    return {chr(code) for low, high in members.ranges for code in range(low, high + 1)}
 
 
 def _class(chars: set[str]) -> str:
-    """A regex class of ``chars`` (ASCII), runs written as ranges."""
-    codes = sorted(ord(c) for c in chars)
-    parts = []
-    i = 0
-    while i < len(codes):
-        j = i
-        while j + 1 < len(codes) and codes[j + 1] == codes[j] + 1:
-            j += 1
-        low, high = (_escape(chr(codes[i])), _escape(chr(codes[j])))
-        parts.append(low if i == j else f"{low}{high}" if j == i + 1 else f"{low}-{high}")
-        i = j + 1
-    return "[" + "".join(parts) + "]"
-
-
-def _escape(char: str) -> str:
-    return "\\" + char if char in "\\]^-[" else char
+    """A regex class of ``chars``, runs written as ranges."""
+    return ecma.python_set(ecma.normalize([(ord(c), ord(c)) for c in chars]))
 
 
 _MONTH_DAYS = (
@@ -292,8 +266,7 @@ def _leap_years(first: int, last: int) -> list[str]:
 FORMATS = {
     # RFC 3339 full-date: years 0001-9999 (Python's and Pydantic's dates have no
     # year 0), each month's own days, February 29 only in leap years
-    "date": r"(?:(?:[1-9][0-9]{3}|0[1-9][0-9]{2}|00[1-9][0-9]|000[1-9])-(?:(?:0[13578]|1[02])-(?:0[1-9]|[12][0-9]|3[01])"
-    r"|(?:0[469]|11)-(?:0[1-9]|[12][0-9]|30)|02-(?:0[1-9]|1[0-9]|2[0-8]))"
+    "date": f"(?:(?:[1-9][0-9]{{3}}|0[1-9][0-9]{{2}}|00[1-9][0-9]|000[1-9])-{_MONTH_DAYS}"
     r"|(?:[0-9]{2}(?:0[48]|[2468][048]|[13579][26])|(?:[02468][48]|[2468]0|[13579][26])00)-02-29)",
     "time": r"(?:[01][0-9]|2[0-3]):[0-5][0-9]:(?:[0-5][0-9]|60)(?:\.[0-9]+)?(?:[zZ]|[+-](?:[01][0-9]|2[0-3]):[0-5][0-9])",
     "uuid": r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}",  # RFC 4122
