@@ -138,8 +138,9 @@ def run_cell(
 
 
 def machine() -> dict[str, Any]:
-    # the checkout's commit; the run imports the installed build, which may be older
-    commit = _git("rev-parse", "--short", "HEAD")
+    # the checkout's commit; the run imports the installed build, which may be older.
+    # A copy of the tree without .git names it in STRUCTGEN_COMMIT.
+    commit = os.environ.get("STRUCTGEN_COMMIT") or _git("rev-parse", "--short", "HEAD")
     if _git("status", "--porcelain", "--", "structgen"):
         commit += " + uncommitted structgen/ changes"
     return {

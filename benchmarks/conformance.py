@@ -4,7 +4,7 @@ llguidance on the same schemas, in one run) and the official JSON-Schema-Test-Su
 
 Run: .venv/bin/python benchmarks/conformance.py [--suite .cache/jsonschema-4.26.0/json/tests]
      [--maskbench PATH] [--every K] [--limit N] [--id ID ...] [--schema-timeout S]
-     [--no-peers] [--skip-maskbench] [--skip-suite] [--out benchmarks/conformance.json]
+     [--jobs N] [--engine NAME ... | --no-peers] [--skip-maskbench] [--skip-suite] [--out benchmarks/conformance.json]
      [--markdown benchmarks/CONFORMANCE.md]
 """
 
@@ -32,13 +32,14 @@ HERE = Path(__file__).resolve().parent
 def main() -> None:
     args = parse_args()
     started = time.perf_counter()
-    engine_names = ["structgen"] if args.no_peers else list(ENGINES)
+    engine_names = ["structgen"] if args.no_peers else args.engine or list(ENGINES)
     results: dict[str, Any] = {
         "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
         "command": shlex.join([Path(sys.executable).name, *sys.argv]),
         "machine": machine(),
         "versions": {name: engine_version(name) for name in engine_names},
         "schema_timeout_s": args.schema_timeout,
+        "jobs": args.jobs,
     }
     if not args.skip_maskbench:
         path = workloads.maskbench_path(args.maskbench)
@@ -48,7 +49,7 @@ def main() -> None:
         if chosen and not args.id:
             sample += f" ({', '.join(chosen)})"
         results["maskbench"] = {"sample": sample, "vocab": maskbench.VOCAB,
-                                **maskbench.measure(records, engine_names, args.schema_timeout)}
+                                **maskbench.measure(records, engine_names, args.schema_timeout, args.jobs)}
     if not args.skip_suite:
         results["test_suite"] = {"source": str(args.suite), **schema_test_suite.measure(args.suite, args.schema_timeout)}
     results["wall_s"] = round(time.perf_counter() - started, 1)
@@ -67,6 +68,11 @@ def parse_args() -> argparse.Namespace:
     parser.add_argument("--id", action="append", default=[], help="only this MaskBench schema (repeatable)")
     parser.add_argument("--schema-timeout", type=float, default=60.0,
                         help="seconds per schema and engine (compile and every test) before the worker is killed")
+    parser.add_argument("--jobs", type=int, default=1,
+                        help="MaskBench schemas at a time, each in its own worker process (at most one per core: "
+                             "the times are per process)")
+    parser.add_argument("--engine", action="append", choices=list(ENGINES), default=[],
+                        help="only this engine on MaskBench (repeatable; default all)")
     parser.add_argument("--no-peers", action="store_true", help="structgen only, no XGrammar or llguidance")
     parser.add_argument("--skip-maskbench", action="store_true")
     parser.add_argument("--skip-suite", action="store_true")
@@ -75,6 +81,8 @@ def parse_args() -> argparse.Namespace:
     args = parser.parse_args()
     if args.every < 1:
         parser.error("--every must be at least 1")
+    if args.jobs < 1:
+        parser.error("--jobs must be at least 1")
     return args
 
 

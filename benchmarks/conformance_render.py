@@ -28,6 +28,7 @@ def markdown(results: dict[str, Any]) -> str:
         f"- structgen commit: {machine['structgen_commit']}",
         "- versions: " + ", ".join(f"{name} {v}" for name, v in results["versions"].items()),
         f"- time limit per schema and engine: {results['schema_timeout_s']} s (the worker process is killed)",
+        f"- schemas at a time: {results.get('jobs', 1)}, each in its own worker process",
         "",
     ]
     if "maskbench" in results:
