@@ -14,6 +14,7 @@ import argparse
 import datetime
 import json
 import shlex
+import signal
 import sys
 import time
 from pathlib import Path
@@ -31,6 +32,8 @@ HERE = Path(__file__).resolve().parent
 
 def main() -> None:
     args = parse_args()
+    signal.signal(signal.SIGINT, _stop)
+    signal.signal(signal.SIGTERM, _stop)
     started = time.perf_counter()
     engine_names = ["structgen"] if args.no_peers else args.engine or list(ENGINES)
     results: dict[str, Any] = {
@@ -48,14 +51,24 @@ def main() -> None:
         chosen = ([f"every {args.every}th"] if args.every > 1 else []) + ([f"at most {args.limit}"] if args.limit else [])
         if chosen and not args.id:
             sample += f" ({', '.join(chosen)})"
-        results["maskbench"] = {"sample": sample, "vocab": maskbench.VOCAB,
-                                **maskbench.measure(records, engine_names, args.schema_timeout, args.jobs)}
+        measured = maskbench.measure(records, engine_names, args.schema_timeout, args.jobs)
+        if "stopped_after" in measured:
+            sample += f", interrupted after the first {measured['stopped_after']}"
+        results["maskbench"] = {"sample": sample, "vocab": maskbench.VOCAB, **measured}
     if not args.skip_suite:
         results["test_suite"] = {"source": str(args.suite), **schema_test_suite.measure(args.suite, args.schema_timeout)}
     results["wall_s"] = round(time.perf_counter() - started, 1)
     args.out.write_text(json.dumps(results, indent=1, ensure_ascii=False) + "\n")
     args.markdown.write_text(conformance_render.markdown(results))
     print(f"wrote {args.out} and {args.markdown} in {results['wall_s']} s")
+
+
+def _stop(signum: int, frame: object) -> None:
+    """Ctrl-C or a time limit's SIGTERM (``timeout`` sends it twice: to the run, then
+    to its group) stops the run once; what is done is then written undisturbed."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    raise KeyboardInterrupt
 
 
 def parse_args() -> argparse.Namespace:

@@ -9,6 +9,7 @@ after a kill a fresh worker is started and set up again.
 from __future__ import annotations
 
 import multiprocessing
+import signal
 import traceback
 from collections.abc import Callable
 from multiprocessing.connection import Connection
@@ -20,6 +21,10 @@ CRASH = "crash"
 
 
 def _serve(conn: Connection, setup: Callable[..., Any], run: Callable[[Any, Any], Any], args: tuple[Any, ...]) -> None:
+    # Ctrl-C and a time limit's SIGTERM reach the whole process group: the parent
+    # alone handles them (it keeps what is done and kills its workers)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
     state = setup(*args)
     conn.send("ready")
     while True:
@@ -70,12 +75,12 @@ class Worker:
                 status, result = conn.recv()
                 return status, result
         except (EOFError, OSError, BrokenPipeError):
-            self._kill()
+            self.kill()
             return CRASH, "the worker process died"
-        self._kill()
+        self.kill()
         return TIMEOUT, None
 
-    def _kill(self) -> None:
+    def kill(self) -> None:
         if self.process is not None:
             self.process.kill()
             self.process.join()
@@ -90,4 +95,4 @@ class Worker:
                 pass
         if self.process is not None:
             self.process.join(timeout=10)
-        self._kill()
+        self.kill()

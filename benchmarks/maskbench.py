@@ -18,9 +18,10 @@ import json
 import queue
 import re
 import tempfile
+import threading
 import warnings
 from collections import Counter
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from time import perf_counter_ns
 from typing import Any
@@ -234,31 +235,55 @@ def measure(records: list[dict[str, Any]], engine_names: list[str], timeout_s: f
 
     ``jobs`` schemas run at a time, each in its own worker process (one schema's
     engines one after the other in the same worker), so a many-core machine runs
-    the whole file in minutes; the totals are added up in the file's order."""
+    the whole file in minutes; the totals are added up in the file's order. A run
+    interrupted (Ctrl-C, or SIGTERM from a time limit) keeps the schemas done so
+    far, and says where it stopped."""
     tallies = {name: Tally() for name in engine_names}
     idle: queue.SimpleQueue[Worker] = queue.SimpleQueue()
     workers = [Worker(setup, run, engine_names) for _ in range(jobs)]
     for worker in workers:
         idle.put(worker)
+    stopping = threading.Event()
 
     def one_schema(record: dict[str, Any]) -> list[tuple[str, Any]]:
         worker = idle.get()
         try:
-            return [worker.call((name, record), timeout_s) for name in engine_names]
+            return [worker.call((name, record), timeout_s) for name in engine_names if not stopping.is_set()]
         finally:
             idle.put(worker)
 
     rows = []
+    pool = ThreadPoolExecutor(max_workers=jobs)
     try:
-        with ThreadPoolExecutor(max_workers=jobs) as pool:
-            for count, (record, answers) in enumerate(zip(records, pool.map(one_schema, records)), 1):
-                row: dict[str, Any] = {"id": record["id"], "tests": len(record["tests"])}
-                for name, (status, result) in zip(engine_names, answers):
-                    row[name] = tallies[name].add(status, result)
-                rows.append(row)
-                outcomes = " ".join(f"{name}={row[name]['outcome']}" for name in engine_names)
-                print(f"[{count}/{len(records)}] {record['id']}: {outcomes}", flush=True)
-    finally:
-        for worker in workers:
-            worker.close()
-    return {"engines": {name: tally.summary() for name, tally in tallies.items()}, "schemas": rows}
+        futures = [pool.submit(one_schema, record) for record in records]
+        for count, (record, future) in enumerate(zip(records, futures), 1):
+            answers = _result(future)
+            row: dict[str, Any] = {"id": record["id"], "tests": len(record["tests"])}
+            for name, (status, result) in zip(engine_names, answers):
+                row[name] = tallies[name].add(status, result)
+            rows.append(row)
+            outcomes = " ".join(f"{name}={row[name]['outcome']}" for name in engine_names)
+            print(f"[{count}/{len(records)}] {record['id']}: {outcomes}", flush=True)
+    except KeyboardInterrupt:
+        print(f"interrupted: keeping the first {len(rows)} of {len(records)} schemas", flush=True)
+        stopping.set()
+        pool.shutdown(wait=False, cancel_futures=True)
+        for worker in workers:  # what a worker was running ends as a crash nobody reads
+            worker.kill()
+    pool.shutdown()
+    for worker in workers:
+        worker.close()
+    summary: dict[str, Any] = {"engines": {name: tally.summary() for name, tally in tallies.items()}, "schemas": rows}
+    if len(rows) < len(records):
+        summary["stopped_after"] = len(rows)
+    return summary
+
+
+def _result(future: Future[Any]) -> Any:
+    """A future's result, waited for in short naps: a signal another thread took
+    only runs its handler (Ctrl-C, SIGTERM) once the main thread wakes up."""
+    while True:
+        try:
+            return future.result(timeout=0.5)
+        except TimeoutError:
+            continue
