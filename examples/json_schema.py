@@ -34,3 +34,14 @@ text = Shape(kind="circle", center=Point(x=3, y=-4), label="origin").model_dump_
 for piece in ('{"kind": "', 'circle", "center": {"x": 3, "y": -4}, "label": "origin"}'):
     print(f"forced here: {matcher.find_jump_forward_string()!r}; accept {piece!r}:", matcher.accept_string(piece))
 print("complete:", matcher.can_terminate(), "| json.dumps form accepted:", structgen.Grammar.from_pydantic(Shape).accepts(text))
+
+# The declared order is the schema's text order through combinators: a oneOf written
+# before `properties` declares its branches' new names first ("from", "sender"); a
+# branch that only narrows a declared property does not move it.
+email = {"allOf": [{"oneOf": [{"properties": {"from": {"type": "string"}}, "required": ["from"]},
+                              {"properties": {"sender": {"type": "string"}}, "required": ["sender"]}]},
+                   {"properties": {"subject": {"type": "string"}}, "required": ["subject"]}]}
+email_grammar = structgen.Grammar.from_json_schema(email)
+print("from, then subject:", email_grammar.accepts('{"from": "a", "subject": "b"}'),
+      "| subject first:", email_grammar.accepts('{"subject": "b", "from": "a"}'),
+      "| any order:", structgen.Grammar.from_json_schema(email, property_order="any").accepts('{"subject": "b", "from": "a"}'))

@@ -64,6 +64,14 @@ def count_of(value: Any) -> int | None:
     return value if isinstance(value, int) else int(value) if value.is_integer() else None
 
 
+def written_before(schema: dict[str, Any], first: str, second: str) -> bool:
+    """Whether the schema holds both keywords, ``first`` written before ``second``
+    (a dict keeps the JSON text's order). The declared property order follows the
+    text: a combinator written before ``properties`` declares its branches' first."""
+    keys = list(schema)
+    return first in schema and second in schema and keys.index(first) < keys.index(second)
+
+
 def disjoint_types(options: list[Any]) -> bool:
     """Whether the branches' declared types exclude each other (then oneOf = anyOf)."""
     seen: set[str] = set()

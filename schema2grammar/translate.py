@@ -44,6 +44,7 @@ from schema2grammar.shared import (
     disjoint_types,
     json_equal,
     json_type,
+    written_before,
 )
 from schema2grammar.report import APPROXIMATED, ENFORCED, REJECTED, Report, ReportEntry
 
@@ -93,6 +94,23 @@ def _escape_whitespace(text: str) -> str:
 
 NOWHERE = object()
 
+
+
+def _named(root: Any, names: Callable[[dict[str, Any]], bool]) -> dict[str, Any] | None:
+    """The first schema object under ``root`` that ``names`` picks, without entering
+    a subschema with an ``$id`` of its own (another resource: its anchors are not
+    this one's)."""
+    todo = [root]
+    while todo:
+        current = todo.pop()
+        if isinstance(current, dict):
+            if names(current):
+                return current
+            todo.extend(value for value in current.values()
+                        if not (isinstance(value, dict) and isinstance(value.get("$id"), str) and not value["$id"].startswith("#")))
+        elif isinstance(current, list):
+            todo.extend(current)
+    return None
 
 def follow_pointer(root: Any, target: str) -> Any:
     """The value a ``#/...`` JSON pointer (percent-encoded, ``~0``/``~1`` escaped)
@@ -353,20 +371,14 @@ class _Translator:
         return found
 
     def anchor(self, target: str, pointer: str) -> Any:
-        """The subschema named ``#name`` by ``$anchor`` (2019+) or ``$id`` (drafts 6-7)."""
-        name = target[1:]
-        todo = [self.root]
-        while todo:
-            current = todo.pop()
-            if isinstance(current, dict):
-                if current.get("$anchor") == name or current.get("$id") == target:
-                    return current
-                # a subschema with an $id of its own is another resource: its anchors are not this one's
-                todo.extend(value for value in current.values()
-                            if not (isinstance(value, dict) and isinstance(value.get("$id"), str) and not value["$id"].startswith("#")))
-            elif isinstance(current, list):
-                todo.extend(current)
-        raise SchemaError(f"{pointer or '#'}: $ref {target!r} points to nothing")
+        """The subschema named ``#name`` by ``$anchor`` (2019+) or ``$id`` (drafts 6-7),
+        or failing those by ``id`` (draft 4's spelling, which later drafts dropped)."""
+        found = _named(self.root, lambda place: place.get("$anchor") == target[1:] or place.get("$id") == target)
+        if found is None:
+            found = _named(self.root, lambda place: place.get("id") == target)
+        if found is None:
+            raise SchemaError(f"{pointer or '#'}: $ref {target!r} points to nothing")
+        return found
 
     def body(self, schema: dict[str, Any], pointer: str) -> str:
         """The alternatives of one schema object: its type branches, combined with
@@ -989,9 +1001,14 @@ class _Translator:
         for key in DEFINITIONS:
             if key in schema:
                 self.report.add(pointer, key, ENFORCED, "definitions, used through $ref")
+        # written before the schema's properties, the branches declare theirs first: an
+        # allOf written first says so (merged), $ref aside (drafts 3-7 ignore its siblings)
+        option_first = written_before(schema, keyword, "properties") and "allOf" not in rest and "$ref" not in rest
         branches = []
         for i, option in enumerate(options):
-            merged = {"allOf": [rest, option]} if rest else option  # the schema's own properties first
+            merged = option
+            if rest:  # the schema's own keywords first where a merge needs one value
+                merged = {"allOf": [option], **rest} if option_first else {"allOf": [rest, option]}
             try:
                 branches.append(self.node(merged, f"{pointer}/{keyword}/{i}"))
             except NoValue:
@@ -1064,6 +1081,8 @@ class _Translator:
         _merge_additional(merged, sources)
         for source in sources:
             exact = _judge_foreign_names(merged, source) and exact
+        if written_before(schema, "allOf", "properties"):
+            merged["properties"] = _parts_names_first(merged["properties"], schema["properties"])
         return merged, _merge_tuples(merged, sources) and exact
 
     def dependent_schemas(self, schema: dict[str, Any], pointer: str) -> str:
@@ -1400,6 +1419,17 @@ def _both(first: Any, second: Any) -> Any:
     if second is True or second == {} or first == second:
         return first
     return second if first is True or first == {} else {"allOf": [first, second]}
+
+
+def _parts_names_first(properties: dict[str, Any], own: Any) -> dict[str, Any]:
+    """Merged ``properties`` in the declared order of a schema whose ``allOf`` is
+    written before its own ``properties``: the names only its parts declare come
+    first, then its own in their order (a part that only narrows a property the
+    schema declares does not move it: Github o10011's oneOf is written first and
+    narrows two of its four properties; o89710's declares two more)."""
+    if not isinstance(own, dict):
+        return properties
+    return {**{n: s for n, s in properties.items() if n not in own}, **{n: s for n, s in properties.items() if n in own}}
 
 
 def _merged_schemas(first: dict[str, Any], second: dict[str, Any]) -> dict[str, Any]:

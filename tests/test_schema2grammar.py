@@ -509,12 +509,38 @@ def test_required_undeclared_names_in_the_order_required_lists_them() -> None:
     assert _accepts({"required": ["foo\nbar", 'q"uote']}, {"foo\nbar": 1, 'q"uote': 2})
 
 
+def test_declared_order_follows_the_schema_text_through_combinators() -> None:
+    """The declared order is the order the schema is written in: a combinator
+    written before ``properties`` declares its branches' new properties first
+    (Github o89710: ``allOf: [{oneOf: [...]}, {properties}]``; o67449: an ``allOf``
+    nested in an ``allOf``); written after, the schema's own come first."""
+    branches = [{"properties": {"a": {}}, "required": ["a"]}, {"properties": {"b": {}}, "required": ["b"]}]
+    branch_first = {"allOf": [{"oneOf": branches}, {"properties": {"c": {}}, "required": ["c"]}]}
+    assert _accepts(branch_first, {"a": 1, "c": 2}) and _accepts(branch_first, {"b": 1, "c": 2})
+    assert not _accepts(branch_first, {"c": 2, "a": 1})
+    own_first = {"properties": {"c": {}}, "required": ["c"], "anyOf": branches}
+    assert _accepts(own_first, {"c": 2, "a": 1}) and not _accepts(own_first, {"a": 1, "c": 2})
+    nested = {"allOf": [{"allOf": [{"properties": {"a": {}}}, {"properties": {"b": {}}}]}, {"properties": {"c": {}}}]}
+    assert _accepts(nested, {"a": 1, "b": 2, "c": 3}) and not _accepts(nested, {"c": 3, "a": 1})
+    merged_after = {"properties": {"c": {}}, "allOf": [{"properties": {"a": {}}}]}
+    assert _accepts(merged_after, {"c": 1, "a": 2}) and not _accepts(merged_after, {"a": 2, "c": 1})
+    # o10011: a oneOf written first that only narrows declared properties keeps their order
+    narrowing = {"oneOf": [{"properties": {"b": {"enum": [1]}}}, {"properties": {"b": {"enum": [2]}}}],
+                 "properties": {"a": {}, "b": {}}}
+    assert _accepts(narrowing, {"a": 0, "b": 1}) and not _accepts(narrowing, {"b": 1, "a": 0})
+    assert not _accepts(narrowing, {"a": 0, "b": 3})
+
+
 def test_references_by_escaped_pointer_and_by_anchor() -> None:
     schema = {"$defs": {"a%b": {"type": "integer"}, 'q"t': {"type": "null"}, "x": {"$anchor": "thing", "type": "string"}},
               "properties": {"p": {"$ref": "#/$defs/a%25b"}, "q": {"$ref": "#/$defs/q%22t"}, "s": {"$ref": "#thing"}}}
     assert _accepts(schema, {"p": 1, "q": None, "s": "x"}) and not _accepts(schema, {"p": "1"})
     draft7 = {"definitions": {"x": {"$id": "#foo", "type": "integer"}}, "$ref": "#foo"}
     assert _accepts(draft7, 3) and not _accepts(draft7, "3")
+    draft4 = {"$schema": "http://json-schema.org/draft-04/schema#",  # Github o35905: draft 4 spells it "id"
+              "definitions": {"p": {"id": "#priority", "type": "integer", "minimum": 0}},
+              "properties": {"p": {"$ref": "#priority"}, "id": {"type": "string"}}}
+    assert _accepts(draft4, {"p": 0, "id": "x"}) and not _accepts(draft4, {"p": -1})
 
 
 def test_quotes_in_literals_survive_lark() -> None:
