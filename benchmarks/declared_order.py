@@ -8,6 +8,7 @@ finding it accepted shows that order was all the grammar refused.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from schema2grammar.translate import NOWHERE, follow_pointer
@@ -19,7 +20,9 @@ MAX_DEPTH = 64
 def rewritten(root: Any, data: Any) -> Any:
     """``data`` with every object's keys in the order ``root`` declares them there:
     the schema's own ``properties``, then those of its ``allOf``/``anyOf``/``oneOf``
-    branches and ``$ref`` targets, then undeclared keys as they came."""
+    branches and ``$ref`` targets, then undeclared keys as they came; a key's value
+    follows its property, its first matching ``patternProperties`` or
+    ``additionalProperties``."""
     return _rewrite(root, root, data, 0)
 
 
@@ -59,6 +62,14 @@ def _property_schema(places: list[dict[str, Any]], name: str) -> Any:
         properties = place.get("properties")
         if isinstance(properties, dict) and name in properties:
             return properties[name]
+    for place in places:
+        patterns = place.get("patternProperties")
+        for pattern, schema in patterns.items() if isinstance(patterns, dict) else ():
+            try:
+                if re.search(pattern, name):  # Python's regexes stand in for ECMA's: only an order is at stake
+                    return schema
+            except re.error:
+                continue
     for place in places:
         if isinstance(place.get("additionalProperties"), dict):
             return place["additionalProperties"]

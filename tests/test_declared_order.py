@@ -42,3 +42,15 @@ def test_a_recursive_schema_ends() -> None:
     for _ in range(100):
         nested = {"a": 1, "b": nested}
     assert declared_order.rewritten(schema, nested) == nested
+
+
+def test_values_under_pattern_properties_are_rewritten_too() -> None:
+    """Docker Compose schemas (Github o6084): services under ``patternProperties``."""
+    schema = {"properties": {"services": {"patternProperties": {"^[a-z]+$": {"$ref": "#/$defs/service"}},
+                                          "additionalProperties": False}, "version": {"type": "string"}},
+              "$defs": {"service": {"properties": {"image": {"type": "string"}, "ports": {"type": "array"}}}}}
+    data = {"version": "3", "services": {"web": {"ports": [], "image": "nginx"}}}
+    ordered = declared_order.rewritten(schema, data)
+    assert ordered == data
+    assert json.dumps(ordered) == '{"services": {"web": {"image": "nginx", "ports": []}}, "version": "3"}'
+    assert Grammar.from_json_schema(schema).accepts(json.dumps(ordered))
