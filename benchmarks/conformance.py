@@ -48,7 +48,7 @@ def main() -> None:
         path = workloads.maskbench_path(args.maskbench)
         records = maskbench.load(path, args.every, args.limit, args.id)
         sample = f"{path.name}: {len(records)} schemas"
-        chosen = ([f"every {args.every}th"] if args.every > 1 else []) + ([f"at most {args.limit}"] if args.limit else [])
+        chosen = ([f"every {_ordinal(args.every)}"] if args.every > 1 else []) + ([f"at most {args.limit}"] if args.limit else [])
         if chosen and not args.id:
             sample += f" ({', '.join(chosen)})"
         measured = maskbench.measure(records, engine_names, args.schema_timeout, args.jobs)
@@ -61,6 +61,11 @@ def main() -> None:
     args.out.write_text(json.dumps(results, indent=1, ensure_ascii=False) + "\n")
     args.markdown.write_text(conformance_render.markdown(results))
     print(f"wrote {args.out} and {args.markdown} in {results['wall_s']} s")
+
+
+def _ordinal(n: int) -> str:
+    suffix = "th" if n % 100 in (11, 12, 13) else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    return f"{n}{suffix}"
 
 
 def _stop(signum: int, frame: object) -> None:
