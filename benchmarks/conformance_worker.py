@@ -81,11 +81,11 @@ class Worker:
         return TIMEOUT, None
 
     def kill(self) -> None:
-        if self.process is not None:
-            self.process.kill()
-            self.process.join()
-        self.process = None
-        self.conn = None
+        # taken first: a run stopped from the main thread kills workers a thread may be killing too
+        process, self.process, self.conn = self.process, None, None
+        if process is not None:
+            process.kill()
+            process.join()
 
     def close(self) -> None:
         if self.conn is not None:

@@ -269,12 +269,13 @@ def measure(records: list[dict[str, Any]], engine_names: list[str], timeout_s: f
     except KeyboardInterrupt:
         print(f"interrupted: keeping the first {len(rows)} of {len(records)} schemas", flush=True)
         stopping.set()
-        pool.shutdown(wait=False, cancel_futures=True)
         for worker in workers:  # what a worker was running ends as a crash nobody reads
             worker.kill()
-    pool.shutdown()
-    for worker in workers:
-        worker.close()
+    finally:
+        stopping.set()  # the loop is over: nothing more to start
+        pool.shutdown(cancel_futures=True)
+        for worker in workers:
+            worker.close()
     summary: dict[str, Any] = {"engines": {name: tally.summary() for name, tally in tallies.items()}, "schemas": rows}
     if len(rows) < len(records):
         summary["stopped_after"] = len(rows)
