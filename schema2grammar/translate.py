@@ -1081,8 +1081,9 @@ class _Translator:
         _merge_additional(merged, sources)
         for source in sources:
             exact = _judge_foreign_names(merged, source) and exact
-        if written_before(schema, "allOf", "properties"):
-            merged["properties"] = _parts_names_first(merged["properties"], schema["properties"])
+        if written_before(schema, "allOf", "properties"):  # and so before the parts' anyOf/oneOf too
+            properties = _parts_names_first(merged.pop("properties"), schema["properties"])
+            merged["properties"] = properties
         return merged, _merge_tuples(merged, sources) and exact
 
     def dependent_schemas(self, schema: dict[str, Any], pointer: str) -> str:

@@ -522,6 +522,9 @@ def test_declared_order_follows_the_schema_text_through_combinators() -> None:
     assert _accepts(own_first, {"c": 2, "a": 1}) and not _accepts(own_first, {"a": 1, "c": 2})
     nested = {"allOf": [{"allOf": [{"properties": {"a": {}}}, {"properties": {"b": {}}}]}, {"properties": {"c": {}}}]}
     assert _accepts(nested, {"a": 1, "b": 2, "c": 3}) and not _accepts(nested, {"c": 3, "a": 1})
+    with_own = {"allOf": [{"oneOf": [{"properties": {"a": {}}, "required": ["a"]}]}, {"properties": {"c": {}}}],
+                "properties": {"d": {}}}
+    assert _accepts(with_own, {"a": 1, "c": 2, "d": 3}) and not _accepts(with_own, {"c": 2, "d": 3, "a": 1})
     merged_after = {"properties": {"c": {}}, "allOf": [{"properties": {"a": {}}}]}
     assert _accepts(merged_after, {"c": 1, "a": 2}) and not _accepts(merged_after, {"a": 2, "c": 1})
     # o10011: a oneOf written first that only narrows declared properties keeps their order
