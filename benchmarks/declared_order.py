@@ -18,22 +18,21 @@ MAX_DEPTH = 64
 
 
 def rewritten(root: Any, data: Any) -> Any:
-    """``data`` with every object's keys in the order ``root`` declares them there:
-    the schema's own ``properties``, then those of its ``allOf``/``anyOf``/``oneOf``
-    branches and ``$ref`` targets, then undeclared keys as they came; a key's value
-    follows its property, its first matching ``patternProperties`` or
-    ``additionalProperties``."""
+    """``data`` with every object's keys in the order ``root`` declares them there, as
+    the grammar reads it: the schema's text order through ``$ref`` and ``allOf``, and
+    through the one ``anyOf``/``oneOf`` branch that declares most of the object's keys;
+    a combinator written before ``properties`` puts its branches' new names first.
+    Undeclared keys follow as they came. A key's value follows its property, its
+    first matching ``patternProperties`` or ``additionalProperties``."""
     return _rewrite(root, root, data, 0)
 
 
 def _rewrite(root: Any, schema: Any, data: Any, depth: int) -> Any:
     if depth > MAX_DEPTH:
         return data
-    places = _places(root, schema, 0)
+    places = _places(root, schema, data, 0)
     if isinstance(data, dict):
-        order: list[str] = []
-        for place in places:
-            order += [name for name in place.get("properties", {}) if name not in order]
+        order = list(dict.fromkeys(_order(root, schema, data, 0)))
         keys = [name for name in order if name in data] + [name for name in data if name not in order]
         return {name: _rewrite(root, _property_schema(places, name), data[name], depth + 1) for name in keys}
     if isinstance(data, list):
@@ -41,19 +40,51 @@ def _rewrite(root: Any, schema: Any, data: Any, depth: int) -> Any:
     return data
 
 
-def _places(root: Any, schema: Any, hops: int) -> list[dict[str, Any]]:
-    """The schema objects that apply at one place: itself, its branches and the
-    targets of its local references, in that order."""
+def _order(root: Any, schema: Any, data: dict[str, Any], hops: int) -> list[str]:
+    """The property names ``schema`` declares for ``data``, in the grammar's order."""
+    if not isinstance(schema, dict) or hops > MAX_DEPTH:
+        return []
+    own = list(schema["properties"]) if isinstance(schema.get("properties"), dict) else []
+    names: list[str] = []
+    for key, value in schema.items():
+        if key == "properties":
+            names += own
+        elif key == "$ref":
+            names += _order(root, _target(root, value), data, hops + 1)
+        elif key in ("allOf", "anyOf", "oneOf") and isinstance(value, list):
+            for branch in value if key == "allOf" else _chosen(root, value, data):
+                names += [name for name in _order(root, branch, data, hops + 1) if name not in own]
+    return names
+
+
+def _chosen(root: Any, branches: list[Any], data: Any) -> list[Any]:
+    """The ``anyOf``/``oneOf`` branch that declares most of an object's keys (the
+    first of those): all of them for any other value."""
+    if not isinstance(data, dict) or not branches:
+        return branches
+    return [max(branches, key=lambda branch: sum(name in data for name in set(_order(root, branch, data, 1))))]
+
+
+def _target(root: Any, reference: Any) -> Any:
+    if not isinstance(reference, str) or not reference.startswith("#"):
+        return None
+    target = follow_pointer(root, reference)
+    return None if target is NOWHERE else target
+
+
+def _places(root: Any, schema: Any, data: Any, hops: int) -> list[dict[str, Any]]:
+    """The schema objects that apply at one place: itself, its branches (an object's
+    chosen ``anyOf``/``oneOf`` branch) and the targets of its local references."""
     if not isinstance(schema, dict) or hops > MAX_DEPTH:
         return []
     found = [schema]
-    reference = schema.get("$ref")
-    if isinstance(reference, str) and reference.startswith("#"):
-        target = follow_pointer(root, reference)
-        found += _places(root, None if target is NOWHERE else target, hops + 1)
+    if "$ref" in schema:
+        found += _places(root, _target(root, schema["$ref"]), data, hops + 1)
     for key in ("allOf", "anyOf", "oneOf"):
-        for branch in schema.get(key, []) if isinstance(schema.get(key), list) else []:
-            found += _places(root, branch, hops + 1)
+        branches = schema.get(key)
+        if isinstance(branches, list):
+            for branch in branches if key == "allOf" else _chosen(root, branches, data):
+                found += _places(root, branch, data, hops + 1)
     return found
 
 

@@ -54,3 +54,26 @@ def test_values_under_pattern_properties_are_rewritten_too() -> None:
     assert ordered == data
     assert json.dumps(ordered) == '{"services": {"web": {"image": "nginx", "ports": []}}, "version": "3"}'
     assert Grammar.from_json_schema(schema).accepts(json.dumps(ordered))
+
+
+def test_an_object_follows_the_branch_that_declares_its_keys() -> None:
+    """SchemaStore codux: a oneOf of a script (``command`` first) and a batch (``run``
+    first); a batch's keys follow the batch's order, not the first branch's."""
+    schema = {"additionalProperties": {"oneOf": [
+        {"properties": {"command": {}, "title": {}}, "required": ["command"]},
+        {"properties": {"run": {}, "title": {}}, "required": ["run"]}]}}
+    data = {"s1": {"title": "a", "command": "x"}, "s2": {"title": "b", "run": ["x"]}}
+    ordered = declared_order.rewritten(schema, data)
+    assert json.dumps(ordered) == '{"s1": {"command": "x", "title": "a"}, "s2": {"run": ["x"], "title": "b"}}'
+    grammar = Grammar.from_json_schema(schema)
+    assert grammar.accepts(json.dumps(ordered)) and not grammar.accepts(json.dumps(data))
+
+
+def test_a_combinator_written_first_declares_its_new_names_first() -> None:
+    """As the grammar reads it (schema2grammar: declared order through combinators)."""
+    schema = {"allOf": [{"oneOf": [{"properties": {"from": {}}}]}, {"properties": {"subject": {}}}],
+              "properties": {"id": {}}}
+    data = {"id": 1, "subject": "s", "from": "f"}
+    ordered = declared_order.rewritten(schema, data)
+    assert list(ordered) == ["from", "subject", "id"]
+    assert Grammar.from_json_schema(schema).accepts(json.dumps(ordered))
