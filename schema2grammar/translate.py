@@ -95,7 +95,6 @@ def _escape_whitespace(text: str) -> str:
 NOWHERE = object()
 
 
-
 def _named(root: Any, names: Callable[[dict[str, Any]], bool]) -> dict[str, Any] | None:
     """The first schema object under ``root`` that ``names`` picks, without entering
     a subschema with an ``$id`` of its own (another resource: its anchors are not
@@ -111,6 +110,7 @@ def _named(root: Any, names: Callable[[dict[str, Any]], bool]) -> dict[str, Any]
         elif isinstance(current, list):
             todo.extend(current)
     return None
+
 
 def follow_pointer(root: Any, target: str) -> Any:
     """The value a ``#/...`` JSON pointer (percent-encoded, ``~0``/``~1`` escaped)
@@ -1081,9 +1081,9 @@ class _Translator:
         _merge_additional(merged, sources)
         for source in sources:
             exact = _judge_foreign_names(merged, source) and exact
-        if written_before(schema, "allOf", "properties"):  # and so before the parts' anyOf/oneOf too
-            properties = _parts_names_first(merged.pop("properties"), schema["properties"])
-            merged["properties"] = properties
+        if written_before(schema, "allOf", "properties") and "properties" in merged:
+            # written last, so after the parts' anyOf/oneOf too (their names come first)
+            merged["properties"] = _parts_names_first(merged.pop("properties"), schema["properties"])
         return merged, _merge_tuples(merged, sources) and exact
 
     def dependent_schemas(self, schema: dict[str, Any], pointer: str) -> str:
