@@ -46,7 +46,8 @@ bench: $(INSTALLED) $(BENCH_INSTALLED)
 
 # MaskBench (structgen, XGrammar and llguidance) and the JSON-Schema-Test-Suite:
 # benchmarks/conformance.json and benchmarks/CONFORMANCE.md (docs/schema2grammar.md).
-# All 8,527 schemas take hours; a sample: make conformance CONFORMANCE_ARGS="--every 20"
+# All 8,527 schemas take hours on two cores; a sample: make conformance CONFORMANCE_ARGS="--every 20";
+# on a many-core machine: CONFORMANCE_ARGS="--jobs 16" (one worker process per schema at a time)
 conformance: $(INSTALLED) $(BENCH_INSTALLED) $(SUITE)
 	$(PY) benchmarks/conformance.py --suite $(SUITE) $(CONFORMANCE_ARGS)
 
