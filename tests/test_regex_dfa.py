@@ -48,6 +48,12 @@ PATTERNS = [
     (r"[^\W\d]", ""),
     (r"", ""),
     (r"a|", ""),
+    # lookaheads the rest of the pattern follows to its end: intersections
+    (r'(?="[^"]{1,3}")"[a-c]*"', ""),
+    (r"(?=a)(?=.b)abc|x", ""),
+    (r"x(?:(?=.{0,2}y)\w+y|z)", ""),
+    (r"(?=[a-z]{2})(?:\w|é)+", "i"),
+    (r"a(?=b)", ""),
 ]
 
 ALPHABET_EXTRAS = "aAbBcz09_ .\n\t\"\\/-+eE{}xyzkKK\u212aß\u1e9eSsſİıéé日本😀\u0301\u00a0\u2028"
@@ -157,7 +163,10 @@ def test_empty_language() -> None:
 @pytest.mark.parametrize(
     ("pattern", "message"),
     [
-        (r"(?=a)a", "lookahead/lookbehind assertions"),
+        (r"((?=a)a)b", "lookaheads that the rest of the pattern does not follow to its end"),
+        (r"(?:(?=a)a)*", "lookaheads that the rest of the pattern does not follow to its end"),
+        (r"(?=a(?=b))ab", "lookaheads that the rest of the pattern does not follow to its end"),
+        (r"(?<=a)b", "lookbehind assertions"),
         (r"(?<!a)b", "negative lookahead/lookbehind"),
         (r"(a)\1", "backreferences"),
         (r"^a", "anchors"),

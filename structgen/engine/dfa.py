@@ -2,7 +2,8 @@
 
 One automaton can recognise several patterns at once (a lexer's terminals): each
 state lists the patterns whose text ends there. Each pattern is built on its own:
-Thompson's NFA over UTF-8 byte ranges, the subset construction, removal of states
+Thompson's NFA over UTF-8 byte ranges (an intersection inside it is the product of
+its operands' automata, spliced in), the subset construction, removal of states
 from which the pattern cannot be completed (so a walk stops at the first byte that
 rules it out), and Hopcroft's partition refinement to its minimal automaton; the
 patterns' automata then run side by side (their product), which is minimal too.
@@ -18,7 +19,7 @@ from mypy_extensions import i32, i64
 
 from structgen.engine import charset
 from structgen.engine.deadline import check_deadline
-from structgen.engine.regex import ALT, CHARS, CONCAT, EMPTY, REPEAT, UNBOUNDED, Node, RegexError
+from structgen.engine.regex import ALT, CHARS, CONCAT, EMPTY, INTERSECT, REPEAT, UNBOUNDED, Node, RegexError
 
 DEAD: Final = -1
 """Transition-table entry for "no transition" (the automaton rejects)."""
@@ -108,15 +109,15 @@ class _Task:
         self.end = end
 
 
-def _build_nfa(node: Node) -> _Nfa:
+def _build_nfa(node: Node, max_states: int) -> _Nfa:
     nfa = _Nfa()
     start = nfa.new_state()
     end = nfa.new_state()
-    _build_pattern(nfa, [_Task(node, start, end)])
+    _build_pattern(nfa, [_Task(node, start, end)], max_states)
     return nfa
 
 
-def _build_pattern(nfa: _Nfa, tasks: list[_Task]) -> None:
+def _build_pattern(nfa: _Nfa, tasks: list[_Task], max_states: int) -> None:
     """Run the work list of one pattern to the end.
 
     The tail of a concatenation is built once per (tail, state it leads to): a
@@ -153,6 +154,8 @@ def _build_pattern(nfa: _Nfa, tasks: list[_Task]) -> None:
                 tasks.append(_Task(child, start, end))
         elif kind == REPEAT:
             _add_repeat(nfa, tasks, node, start, end)
+        elif kind == INTERSECT:
+            _add_part(nfa, _intersection(node.children, max_states), start, end)
         else:
             raise RegexError(f"unknown regex node kind {kind}")
 
@@ -241,6 +244,96 @@ def _add_repeat(nfa: _Nfa, tasks: list[_Task], node: Node, start: int, end: int)
         tasks.append(_Task(child, current, following))
         current = following
     nfa.epsilon[current].append(end)
+
+
+def _intersection(nodes: list[Node], max_states: int) -> _Part:
+    """The automaton of the texts of every pattern of ``nodes``: the subset
+    construction of their NFAs side by side, a state accepting where all of them
+    do, trimmed (minimizing is left to the pattern the intersection is part of).
+
+    Side by side, only the pairs of states some text reaches are built: a length
+    bound (``"(?:char){0,255}"``, thousands of states on its own for every escape and
+    UTF-8 sequence) costs little beside a pattern that has few of them."""
+    nfas = [_build_nfa(node, max_states) for node in nodes]
+    bound_set: set[int] = set()
+    for nfa in nfas:
+        bound_set.update(_edge_bounds(nfa))
+    bounds = sorted(bound_set)
+    classes = len(bounds) - 1
+    class_of = _classes_of_bytes(bounds)
+    class_edges = [
+        [[(class_of[lo], class_of[hi], target) for lo, hi, target in edges] for edges in nfa.edges] for nfa in nfas
+    ]
+    closures: list[dict[tuple[int, ...], tuple[int, ...]]] = [{} for _ in nfas]  # per NFA: targets -> closure
+    targets: list[list[list[int]]] = [[[] for _ in range(classes)] for _ in nfas]  # refilled for each state
+    start = tuple([_closure(nfa, [0]) for nfa in nfas])
+    index_of: dict[tuple[tuple[int, ...], ...], int] = {start: 0}
+    order = [start]
+    table: list[int] = []
+    position = 0
+    while position < len(order):
+        current = order[position]
+        position += 1
+        if position & 255 == 0:
+            check_deadline()
+        for k in range(len(nfas)):
+            moved_on = targets[k]
+            for state in current[k]:
+                for lo, hi, target in class_edges[k][state]:
+                    for c in range(lo, hi + 1):
+                        moved_on[c].append(target)
+        for c in range(classes):
+            following: list[tuple[int, ...]] = []
+            for k, nfa in enumerate(nfas):
+                moved = tuple(targets[k][c])
+                if not moved:
+                    break
+                closed = closures[k].get(moved)
+                if closed is None:
+                    closed = _closure(nfa, list(moved))
+                    closures[k][moved] = closed
+                following.append(closed)
+            if len(following) < len(nfas):
+                table.append(DEAD)
+                continue
+            key = tuple(following)
+            known = index_of.get(key, DEAD)
+            if known == DEAD:
+                if len(order) >= max_states:
+                    raise AutomatonLimitError(f"the automaton needs more than {max_states} DFA states")
+                known = len(order)
+                index_of[key] = known
+                order.append(key)
+            table.append(known)
+        for moved_on in targets:
+            for bucket in moved_on:
+                bucket.clear()
+    accepting = [all(_ACCEPTING in subset for subset in state) for state in order]
+    table, accepting = _trim(table, classes, accepting)
+    return _Part(table, classes, class_of, accepting)
+
+
+def _add_part(nfa: _Nfa, part: _Part, start: int, end: int) -> None:
+    """``part``'s automaton between ``start`` and ``end``: a state per state, an edge
+    per run of bytes that moves alike, and an empty move to ``end`` from each
+    accepting state."""
+    runs: list[tuple[int, int, int]] = []  # (first byte, last byte, class) of each run of one class
+    for byte in range(256):
+        c = part.class_of[byte]
+        if runs and runs[-1][2] == c:
+            runs[-1] = (runs[-1][0], byte, c)
+        else:
+            runs.append((byte, byte, c))
+    states = [nfa.new_state() for _ in part.accepting]
+    nfa.epsilon[start].append(states[0])
+    for state, own in enumerate(states):
+        row = state * part.classes
+        for lo, hi, c in runs:
+            target = part.table[row + c]
+            if target != DEAD:
+                nfa.edges[own].append((lo, hi, states[target]))
+        if part.accepting[state]:
+            nfa.epsilon[own].append(end)
 
 
 def _edge_bounds(nfa: _Nfa) -> list[int]:
@@ -372,7 +465,11 @@ def _pattern_dfa(node: Node, stop: bool, max_states: int) -> _Part:
     direct = _byte_chain(node)
     if direct is not None:
         return direct
-    nfa = _build_nfa(node)
+    if node.kind == INTERSECT and not stop:  # already deterministic: only left to minimize
+        part = _intersection(node.children, max_states)
+        acyclic = _minimize_acyclic(part.table, part.classes, part.accepting, part.class_of)
+        return acyclic if acyclic is not None else _minimize(part.table, part.classes, part.accepting, part.class_of)
+    nfa = _build_nfa(node, max_states)
     bounds = _edge_bounds(nfa)  # bytes between two bounds move alike in every state
     classes = len(bounds) - 1
     class_of = _classes_of_bytes(bounds)

@@ -5,9 +5,16 @@ errors for bad syntax) are exactly ``re``'s, as lark itself compiles terminals w
 ``re``. The tree keeps only what a byte automaton needs: character sets (already
 expanded for ``\\d \\w \\s``, ``.``, negation and case-insensitivity), concatenation,
 alternation and bounded or unbounded repetition. Lazy and greedy repeats denote the
-same language, so both become one repeat. What no finite automaton can express
-(lookarounds, backreferences, anchors, atomic groups, possessive repeats) is an
-error that says which construct it was.
+same language, so both become one repeat.
+
+A positive lookahead ``(?=X)`` followed by the rest ``Y`` of the pattern (nothing
+after ``Y`` but the pattern's end) becomes an intersection: the texts of ``Y`` that
+start with a text of ``X``. That is ``re``'s reading when ``X`` looks no further than
+the terminal's own text, which is how lookaheads are written to bound a quoted
+string's length (``(?="[^"]{1,8}")"[a-z]+"``); a text that needs what follows the
+terminal to satisfy ``X`` is not one of the terminal's. What no finite automaton
+can express (other lookarounds, backreferences, anchors, atomic groups, possessive
+repeats) is an error that says which construct it was.
 """
 
 from __future__ import annotations
@@ -23,6 +30,7 @@ CHARS: Final = 1
 CONCAT: Final = 2
 ALT: Final = 3
 REPEAT: Final = 4
+INTERSECT: Final = 5
 
 UNBOUNDED: Final = -1
 MAX_REPEAT: Final = 10_000
@@ -42,6 +50,7 @@ class Node:
     ``CHARS``: one character from ``ranges`` (normalized code-point ranges);
     ``CONCAT`` / ``ALT``: ``children`` in sequence / as alternatives;
     ``REPEAT``: ``children[0]`` between ``low`` and ``high`` times (``UNBOUNDED``);
+    ``INTERSECT``: the texts of every one of ``children``;
     ``EMPTY``: the empty string.
     """
 
@@ -73,6 +82,10 @@ def repeat(child: Node, low: int, high: int) -> Node:
     return Node(REPEAT, [], [child], low, high)
 
 
+def intersection(children: list[Node]) -> Node:
+    return children[0] if len(children) == 1 else Node(INTERSECT, [], children)
+
+
 def literal(text: str, ignore_case: bool = False) -> Node:
     """A literal string (lark's ``"..."`` terminals; ``"..."i`` for ignore_case)."""
     return concat([_char_node(ord(ch), ignore_case, False) for ch in text])
@@ -81,14 +94,14 @@ def literal(text: str, ignore_case: bool = False) -> Node:
 def parse(pattern: str, flags: str = "") -> Node:
     """Parse a Python regex; ``flags`` are lark's terminal flags (``"imsx"``)."""
     items, flag_bits = _read(pattern, flags)
-    return _convert(items, flag_bits)
+    return _convert(items, flag_bits, True)
 
 
 def parse_terminal(pattern: str, flags: str = "") -> tuple[Node, bool]:
     """``parse`` and ``ends_at_first_match`` of a terminal from one reading of the
     pattern: ``re``'s parser is interpreted Python, the slowest part of both."""
     items, flag_bits = _read(pattern, flags)
-    return _convert(items, flag_bits), _lazy_repeat_then_delimiter(items)
+    return _convert(items, flag_bits, True), _lazy_repeat_then_delimiter(items)
 
 
 def ends_at_first_match(pattern: str, flags: str = "") -> bool:
@@ -140,16 +153,25 @@ _FLAG_BITS: Final = {
 }
 
 
-def _convert(items: list[Any], flags: int) -> Node:
-    """Convert a list of sre ``(opcode, argument)`` items.
+def _convert(items: list[Any], flags: int, last: bool) -> Node:
+    """Convert a list of sre ``(opcode, argument)`` items; ``last``: nothing but the
+    pattern's end follows them, so a lookahead among them sees the rest of the text.
 
     Recursive in the pattern's group nesting only: ``re``'s own (recursive,
     interpreted) parser has already bounded that depth by Python's recursion limit.
     """
-    return concat([_convert_item(op, av, flags) for op, av in items])
+    nodes: list[Node] = []
+    for i, (op, av) in enumerate(items):
+        if _name(op) == "ASSERT" and int(av[0]) == 1 and last:
+            rest = _convert(items[i + 1 :], flags, True)
+            started = concat([_convert(list(av[1]), flags, False), repeat(chars(list(charset.ALL)), 0, UNBOUNDED)])
+            nodes.append(intersection([rest, started]))
+            break
+        nodes.append(_convert_item(op, av, flags, last and i == len(items) - 1))
+    return concat(nodes)
 
 
-def _convert_item(op: Any, av: Any, flags: int) -> Node:
+def _convert_item(op: Any, av: Any, flags: int, last: bool) -> Node:
     ignore_case = bool(flags & _IGNORECASE)
     ascii_only = bool(flags & _ASCII)
     name = _name(op)
@@ -165,19 +187,19 @@ def _convert_item(op: Any, av: Any, flags: int) -> Node:
     if name == "IN":
         return chars(_class_ranges(list(av), ignore_case, ascii_only))
     if name == "BRANCH":
-        return alternation([_convert(list(branch), flags) for branch in av[1]])
+        return alternation([_convert(list(branch), flags, last) for branch in av[1]])
     if name == "SUBPATTERN":
         _group, add_flags, del_flags, body = av
-        return _convert(list(body), (flags | int(add_flags)) & ~int(del_flags))
+        return _convert(list(body), (flags | int(add_flags)) & ~int(del_flags), last)
     if name in ("MAX_REPEAT", "MIN_REPEAT"):
         low, high, body = av
         high_bound = UNBOUNDED if high == _const.MAXREPEAT else int(high)
         if int(low) > MAX_REPEAT or high_bound > MAX_REPEAT:
             raise RegexError(f"repetition bound {max(int(low), high_bound)} exceeds the limit of {MAX_REPEAT}")
-        return repeat(_convert(list(body), flags), int(low), high_bound)
+        return repeat(_convert(list(body), flags, False), int(low), high_bound)
     constructs = {
         "AT": "anchors (^, $, \\A, \\Z, \\b, \\B)",
-        "ASSERT": "lookahead/lookbehind assertions",
+        "ASSERT": "lookbehind assertions, and lookaheads that the rest of the pattern does not follow to its end",
         "ASSERT_NOT": "negative lookahead/lookbehind assertions",
         "GROUPREF": "backreferences",
         "GROUPREF_EXISTS": "conditional backreferences",
