@@ -1,6 +1,7 @@
-"""``not``, ``if``/``then``/``else``, ``contains`` and ``uniqueItems``, enforced by the
-grammar where the values a schema refuses have an exact grammar (a complement);
-the report, and what the grammar accepts next to what jsonschema says.
+"""``not``, ``if``/``then``/``else``, ``contains``, ``uniqueItems`` and a ``oneOf`` whose
+branches overlap, enforced by the grammar where the values a schema refuses have
+an exact grammar (a complement); the report, and what the grammar accepts next to
+what jsonschema says.
 
 Run: .venv/bin/python examples/conditional_keywords.py
 """
@@ -27,6 +28,10 @@ schemas = {
     # one or two of the items are 0
     "contains": ({"type": "array", "items": {"type": "integer"}, "contains": {"const": 0}, "minContains": 1,
                   "maxContains": 2}, [[1, 0], [0, 0], [1, 2], [0, 0, 0]]),
+    # exactly one of the two names: an object with both matches two branches
+    "oneOf": ({"type": "object", "properties": {"email": {"type": "string"}, "phone": {"type": "string"}},
+               "oneOf": [{"required": ["email"]}, {"required": ["phone"]}]},
+              [{"email": "a@b.c"}, {"phone": "555"}, {"email": "a@b.c", "phone": "555"}, {}]),
     # tags from a list, each at most once
     "uniqueItems": ({"type": "array", "items": {"enum": ["red", "green", "blue"]}, "uniqueItems": True},
                     [["red", "blue"], ["red", "red"]]),

@@ -16,6 +16,7 @@ complement, left out):
 
 from __future__ import annotations
 
+import json
 import re
 from contextlib import contextmanager
 from decimal import Decimal
@@ -258,6 +259,63 @@ def _with_negation(t: _Translator, schema: dict[str, Any], negated: Any, pointer
         notes += [e.note for e in mine if e.status != ENFORCED]
         if not had:
             t.report.entries[start:] = [e for e in t.report.entries[start:] if e not in mine]
+
+
+# -- oneOf
+
+
+def exclusive(t: _Translator, options: list[Any], branch: Callable[[int], Any], pointer: str) -> tuple[str | None, str]:
+    """A ``oneOf`` whose branches may overlap: each branch (``branch(i)``, merged with
+    the schema's own keywords) less the values the other options accept, by
+    complement, and the ``oneOf`` reported. Where a complement is not exact, past
+    ``MAX_SPLIT_RULES`` (each copies the branch's object grammar per way to fail), or
+    past a translation limit, nothing is kept: None and the reason, for the caller
+    to build the plain union (a wider complement could make a branch wider than it
+    is alone).
+
+    Each branch is memoized like a reference: a branch that holds this ``oneOf``
+    again (through a ``$ref`` merged with other keywords) is a cycle of rules."""
+    start, known, visited = len(t.report.entries), set(t.by_pointer), t.visited
+    notes: list[str] = []
+
+    def one(schema: Any, negated: Any, where: str) -> str:
+        key = "oneOf " + json.dumps([schema, negated], sort_keys=True)
+        return t.cached(key, lambda: _with_negation(t, schema, negated, where, notes), where)
+
+    def branches() -> str:
+        built: list[str] = []
+        for i in range(len(options)):
+            others = [option for j, option in enumerate(options) if j != i]
+            try:
+                built.append(one(branch(i), others[0] if len(others) == 1 else {"anyOf": others}, f"{pointer}/oneOf/{i}"))
+            except shared.NoValue:
+                continue  # no value of this branch is outside the others
+        return " | ".join(built)
+
+    reason = f"each branch less what the others accept would take more than {MAX_SPLIT_RULES} rules"
+    t.depth += 1  # a branch may hold this schema again (a $ref): nesting, as through node()
+    try:
+        with lenient(t):  # held back: the plain union is built instead, and reports them
+            text = t.within_budget(MAX_SPLIT_RULES, branches)
+    except shared.SchemaError as exc:  # a limit: the plain union meets a genuine error again
+        text, reason = None, f"building each branch less the others stopped: {exc}"
+    finally:
+        t.depth -= 1
+    if text is not None and t.options.strict:
+        notes += [f"{e.pointer or '#'}: {e.keyword}: {e.note}" for e in t.report.entries[start:] if e.status != ENFORCED]
+    if text is None or notes:
+        del t.report.entries[start:]
+        for later in set(t.by_pointer) - known:  # rules on the way may stand on dropped ones
+            del t.by_pointer[later]
+        t.visited = visited
+        if text is None:
+            return None, reason
+        return None, "the other branches have no exact complement here: " + "; ".join(notes)
+    t.collapse_report(start)
+    t.report.add(pointer, "oneOf", ENFORCED, "each branch less what the others accept, by complement")
+    if not text:
+        raise shared.NoValue(f"{pointer or '#'}: no value matches exactly one branch of oneOf")
+    return text, ""
 
 
 def listed_by_not(t: _Translator, negated: Any, values: list[Any], pointer: str) -> list[Any]:

@@ -22,7 +22,7 @@ from decimal import Decimal
 from typing import Any, Callable
 from urllib.parse import unquote
 
-from schema2grammar import applicators, ecma, formats, multiples, numbers, property_names, regexes, unevaluated
+from schema2grammar import applicators, automata, complement, ecma, formats, multiples, numbers, property_names, regexes, unevaluated
 from schema2grammar.object_states import (
     MAX_OBJECT_STATES,
     MAX_UNORDERED_STATES,
@@ -188,13 +188,15 @@ class _Translator:
     def run(self) -> tuple[str, Report]:
         start = self.node(self.root, "")
         lines = [f"start: {start}"]
-        lines += [f"{name}: {self.rules[name]}" for name in self.reachable(start)]
-        lines += [f"{name}: /{_lark_regex(pattern)}/" for pattern, name in self.terminals.items()]
+        rules = self.reachable(start)
+        lines += [f"{name}: {self.rules[name]}" for name in rules]
+        used = set(_TERMINAL_NAME.findall(" ".join([start] + [self.rules[name] for name in rules])))
+        lines += [f"{name}: /{_lark_regex(pattern)}/" for pattern, name in self.terminals.items() if name in used]
         return "\n".join(lines) + "\n", self.report
 
     def reachable(self, start: str) -> list[str]:
         """The rules ``start`` uses, in definition order (a dropped place leaves
-        rules behind that nothing refers to)."""
+        rules, and terminals, behind that nothing refers to)."""
         seen = {start} if start in self.rules else set()
         todo = list(seen)
         while todo:
@@ -441,18 +443,18 @@ class _Translator:
         return f"{self.literal(True)} | {self.literal(False)}"
 
     def type_string(self, schema: dict[str, Any], pointer: str) -> str:
-        """One terminal: the pattern, else the format, else the length range (one
-        terminal cannot intersect them: what is left out is approximated). A format
+        """One terminal: the pattern (within the lengths), else the format, else the
+        length range; what one terminal cannot also say is approximated. A format
         goes before lengths: a value of the wrong shape is the likelier error, and
         lengths beside a format are mostly loose limits (``maxLength: 255`` on an
         e-mail address)."""
         report = self.report
         pattern = self.pattern(schema, pointer)
         if pattern is not None:
-            for key in ("minLength", "maxLength", "format", "x-url"):
+            for key in ("format", "x-url"):
                 if key in schema:
                     self.approximate(pointer, key, "not enforced beside pattern")
-            return self.terminal('"' + pattern + '"')
+            return self.terminal(self.pattern_lengths(schema, pointer) + '"' + pattern + '"')
         fmt = schema.get("format")
         spelled = fmt if isinstance(fmt, str) and fmt in formats.FORMATS else None  # a format with a grammar
         where = self.options.format_grammars
@@ -540,6 +542,29 @@ class _Translator:
             return None
         self.report.add(pointer, "pattern", ENFORCED, "characters it names are spelled as json.dumps spells them")
         return regex
+
+    def pattern_lengths(self, schema: dict[str, Any], pointer: str) -> str:
+        """A lookahead that bounds the length of a string ``pattern`` matches
+        (empty when there is no bound): the engine intersects the two automata,
+        while the pattern's automaton counting characters stays small."""
+        low = self.count_value(schema, "minLength", pointer) or 0
+        high = self.count_value(schema, "maxLength", pointer)
+        if high is not None and high < low:
+            raise NoValue(f"{pointer or '#'}: maxLength {high} is below minLength {low}")
+        if low == 0 and high is None:
+            return ""
+        keys = [key for key in ("minLength", "maxLength") if key in schema]
+        try:
+            found = automata.lengths_found(ecma.parse(schema["pattern"]), low, high)
+        except ecma.Unsupported as exc:
+            for key in keys:
+                self.approximate(pointer, key, f"not enforced beside pattern: {exc}")
+            return ""
+        if not found:
+            raise NoValue(f"{pointer or '#'}: no string of the lengths allowed matches the pattern")
+        for key in keys:
+            self.report.add(pointer, key, ENFORCED, "beside the pattern")
+        return f"(?={regexes.string_of_length(low, high)})"
 
     def type_integer(self, schema: dict[str, Any], pointer: str) -> str:
         low, high = self.bounds(schema, pointer, integer=True)
@@ -1004,19 +1029,29 @@ class _Translator:
         # written before the schema's properties, the branches declare theirs first: an
         # allOf written first says so (merged), $ref aside (drafts 3-7 ignore its siblings)
         option_first = written_before(schema, keyword, "properties") and "allOf" not in rest and "$ref" not in rest
+
+        def branch(i: int) -> Any:
+            if not rest:
+                return options[i]
+            # the schema's own keywords first where a merge needs one value
+            return {"allOf": [options[i]], **rest} if option_first else {"allOf": [rest, options[i]]}
+
+        overlapping = keyword == "oneOf" and len(options) > 1 and not disjoint_types(options)
+        if overlapping:
+            exclusive, reason = applicators.exclusive(self, options, branch, pointer)
+            if exclusive is not None:
+                return exclusive
         branches = []
-        for i, option in enumerate(options):
-            merged = option
-            if rest:  # the schema's own keywords first where a merge needs one value
-                merged = {"allOf": [option], **rest} if option_first else {"allOf": [rest, option]}
+        for i in range(len(options)):
             try:
-                branches.append(self.node(merged, f"{pointer}/{keyword}/{i}"))
+                branches.append(self.node(branch(i), f"{pointer}/{keyword}/{i}"))
             except NoValue:
                 continue  # a branch no value satisfies
         if not branches:
             raise NoValue(f"{pointer or '#'}: no branch of {keyword} accepts a value")
-        if keyword == "oneOf" and not disjoint_types(options):
-            self.approximate(pointer, "oneOf", "treated as anyOf: a value matching several branches is not refused")
+        if overlapping:
+            self.approximate(pointer, "oneOf", f"treated as anyOf ({reason}): a value matching several branches is "
+                             "not refused")
         else:
             self.report.add(pointer, keyword, ENFORCED)
         return " | ".join(branches)
@@ -1076,7 +1111,10 @@ class _Translator:
                     merged[key] = {"anyOf": [merged[key], value]}
                 elif key == "type" and "nullable" not in merged and "nullable" not in part:
                     merged[key] = _common_type(merged[key], value, pointer)
-                elif merged[key] != value and key not in ANNOTATIONS and key != "additionalProperties":
+                elif key in ("enum", "const"):  # the values both list
+                    merged[key] = _common_values(key, merged[key], value, pointer)
+                elif merged[key] != value and key not in ANNOTATIONS and key not in DEFINITIONS \
+                        and key != "additionalProperties":
                     exact = False
         _merge_additional(merged, sources)
         for source in sources:
@@ -1250,14 +1288,41 @@ class _Translator:
             values = [v for v in values if self.has_type(v, allowed)]
         if "not" in schema:
             values = applicators.listed_by_not(self, schema["not"], values, pointer)
-        for other in schema:
-            if other in ("$defs", "definitions"):
-                self.report.add(pointer, other, ENFORCED, "definitions, used through $ref")
-            elif other not in ("const", "enum", "type", "not") and other not in ANNOTATIONS:
-                self.approximate(pointer, other, f"not checked against the {key} values")
+        others = {k: v for k, v in schema.items() if k not in ("const", "enum", "type", "not") and k not in ANNOTATIONS}
+        self.unknown_keywords({k: v for k, v in others.items() if k not in _VALIDATION_KEYWORDS}, pointer)
+        checked = {k: v for k, v in others.items() if k in _VALIDATION_KEYWORDS}
+        if checked:
+            values = self.listed_within(checked, values, key, pointer)
         if not values:
             raise NoValue(f"{pointer or '#'}: no value of {key} satisfies the schema")
         return " | ".join(dict.fromkeys(self.constant(value) for value in values))
+
+    def listed_within(self, keywords: dict[str, Any], values: list[Any], key: str, pointer: str) -> list[Any]:
+        """The listed ``values`` that the other ``keywords`` beside them accept, judged
+        one by one (``pattern`` by its ECMA-262 search, the rest as ``complement``
+        reads them); where a value cannot be judged, all are kept and the keywords
+        reported approximated."""
+        pattern = keywords.get("pattern")
+        rest = {k: v for k, v in keywords.items() if k != "pattern"}
+        draft = applicators.draft_of(self)
+        kinds = complement.satisfying(rest, draft, pointer) if rest else None
+        try:
+            search = re.compile(ecma.python_regex(pattern)) if isinstance(pattern, str) else None
+        except (ecma.Unsupported, re.error):
+            search = None
+        verdicts: list[bool | None] = [None] if "x-url" in keywords else []  # URLs are not judged here
+        for value in values:
+            verdict: bool | None = True if kinds is None else complement.accepts(kinds, value, draft)
+            if "pattern" in keywords and isinstance(value, str) and verdict is not False:
+                verdict = None if search is None else verdict and search.search(value) is not None
+            verdicts.append(verdict)
+        if None in verdicts:
+            for other in keywords:
+                self.approximate(pointer, other, f"not checked against the {key} values")
+            return values
+        for other in keywords:
+            self.report.add(pointer, other, ENFORCED, f"checked against the {key} values")
+        return [value for value, verdict in zip(values, verdicts) if verdict]
 
     def has_type(self, value: Any, allowed: list[Any]) -> bool:
         """Whether ``value`` has one of the types (``1.0`` is an integer from draft 6 on)."""
@@ -1352,6 +1417,7 @@ _UNSUPPORTED_KEYWORDS = frozenset(
 """Keywords that validate in some draft and that no translation here enforces."""
 
 _RULE_NAME = re.compile(r"\b[a-z]\w*")
+_TERMINAL_NAME = re.compile(r"\bT\d+\b")
 
 
 def _schema_dependency_keys(schema: dict[str, Any], dependent_keywords: bool) -> list[str]:
@@ -1433,6 +1499,21 @@ def _parts_names_first(properties: dict[str, Any], own: Any) -> dict[str, Any]:
     return {**{n: s for n, s in properties.items() if n not in own}, **{n: s for n, s in properties.items() if n in own}}
 
 
+def _common_values(key: str, first: Any, second: Any, pointer: str) -> Any:
+    """Two parts' ``enum`` (the values both list, JSON equality) or ``const`` (one
+    value, if they are equal); none in common is no value."""
+    if key == "const":
+        if not json_equal(first, second):
+            raise NoValue(f"{pointer or '#'}: allOf's parts have different const values")
+        return first
+    if not isinstance(first, list) or not isinstance(second, list):
+        raise SchemaError(f"{pointer or '#'}: enum must be a list")
+    common = [value for value in first if any(json_equal(value, other) for other in second)]
+    if not common:
+        raise NoValue(f"{pointer or '#'}: allOf's parts list no enum value in common")
+    return common
+
+
 def _merged_schemas(first: dict[str, Any], second: dict[str, Any]) -> dict[str, Any]:
     """Two ``allOf`` parts' ``properties`` (or ``patternProperties``) as one: a name
     (pattern) both hold takes both schemas; the first part's order, then the second's."""
@@ -1477,6 +1558,11 @@ def _judge_foreign_names(merged: dict[str, Any], source: dict[str, Any]) -> bool
 
 
 _TUPLE_KEYWORDS = ("prefixItems", "items", "additionalItems")
+_VALIDATION_KEYWORDS = frozenset({k for keys in TYPE_KEYWORDS.values() for k in keys}) | {
+    "allOf", "anyOf", "oneOf", "if", "then", "else", "$ref", "dependentSchemas", "dependencies", "format", "nullable",
+    "unevaluatedProperties", "unevaluatedItems", "$dynamicRef", "$recursiveRef", "x-url"}
+"""Keywords that may refuse a listed value (beside ``enum``/``const`` they are judged
+value by value); any other is an annotation there."""
 
 
 def _tuple_of(source: dict[str, Any]) -> tuple[list[Any], Any, str] | None:

@@ -89,6 +89,47 @@ def test_length_bounds_up_to_the_limit_are_exact_and_past_it_approximated() -> N
         translate(schema, Options(strict=True))
 
 
+@pytest.mark.parametrize(("pattern", "low", "high"), [
+    ("^[a-z0-9-]+$", 3, 6),
+    ("[0-9a-f]+", 4, 4),  # a search: the characters around the match count too
+    ("^$|^[a-z][a-z0-9]*$", 2, None),
+    ("^([\\w/-]|[\\w-][\\w/-]*[\\w-])$", 0, 3),
+    ("é|\\\\", 2, 3),  # a backslash, a newline or "é" is one character, escaped or not
+])
+def test_lengths_beside_a_pattern_are_enforced(pattern: str, low: int, high: int | None) -> None:
+    """A string ``pattern`` finds is accepted exactly when it has ``low`` to ``high``
+    characters: the terminal's lookahead counts them, an escape as one (a character
+    the pattern names is written as ``json.dumps(..., ensure_ascii=False)`` writes it)."""
+    schema: dict[str, Any] = {"type": "string", "pattern": pattern, "minLength": low}
+    if high is not None:
+        schema["maxLength"] = high
+    grammar = Grammar.from_json_schema(schema)
+    assert grammar.report.exact, str(grammar.report)
+    search = re.compile(ecma.python_regex(pattern))
+    rng = random.Random(pattern)
+    texts = ["".join(rng.choice("ab0f-/é\\\n") for _ in range(rng.randint(0, 8))) for _ in range(300)]
+    for text in texts + ["abc", "0f0f", "ab1", "é\\"]:
+        inside = search.search(text) is not None and low <= len(text) and (high is None or len(text) <= high)
+        for spelled in {json.dumps(text, ensure_ascii=False), json.dumps(text, ensure_ascii="é" not in text)}:
+            assert grammar.accepts(spelled) == inside, (pattern, spelled)
+
+
+def test_lengths_beside_a_pattern_past_the_limit_are_approximated() -> None:
+    """Counting characters multiplies the pattern's automaton: past
+    ``automata.MAX_STATES`` states the lengths are reported, and the pattern alone
+    is enforced. Lengths no text of the pattern has are no value at all."""
+    words = {"type": "string", "pattern": "^(?:\\S+\\s+){0,19}\\S+$", "minLength": 1, "maxLength": 200}
+    grammar = Grammar.from_json_schema(words)
+    approximated = {(e.keyword, e.note) for e in grammar.report.with_status(APPROXIMATED)}
+    assert approximated == {(key, "not enforced beside pattern: the pattern counting its characters needs more than "
+                                  "2000 automaton states") for key in ("minLength", "maxLength")}
+    assert grammar.accepts('"two words"') and not grammar.accepts('"two  "')
+    with pytest.raises(SchemaError, match=r"#: no string of the lengths allowed matches the pattern"):
+        translate({"type": "string", "pattern": "^[0-9]{9}$", "maxLength": 8})
+    with pytest.raises(SchemaError, match=r"#: maxLength 2 is below minLength 3"):
+        translate({"type": "string", "pattern": "a", "minLength": 3, "maxLength": 2})
+
+
 CASES: list[tuple[str, dict[str, Any], list[Any], list[Any]]] = [
     ("types", {"type": ["integer", "null"]}, [1, -20, None], [1.5, "1", True, []]),
     ("enum", {"enum": ["a", 1, None, {"k": [1, 2]}]}, ["a", 1, None, {"k": [1, 2]}], ["b", 2, {"k": [1]}]),
@@ -131,6 +172,12 @@ CASES: list[tuple[str, dict[str, Any], list[Any], list[Any]]] = [
         ["abc", 9, None],
     ),
     ("one_of_disjoint", {"oneOf": [{"type": "string"}, {"type": "boolean"}]}, ["x", True], [1, None]),
+    ("all_of_enums", {"allOf": [{"enum": ["a", "b", 1, True]}, {"enum": ["b", 1.0, "c", 1]}, {"definitions": {"x": {}}}],
+                      "definitions": {"y": {}}}, ["b", 1], ["a", "c", True, 2]),
+    ("all_of_consts", {"allOf": [{"const": {"k": [1]}}, {"const": {"k": [1.0]}}]}, [{"k": [1]}], [{"k": [2]}, {}]),
+    # keywords beside enum judge each listed value; a keyword JSON Schema does not define is an annotation
+    ("enum_beside_keywords", {"enum": ["ab", "abc", "b", 7, 12], "pattern": "^a", "minLength": 3, "maximum": 10,
+                              "doNotSuggest": True}, ["abc", 7], ["ab", "b", 12]),
     (
         "all_of",
         {"allOf": [{"type": "object", "properties": {"a": {"type": "integer"}}, "required": ["a"]},
@@ -242,6 +289,14 @@ def test_strict_mode_names_the_keyword_and_place(schema: dict[str, Any], message
     assert not translate(wrapped)[1].exact  # lenient: approximated, and said so
 
 
+def test_enum_beside_a_keyword_it_cannot_judge_keeps_every_value() -> None:
+    """A pattern no automaton expresses judges no listed value: all are kept, and the
+    report says so (the grammar is wider, never narrower)."""
+    grammar = Grammar.from_json_schema({"enum": ["a1", "b"], "pattern": "(a)\\1"})
+    assert [e.status for e in grammar.report.entries if e.keyword == "pattern"] == [APPROXIMATED]
+    assert grammar.accepts('"a1"') and grammar.accepts('"b"') and not grammar.accepts('"c"')
+
+
 @pytest.mark.parametrize(
     ("schema", "message"),
     [
@@ -251,6 +306,9 @@ def test_strict_mode_names_the_keyword_and_place(schema: dict[str, Any], message
         ({"type": "array", "minItems": 3, "maxItems": 2}, "maxItems 2 is below minItems 3"),
         (False, "accepts no value"),
         ({"type": "integer", "minimum": 5, "maximum": 4}, "no integer lies within the bounds"),
+        ({"allOf": [{"enum": ["a", 1]}, {"enum": ["b", True]}]}, "#: allOf's parts list no enum value in common"),
+        ({"allOf": [{"const": 1}, {"const": True}]}, "#: allOf's parts have different const values"),
+        ({"allOf": [{"enum": 1}, {"enum": [1]}]}, "#: enum must be a list"),
     ],
 )
 def test_bad_schemas_are_clear_errors(schema: Any, message: str) -> None:
@@ -625,16 +683,18 @@ def test_all_of_parts_declaring_one_property_keep_both_schemas() -> None:
     assert not _accepts(schema, {"a": 5}) and not _accepts(schema, {"a": "xyz"})
 
 
-@pytest.mark.parametrize(("schema", "invalid"), [
-    ({"enum": ["a", "bbbb"], "maxLength": 2}, "bbbb"),
-    ({"enum": [1, "a"], "anyOf": [{"type": "string"}]}, 1),
-    ({"const": "abc", "pattern": "^x"}, "abc"),
+@pytest.mark.parametrize(("schema", "valid", "invalid"), [
+    ({"enum": ["a", "bbbb"], "maxLength": 2}, "a", "bbbb"),
+    ({"enum": [1, "a"], "anyOf": [{"type": "string"}]}, "a", 1),
 ])
-def test_keywords_beside_enum_or_const_are_not_claimed_enforced(schema: dict[str, Any], invalid: Any) -> None:
-    """The grammar lists the constants; a keyword beside them that it does not check
-    against them is approximated, not "implied"."""
-    assert not jsonschema.Draft202012Validator(schema).is_valid(invalid)
-    assert not _accepts(schema, invalid) or _approximated(schema) & (set(schema) - {"enum", "const"})
+def test_keywords_beside_enum_or_const_judge_the_listed_values(schema: dict[str, Any], valid: Any, invalid: Any) -> None:
+    """The grammar lists the constants that the keywords beside them accept; a const
+    they refuse leaves no value."""
+    validator = jsonschema.Draft202012Validator(schema)
+    assert validator.is_valid(valid) and not validator.is_valid(invalid)
+    assert _accepts(schema, valid) and not _accepts(schema, invalid) and not _approximated(schema)
+    with pytest.raises(SchemaError, match="#: no value of const satisfies the schema"):
+        translate({"const": "abc", "pattern": "^x"})
 
 
 @pytest.mark.parametrize("schema", [

@@ -303,6 +303,70 @@ def test_unique_items_limit() -> None:
         translate({"type": "array", "items": {"enum": [1, 2]}, "uniqueItems": True, "minItems": 3})
 
 
+ONE_OF_CASES: list[tuple[str, Any, list[Any], list[Any]]] = [
+    ("required names", {"type": "object", "properties": {"p": {"type": "string"}, "q": {"type": "string"}},
+                        "oneOf": [{"required": ["p"]}, {"required": ["q"]}]},
+     [{"p": "a"}, {"q": "b"}], [{"p": "a", "q": "b"}, {}]),
+    ("objects sharing a name", {"type": "object", "oneOf": [
+        {"type": "object", "required": ["id", "win"], "properties": {"id": {"type": "string"}}},
+        {"type": "object", "required": ["id", "lose"], "properties": {"id": {"type": "string"}, "lose": {"type": "object"}}}]},
+     [{"id": "g", "win": 1}, {"id": "g", "lose": {}}, {"id": "g", "lose": 2, "win": 1}],  # lose is declared
+     [{"id": "g", "win": 1, "lose": {}}, {"id": 1, "lose": {}}, {"id": "g"}]),
+    ("three branches", {"type": "object", "oneOf": [{"required": ["a"]}, {"required": ["b"]}, {"required": ["c"]}]},
+     [{"a": 1}, {"c": 1}], [{"a": 1, "b": 1}, {"a": 1, "b": 2, "c": 3}, {}]),
+    ("enums", {"oneOf": [{"enum": ["a", "b", 1]}, {"enum": ["b", "c", 1.0]}]}, ["a", "c"], ["b", 1, "d"]),
+    ("string lengths", {"oneOf": [{"type": "string", "maxLength": 2}, {"type": "string", "minLength": 2}]},
+     ["a", "", "abc"], ["ab", 1]),
+    ("own keywords", {"type": "object", "properties": {"a": {}, "b": {}}, "required": ["a"],
+                      "oneOf": [{"required": ["b"]}, {"properties": {"a": {"type": "string"}}}]},
+     [{"a": 1, "b": 2}, {"a": "x"}], [{"a": "x", "b": 2}, {"a": 1}, {"b": 2}]),
+]
+
+
+@pytest.mark.parametrize(("name", "schema", "valid", "invalid"), ONE_OF_CASES, ids=[case[0] for case in ONE_OF_CASES])
+def test_one_of_refuses_values_matching_several_branches(name: str, schema: Any, valid: list[Any], invalid: list[Any]) -> None:
+    """Each branch less what the other branches accept, by complement."""
+    agrees(schema, valid, invalid)
+    assert [e.note for e in Grammar.from_json_schema(schema).report.entries if e.keyword == "oneOf"] == [
+        "each branch less what the others accept, by complement"]
+
+
+def test_one_of_without_an_exact_complement_is_approximated() -> None:
+    """Numbers beside number keywords have no exact complement: the branches are
+    joined as anyOf (a wider complement could make a branch wider than it is
+    alone), a value matching both is not refused, and the report and strict mode
+    say so. Branches that every value matches twice accept no value."""
+    schema = {"oneOf": [{"type": "integer"}, {"type": "number", "minimum": 5}]}
+    grammar = Grammar.from_json_schema(schema)
+    notes = [(e.status, e.note) for e in grammar.report.entries if e.keyword == "oneOf"]
+    assert len(notes) == 1 and notes[0][0] == APPROXIMATED
+    assert notes[0][1].startswith("treated as anyOf (the other branches have no exact complement here: numbers")
+    assert grammar.accepts("7") and grammar.accepts("1") and grammar.accepts("5.5") and not grammar.accepts("2.5")
+    lines = translate(schema)[0].splitlines()  # the terminals the dropped complements made are not written
+    rules = [line for line in lines if not re.match(r"T\d+:", line)]
+    assert {line.split(":")[0] for line in lines if line not in rules} == set(re.findall(r"\bT\d+\b", "\n".join(rules)))
+    with pytest.raises(SchemaError, match=r"^#: oneOf cannot be enforced exactly \(treated as anyOf \(the other"):
+        translate(schema, Options(strict=True))
+    with pytest.raises(SchemaError, match="no value matches exactly one branch of oneOf"):
+        translate({"oneOf": [{"type": "string"}, {"type": "string"}]})
+    single = Grammar.from_json_schema({"oneOf": [{"type": "object", "required": ["a"]}]})
+    assert single.report.exact and single.accepts('{"a": 1}') and not single.accepts("{}")
+
+
+def test_one_of_that_recurs_through_its_branches_is_a_cycle_of_rules() -> None:
+    """A branch that holds the same oneOf again (SchemaStore pulumi: a config type
+    whose ``type`` is a plain type or the config type itself, beside an ``if``)
+    is memoized like a reference, not expanded until the depth limit."""
+    config = {"type": "object", "required": ["type"],
+              "properties": {"type": {"oneOf": [{"$ref": "#/$defs/plain"}, {"$ref": "#/$defs/config"}]}}}
+    for extra in ({}, {"if": {"properties": {"type": {"const": "array"}}}, "then": {}}):
+        schema = {"$defs": {"plain": {"enum": ["string", "array"]}, "config": {**config, **extra}}, "$ref": "#/$defs/config"}
+        grammar = Grammar.from_json_schema(schema)
+        assert grammar.accepts('{"type": {"type": {"type": "array"}}}') and not grammar.accepts('{"type": {}}')
+    agrees({"$defs": {"plain": {"enum": ["string", "array"]}, "config": config}, "$ref": "#/$defs/config"},
+           [{"type": "string"}, {"type": {"type": "array"}}], [{"type": "other"}, {"type": {"type": 1}}])
+
+
 # -- random schemas against jsonschema
 
 NAMES = ["kind", "a", "b"]
@@ -347,9 +411,11 @@ def _random_schema(rng: random.Random) -> dict[str, Any]:
     outer: dict[str, Any] = {"properties": {"kind": {}, "a": {}, "b": {}}}  # the order instances write names in
     if rng.random() < 0.5:
         outer["type"] = rng.sample(["string", "integer", "number", "object", "array", "null"], 2)
-    kind = rng.choice(["not", "if", "contains", "unique"])
+    kind = rng.choice(["not", "if", "contains", "unique", "oneOf"])
     if kind == "not":
         outer["not"] = _simple(rng)
+    elif kind == "oneOf":
+        outer["oneOf"] = [_simple(rng) for _ in range(rng.randint(2, 3))]
     elif kind == "if":
         outer["if"] = _simple(rng)
         for key in ("then", "else"):

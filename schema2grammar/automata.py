@@ -1,0 +1,429 @@
+"""Automata over decoded characters for ECMA-262 patterns, and back to regexes.
+
+A pattern's search automaton (``search_nfa``, as ``ecma`` reads the pattern), the
+subset construction over character classes every automaton agrees on, products of
+automata, and state elimination to a regex over JSON spellings: what the
+translator needs where one terminal must say what regexes cannot say directly
+("matches none of these patterns", "matches this pattern in so many characters").
+Every construction is bounded by the limits below and raises ``ecma.Unsupported``
+past them; the translator then approximates and says so in the report.
+"""
+
+from __future__ import annotations
+
+import bisect
+from collections.abc import Callable, Hashable
+from dataclasses import dataclass
+from typing import TypeVar
+
+from schema2grammar import ecma
+
+MAX_NFA_STATES = 20_000
+"""States of one pattern's automaton before determinization (repetition counts expand)."""
+
+MAX_STATES = 2_000
+"""States of one pattern's DFA, and of a product of automata."""
+
+ALL: ecma.Ranges = [(0, ecma.SURROGATES[0] - 1), (ecma.SURROGATES[1] + 1, ecma.MAX_CODE)]
+"""Every character a string may hold (lone surrogates cannot be written in UTF-8)."""
+
+
+class NFA:
+    """Thompson automaton: ``moves[s]`` (ranges, target), ``empty[s]`` targets on no input."""
+
+    def __init__(self) -> None:
+        self.moves: list[list[tuple[ecma.Ranges, int]]] = []
+        self.empty: list[list[int]] = []
+        self.free: list[int] = []  # states after a whole match: every name that gets there matches
+
+    def state(self) -> int:
+        if len(self.moves) >= MAX_NFA_STATES:
+            raise ecma.Unsupported(f"a pattern needs more than {MAX_NFA_STATES} automaton states")
+        self.moves.append([])
+        self.empty.append([])
+        return len(self.moves) - 1
+
+
+def search_nfa(tree: ecma.Node) -> NFA:
+    """Names in which ``tree`` matches somewhere: each branch free on a side it does
+    not anchor (the same reading as ``ecma.json_string_regex``)."""
+    nfa = NFA()
+    start, end = nfa.state(), nfa.state()
+    for branch in tree.children if tree.kind == "alt" else [tree]:
+        items = branch.children if branch.kind == "cat" else [branch]
+        anchored_start = bool(items) and items[0].kind == "^"
+        anchored_end = bool(items) and items[-1].kind == "$"
+        middle = items[1 if anchored_start else 0:len(items) - 1 if anchored_end else len(items)]
+        at = nfa.state()
+        nfa.empty[start].append(at)
+        if not anchored_start:
+            nfa.moves[at].append((ALL, at))
+        for item in middle:
+            at = _add(nfa, item, at)
+        if not anchored_end:
+            tail = nfa.state()
+            nfa.empty[at].append(tail)
+            nfa.moves[tail].append((ALL, tail))
+            nfa.free.append(tail)
+            at = tail
+        nfa.empty[at].append(end)
+    nfa.empty.append([])  # the accepting state is the last one
+    nfa.moves.append([])
+    nfa.empty[end].append(len(nfa.moves) - 1)
+    return nfa
+
+
+def _add(nfa: NFA, node: ecma.Node, at: int) -> int:
+    """``node``'s automaton from state ``at``; returns its end state."""
+    if node.kind == "set":
+        end = nfa.state()
+        if node.ranges:
+            nfa.moves[at].append((node.ranges, end))
+        return end
+    if node.kind == "cat":
+        for child in node.children:
+            at = _add(nfa, child, at)
+        return at
+    if node.kind == "alt":
+        end = nfa.state()
+        for child in node.children:
+            begin = nfa.state()
+            nfa.empty[at].append(begin)
+            nfa.empty[_add(nfa, child, begin)].append(end)
+        return end
+    if node.kind == "rep":
+        child = node.children[0]
+        for _ in range(node.low):
+            at = _add(nfa, child, at)
+        if node.high == -1:
+            hub = nfa.state()
+            nfa.empty[at].append(hub)
+            nfa.empty[_add(nfa, child, hub)].append(hub)
+            return hub
+        end = nfa.state()
+        nfa.empty[at].append(end)
+        for _ in range(node.high - node.low):
+            at = _add(nfa, child, at)
+            nfa.empty[at].append(end)
+        return end
+    raise ecma.Unsupported(f"an anchor {node.kind} inside the pattern")
+
+
+def cut_points(range_lists: list[ecma.Ranges]) -> list[int]:
+    """The first character of every class: where some range starts or stops."""
+    cuts = {low for low, _ in ALL} | {high + 1 for _, high in ALL}
+    for ranges in range_lists:
+        for low, high in ranges:
+            cuts.add(low)
+            cuts.add(high + 1)
+    return sorted(cuts)
+
+
+class Classes:
+    """Characters that every automaton treats alike, as consecutive intervals;
+    the surrogates' interval is left out of every set."""
+
+    def __init__(self, cuts: list[int]) -> None:
+        self.cuts = cuts
+        self.count = len(cuts) - 1  # class i: cuts[i] .. cuts[i+1]-1
+        self._cache: dict[tuple[tuple[int, int], ...], int] = {}
+
+    def of(self, ranges: ecma.Ranges) -> int:
+        """The classes inside ``ranges``, as a bit set."""
+        key = tuple(ranges)
+        found = self._cache.get(key)
+        if found is None:
+            found = 0
+            for low, high in ranges:
+                for i in range(bisect.bisect_left(self.cuts, low), bisect.bisect_left(self.cuts, high + 1)):
+                    found |= 1 << i
+            self._cache[key] = found
+        return found
+
+    def ranges(self, members: int) -> ecma.Ranges:
+        out: ecma.Ranges = []
+        for i in range(self.count):
+            if members >> i & 1:
+                low, high = self.cuts[i], self.cuts[i + 1] - 1
+                if out and out[-1][1] + 1 == low:
+                    out[-1] = (out[-1][0], high)
+                else:
+                    out.append((low, high))
+        return out
+
+
+@dataclass
+class DFA:
+    """``next[s][c]``: the state after class ``c`` (total: a dead state where nothing
+    goes on); state 0 starts."""
+
+    next: list[list[int]]
+    accepting: list[bool]
+
+
+def determinize(nfa: NFA, classes: Classes) -> DFA:
+    final = len(nfa.moves) - 1
+    labelled = [[(classes.of(ranges), target) for ranges, target in moves] for moves in nfa.moves]
+
+    def closure(states: set[int]) -> frozenset[int]:
+        work = list(states)
+        while work:
+            for target in nfa.empty[work.pop()]:
+                if target not in states:
+                    states.add(target)
+                    work.append(target)
+        return frozenset(states)
+
+    free = closure({nfa.free[0]}) if nfa.free else frozenset()
+    start = closure({0})
+
+    def step(current: frozenset[int], c: int) -> frozenset[int]:
+        bit = 1 << c
+        target = closure({t for s in current for members, t in labelled[s] if members & bit})
+        if free and not free.isdisjoint(nfa.free) and not target.isdisjoint(nfa.free):
+            return free  # past a whole match, what else the pattern could match changes nothing
+        return target
+
+    table, order = explore(start, step, classes.count, "a pattern needs")
+    return DFA(table, [final in states for states in order])
+
+
+State = TypeVar("State", bound=Hashable)
+
+
+def explore(start: State, step: Callable[[State, int], State], classes: int, what: str) -> tuple[list[list[int]], list[State]]:
+    """The states reachable from ``start`` (``step``: the next one on a class),
+    numbered breadth first: the table of their moves, and the states in order."""
+    number = {start: 0}
+    order = [start]
+    table: list[list[int]] = []
+    for current in order:
+        row = []
+        for c in range(classes):
+            target = step(current, c)
+            index = number.get(target)
+            if index is None:
+                if len(order) >= MAX_STATES:
+                    raise ecma.Unsupported(f"{what} more than {MAX_STATES} automaton states")
+                index = number[target] = len(order)
+                order.append(target)
+            row.append(index)
+        table.append(row)
+    return table, order
+
+
+def product(automata: list[DFA], classes: Classes) -> tuple[DFA, list[int]]:
+    """The automata run together, and per state which of them accept (bit i: automaton i)."""
+    table, order = explore(
+        (0,) * len(automata),
+        lambda current, c: tuple(automaton.next[s][c] for automaton, s in zip(automata, current)),
+        classes.count,
+        "these patterns together need",
+    )
+    signatures = [sum(1 << i for i, (automaton, s) in enumerate(zip(automata, states)) if automaton.accepting[s])
+                  for states in order]
+    return DFA(table, [False] * len(order)), signatures
+
+
+def lengths_found(tree: ecma.Node, low: int, high: int | None) -> bool:
+    """Whether the pattern ``tree`` finds (ECMA-262 search) some text of ``low`` to
+    ``high`` characters (None: no upper bound): its DFA run beside a counter of the
+    characters read, which the lexer's automaton of the two together grows with.
+    More than ``MAX_STATES`` states of that product is ``Unsupported``."""
+    nfa = search_nfa(tree)
+    classes = Classes(cut_points([ranges for moves in nfa.moves for ranges, _ in moves]))
+    dfa = determinize(nfa, classes)
+    live = _useful(dfa, dfa.accepting)
+    cap = low if high is None else high  # past ``low`` unbounded, the count no longer matters
+
+    def step(current: tuple[int, int], c: int) -> tuple[int, int]:
+        state, count = current
+        if state < 0 or not live[dfa.next[state][c]] or high is not None and count == high:
+            return -1, -1  # one dead state: no text of the pattern goes on so, or too long
+        return dfa.next[state][c], min(count + 1, cap)
+
+    _, order = explore((0, 0), step, classes.count, "the pattern counting its characters needs")
+    return any(state >= 0 and dfa.accepting[state] and count >= low for state, count in order)
+
+
+# -- back to a regex
+
+
+def to_regex(dfa: DFA, accepting: list[bool], classes: Classes, max_work: int) -> str | None:
+    """The language of ``dfa`` with ``accepting`` as a regex over JSON spellings
+    (None: empty), by state elimination, cheapest state first; ``Unsupported``
+    once the regexes written on the way add up to more than ``max_work`` characters."""
+    dfa, accepting = _minimized(dfa, accepting)
+    useful = _useful(dfa, accepting)
+    if not useful[0]:
+        return None
+    start, final = -1, -2
+    edges: dict[int, dict[int, str]] = {}  # source -> target -> regex
+    into: dict[int, set[int]] = {}
+    for s, row in enumerate(dfa.next):
+        if not useful[s]:
+            continue
+        by_target: dict[int, int] = {}
+        for c, t in enumerate(row):
+            if useful[t]:
+                by_target[t] = by_target.get(t, 0) | 1 << c
+        for t, members in by_target.items():
+            ranges = classes.ranges(members & classes.of(ALL))
+            if ranges:
+                _join(edges, into, s, t, _spell(ranges))
+        if accepting[s]:
+            _join(edges, into, s, final, "")
+    _join(edges, into, start, 0, "")
+    size = 0
+    for state in _elimination_order(dfa, useful):
+        outgoing = edges.pop(state, {})
+        loop = outgoing.pop(state, None)
+        into.get(state, set()).discard(state)
+        middle = "" if loop is None else f"(?:{loop})*"
+        for source in into.pop(state, set()):
+            head = edges[source].pop(state)
+            for target, tail in outgoing.items():
+                joined = head + middle + tail
+                size += len(joined)
+                if size > max_work:
+                    raise ecma.Unsupported(f"turning the automaton into a regex writes more than {max_work} characters")
+                _join(edges, into, source, target, joined)
+        for target in outgoing:
+            into[target].discard(state)
+    return edges.get(start, {}).get(final)
+
+
+_ESCAPED: ecma.Ranges = [(0x00, 0x1F), (0x22, 0x22), (0x5C, 0x5C)]
+"""Characters json.dumps writes as escapes."""
+
+_SHORT_ESCAPES = {0x08: "b", 0x09: "t", 0x0A: "n", 0x0C: "f", 0x0D: "r", 0x22: '"', 0x5C: "\\\\"}
+"""What follows the backslash for the characters json.dumps escapes briefly (as regex text)."""
+
+
+def _spell(ranges: ecma.Ranges) -> str:
+    """One character of ``ranges`` as ``json.dumps(..., ensure_ascii=False)`` spells
+    it: itself, ``\\"``, ``\\\\``, a short escape, or ``\\u00xx`` for the other controls."""
+    plain = [piece for part in ranges for piece in ecma.minus(part, _ESCAPED)]
+    escaped = [code for low, high in ranges for code in range(low, min(high, 0x5C) + 1) if code < 0x20 or code in (0x22, 0x5C)]
+    short = "".join(re_char for code, re_char in _SHORT_ESCAPES.items() if code in escaped)
+    long = [code for code in escaped if code not in _SHORT_ESCAPES]
+    options = [f"[{short}]"] if len(short) > 1 else [short] if short else []
+    if len([c for c in long if c < 0x20]) == 27:
+        options.append("u00(?:0[0-7bef]|1[0-9a-f])")
+    else:
+        options += [f"u00{c:02x}" for c in long if c < 0x20]
+    spelled = [_plain_set(plain)] if plain else []
+    if options:
+        spelled.append("\\\\" + (options[0] if len(options) == 1 else "(?:" + "|".join(options) + ")"))
+    return spelled[0] if len(spelled) == 1 else "(?:" + "|".join(spelled) + ")"
+
+
+def _plain_set(ranges: ecma.Ranges) -> str:
+    """Characters written as themselves: one, a class, or the class of the others
+    (shorter for "anything but these few"; a negated class never holds surrogates)."""
+    if len(ranges) == 1 and ranges[0][0] == ranges[0][1] and ranges[0][0] < 0x80 and chr(ranges[0][0]).isalnum():
+        return chr(ranges[0][0])
+    positive = ecma.python_set(ranges)
+    others = [piece for part in ALL for piece in ecma.minus(part, ranges + _ESCAPED)]
+    negative = "[^" + ecma.python_set(others + _ESCAPED)[1:-1] + "]"
+    return negative if len(negative) < len(positive) else positive
+
+
+def _join(edges: dict[int, dict[int, str]], into: dict[int, set[int]], source: int, target: int, regex: str) -> None:
+    """Add ``regex`` as an alternative on the edge ``source`` -> ``target``."""
+    out = edges.setdefault(source, {})
+    old = out.get(target)
+    if old is None:
+        out[target] = _group(regex)
+    elif old == "" or regex == "":
+        out[target] = f"(?:{old or regex})?"
+    elif old != regex:
+        out[target] = f"(?:{old}|{regex})"
+    into.setdefault(target, set()).add(source)
+
+
+def _group(regex: str) -> str:
+    """``regex`` safe to concatenate: a top-level alternation is wrapped."""
+    depth = 0
+    escaped = False
+    in_class = False
+    for char in regex:
+        if escaped:
+            escaped = False
+        elif char == "\\":
+            escaped = True
+        elif in_class:
+            in_class = char != "]"
+        elif char == "[":
+            in_class = True
+        elif char == "(":
+            depth += 1
+        elif char == ")":
+            depth -= 1
+        elif char == "|" and depth == 0:
+            return f"(?:{regex})"
+    return regex
+
+
+def _minimized(dfa: DFA, accepting: list[bool]) -> tuple[DFA, list[bool]]:
+    """The minimal DFA for the same language (Moore's partition refinement): equal
+    states are merged, so the regex is written once per distinct future."""
+    block = [int(a) for a in accepting]
+    count = len(set(block))
+    while True:
+        number: dict[tuple[int, ...], int] = {}
+        refined = [number.setdefault((block[s], *[block[t] for t in row]), len(number)) for s, row in enumerate(dfa.next)]
+        if len(number) == count:
+            break
+        block, count = refined, len(number)
+    # renumber so that the start's block is 0
+    order = {block[0]: 0}
+    for b in block:
+        order.setdefault(b, len(order))
+    table: list[list[int]] = [[] for _ in order]
+    final = [False] * len(order)
+    for s, row in enumerate(dfa.next):
+        b = order[block[s]]
+        if not table[b]:
+            table[b] = [order[block[t]] for t in row]
+            final[b] = accepting[s]
+    return DFA(table, final), final
+
+
+def _elimination_order(dfa: DFA, useful: list[bool]) -> list[int]:
+    """Farthest from the start first: a state's ways on are merged into its
+    predecessor's before that one goes, so common prefixes are written once (a
+    trie of declared names comes out factored, its shared tail last)."""
+    depth = [-1] * len(dfa.next)
+    depth[0] = 0
+    order = [0]
+    for s in order:
+        for t in dfa.next[s]:
+            if useful[t] and depth[t] < 0:
+                depth[t] = depth[s] + 1
+                order.append(t)
+    return order[::-1]
+
+
+def _useful(dfa: DFA, accepting: list[bool]) -> list[bool]:
+    """States reached from the start that can still reach an accepting state."""
+    reached = [False] * len(dfa.next)
+    reached[0] = True
+    work = [0]
+    while work:
+        for t in dfa.next[work.pop()]:
+            if not reached[t]:
+                reached[t] = True
+                work.append(t)
+    back: list[list[int]] = [[] for _ in dfa.next]
+    for s, row in enumerate(dfa.next):
+        for t in set(row):
+            back[t].append(s)
+    live = list(accepting)
+    work = [s for s in range(len(live)) if live[s]]
+    while work:
+        for s in back[work.pop()]:
+            if not live[s]:
+                live[s] = True
+                work.append(s)
+    return [reached[s] and live[s] for s in range(len(live))]
