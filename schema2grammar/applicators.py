@@ -279,6 +279,10 @@ def exclusive(t: _Translator, options: list[Any], branch: Callable[[int], Any], 
     notes: list[str] = []
 
     def one(schema: Any, negated: Any, where: str) -> str:
+        checked(schema, where)
+        if schema is False:
+            raise shared.NoValue(f"{where}: the schema false accepts no value")
+        schema = {} if schema is True else schema
         key = "oneOf " + json.dumps([schema, negated], sort_keys=True)
         return t.cached(key, lambda: _with_negation(t, schema, negated, where, notes), where)
 

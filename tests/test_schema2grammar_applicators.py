@@ -315,6 +315,7 @@ ONE_OF_CASES: list[tuple[str, Any, list[Any], list[Any]]] = [
     ("three branches", {"type": "object", "oneOf": [{"required": ["a"]}, {"required": ["b"]}, {"required": ["c"]}]},
      [{"a": 1}, {"c": 1}], [{"a": 1, "b": 1}, {"a": 1, "b": 2, "c": 3}, {}]),
     ("enums", {"oneOf": [{"enum": ["a", "b", 1]}, {"enum": ["b", "c", 1.0]}]}, ["a", "c"], ["b", 1, "d"]),
+    ("booleans", {"oneOf": [True, False, {"type": "string"}]}, [1, None, {}], ["a"]),
     ("string lengths", {"oneOf": [{"type": "string", "maxLength": 2}, {"type": "string", "minLength": 2}]},
      ["a", "", "abc"], ["ab", 1]),
     ("own keywords", {"type": "object", "properties": {"a": {}, "b": {}}, "required": ["a"],
@@ -347,8 +348,9 @@ def test_one_of_without_an_exact_complement_is_approximated() -> None:
     assert {line.split(":")[0] for line in lines if line not in rules} == set(re.findall(r"\bT\d+\b", "\n".join(rules)))
     with pytest.raises(SchemaError, match=r"^#: oneOf cannot be enforced exactly \(treated as anyOf \(the other"):
         translate(schema, Options(strict=True))
-    with pytest.raises(SchemaError, match="no value matches exactly one branch of oneOf"):
-        translate({"oneOf": [{"type": "string"}, {"type": "string"}]})
+    for twice in ({"oneOf": [{"type": "string"}, {"type": "string"}]}, {"oneOf": [True, True, False]}):
+        with pytest.raises(SchemaError, match="no value matches exactly one branch of oneOf"):
+            translate(twice)
     single = Grammar.from_json_schema({"oneOf": [{"type": "object", "required": ["a"]}]})
     assert single.report.exact and single.accepts('{"a": 1}') and not single.accepts("{}")
 
@@ -633,6 +635,7 @@ def test_splits_past_their_rule_budget_are_approximated(monkeypatch: pytest.Monk
     ({"not": {"if": True, "then": 5}}, "/not/then: a schema must be"),
     ({"type": "object", "not": {"required": ["a"]}, "properties": {"a/b": 5}}, "/properties/a~1b: a schema must be"),
     ({"type": "array", "contains": {"type": "string"}, "items": 5}, "/items: a schema must be"),
+    ({"oneOf": [{"type": "string"}, 5]}, "/oneOf/1: a schema must be"),
 ])
 def test_malformed_schemas_inside_applicators_are_schema_errors(schema: dict[str, Any], message: str) -> None:
     with pytest.raises(SchemaError, match=re.escape(message)):
