@@ -16,7 +16,7 @@ for text in ["-12.5e3", "012", "3.", "1e+9"]:
 
 info = structgen.TokenizerInfo.from_huggingface(structgen.load_tokenizer())
 trie = build_trie(info.decoded_vocab, info.special_token_ids)
-ids, states = trie.walk(number.table, 0)
+ids, states = trie.walk(list(number.table), 0)  # the walk takes a list; a ByteDFA keeps a tuple
 complete = [i for i, s in zip(ids, states) if number.accepts[s]]
 print(f"{len(ids)} of {info.vocab_size} tokens can start a JSON number; {len(complete)} are whole numbers")
 print("some of them:", [info.decoded_vocab[i].decode() for i in ids[:: max(1, len(ids) // 12)]])
