@@ -34,7 +34,7 @@ class NFA:
     def __init__(self) -> None:
         self.moves: list[list[tuple[ecma.Ranges, int]]] = []
         self.empty: list[list[int]] = []
-        self.free: list[int] = []  # states after a whole match: every name that gets there matches
+        self.free: list[int] = []  # states after a whole match: every string that gets there matches
 
     def state(self) -> int:
         if len(self.moves) >= MAX_NFA_STATES:
@@ -45,7 +45,7 @@ class NFA:
 
 
 def search_nfa(tree: ecma.Node) -> NFA:
-    """Names in which ``tree`` matches somewhere: each branch free on a side it does
+    """Strings in which ``tree`` matches somewhere: each branch free on a side it does
     not anchor (the same reading as ``ecma.json_string_regex``)."""
     nfa = NFA()
     start, end = nfa.state(), nfa.state()
@@ -162,6 +162,8 @@ class DFA:
 
 
 def determinize(nfa: NFA, classes: Classes) -> DFA:
+    """The subset construction over ``classes``, total (the empty set is a dead
+    state); past a whole match of a search, one free state: the rest is anything."""
     final = len(nfa.moves) - 1
     labelled = [[(classes.of(ranges), target) for ranges, target in moves] for moves in nfa.moves]
 

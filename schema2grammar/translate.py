@@ -554,6 +554,10 @@ class _Translator:
         if low == 0 and high is None:
             return ""
         keys = [key for key in ("minLength", "maxLength") if key in schema]
+        if max(low, high or 0) > regexes.MAX_LENGTH_BOUND:  # as beside no pattern
+            for key in keys:
+                self.approximate(pointer, key, f"length bounds above {regexes.MAX_LENGTH_BOUND} are not enforced")
+            return ""
         try:
             found = automata.lengths_found(ecma.parse(schema["pattern"]), low, high)
         except ecma.Unsupported as exc:
