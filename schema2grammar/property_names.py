@@ -42,6 +42,8 @@ def regions(patterns: list[str], declared: list[str], unmatched: bool = True) ->
     """The non-empty regions of the names that are not ``declared``, for ``patterns``
     (ECMA-262, unanchored search): one per set of patterns a name can match, the
     empty set included only when ``unmatched`` (no ``additionalProperties: false``)."""
+    if len(patterns) == 1 and not declared and not unmatched:  # one region: the pattern's names, as a string's
+        return [Region((0,), ecma.json_string_regex(patterns[0]))]
     nfas = [automata.search_nfa(ecma.parse(pattern)) for pattern in patterns]
     cuts = automata.cut_points([ranges for nfa in nfas for moves in nfa.moves for ranges, _ in moves]
                                + [[(ord(c), ord(c))] for name in declared for c in name])

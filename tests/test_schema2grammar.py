@@ -537,6 +537,19 @@ def test_pattern_properties_are_enforced_exactly() -> None:
     assert ("patternProperties", ENFORCED) in statuses and ("additionalProperties", ENFORCED) in statuses
 
 
+def test_one_pattern_alone_takes_its_names_as_a_string_pattern_would() -> None:
+    """One pattern, no declared name, no other names allowed: the names are the
+    pattern's strings, with no automaton (a 255-character count made the automaton's
+    regex pass its limit: Github o6201)."""
+    schema = {"type": "object", "patternProperties": {"^[0-9a-z_-]{1,255}$": {"type": "integer"}},
+              "additionalProperties": False}
+    grammar = Grammar.from_json_schema(schema)
+    assert grammar.report.exact, str(grammar.report)
+    assert grammar.accepts('{"a_1": 1, "' + "b" * 255 + '": 2}') and grammar.accepts("{}")
+    for refused in ('{"A": 1}', '{"a": "x"}', '{"' + "b" * 256 + '": 2}', '{"": 1}'):
+        assert not grammar.accepts(refused), refused
+
+
 def test_pattern_properties_with_additional_properties_false() -> None:
     schema = {"properties": {"a": {}}, "patternProperties": {"^v": {"type": "integer"}}, "additionalProperties": False}
     assert _accepts(schema, {"a": 1, "vroom": 2, "v": 3})
