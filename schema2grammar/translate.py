@@ -1314,13 +1314,13 @@ class _Translator:
             search = re.compile(ecma.python_regex(pattern)) if isinstance(pattern, str) else None
         except (ecma.Unsupported, re.error):
             search = None
-        verdicts: list[bool | None] = [None] if "x-url" in keywords else []  # URLs are not judged here
+        verdicts: list[bool | None] = []
         for value in values:
             verdict: bool | None = True if kinds is None else complement.accepts(kinds, value, draft)
             if "pattern" in keywords and isinstance(value, str) and verdict is not False:
                 verdict = None if search is None else verdict and search.search(value) is not None
             verdicts.append(verdict)
-        if None in verdicts:
+        if None in verdicts or "x-url" in keywords:  # URLs are not judged here
             for other in keywords:
                 self.approximate(pointer, other, f"not checked against the {key} values")
             return values
