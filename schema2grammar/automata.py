@@ -438,6 +438,39 @@ def _elimination_order(dfa: DFA, useful: list[bool]) -> list[int]:
     return order[::-1]
 
 
+def count_strings(dfa: DFA, accepting: list[bool], classes: Classes, cap: int) -> int:
+    """How many strings ``dfa`` accepts, or ``cap`` when that many or more (a loop
+    on a path to an accepting state makes them endless)."""
+    useful = _useful(dfa, accepting)
+    if not useful[0]:
+        return 0
+    sizes = [classes.cuts[c + 1] - classes.cuts[c] for c in range(classes.count)]
+    ways: dict[int, int] = {}
+    on_path: set[int] = set()
+    work = [(0, False)]
+    while work:  # depth first, each state's count once its successors' are known
+        state, done = work.pop()
+        if done:
+            on_path.discard(state)
+            total = int(accepting[state])
+            for c, target in enumerate(dfa.next[state]):
+                if useful[target]:
+                    total = min(cap, total + sizes[c] * ways[target])
+            ways[state] = total
+            continue
+        if state in ways:
+            continue
+        on_path.add(state)
+        work.append((state, True))
+        for target in set(dfa.next[state]):
+            if useful[target]:
+                if target in on_path:
+                    return cap  # a loop: endless
+                if target not in ways:
+                    work.append((target, False))
+    return ways[0]
+
+
 def _useful(dfa: DFA, accepting: list[bool]) -> list[bool]:
     """States reached from the start that can still reach an accepting state."""
     reached = [False] * len(dfa.next)

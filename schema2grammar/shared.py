@@ -5,6 +5,7 @@ one way everywhere (a schema both translated and complemented means one thing)."
 from __future__ import annotations
 
 from typing import Any
+from urllib.parse import unquote
 
 MAX_ITEMS_CHAIN = 256
 """``minItems``/``maxItems`` above this are enforced only up to it (reported)."""
@@ -101,6 +102,15 @@ def json_type(value: Any) -> str:
     return "array" if isinstance(value, list) else "object"
 
 
+def has_type(value: Any, allowed: list[Any], float_integers: bool) -> bool:
+    """Whether ``value`` has one of the types (``1.0`` is an integer where
+    ``float_integers``: from draft 6 on)."""
+    kind = json_type(value)
+    if kind == "number" and float_integers and isinstance(value, float) and value.is_integer():
+        kind = "integer"
+    return kind in allowed or (kind == "integer" and "number" in allowed)
+
+
 def json_equal(a: Any, b: Any) -> bool:
     """JSON equality: ``1 == 1.0`` but ``true != 1``, containers item by item."""
     if isinstance(a, bool) or isinstance(b, bool) or a is None or b is None:
@@ -112,3 +122,22 @@ def json_equal(a: Any, b: Any) -> bool:
     if isinstance(a, dict) and isinstance(b, dict):
         return a.keys() == b.keys() and all(json_equal(a[k], b[k]) for k in a)
     return type(a) is type(b) and bool(a == b)
+
+
+NOWHERE = object()
+"""What ``follow_pointer`` returns for a pointer that names nothing."""
+
+
+def follow_pointer(root: Any, target: str) -> Any:
+    """The value a ``#/...`` JSON pointer (percent-encoded, ``~0``/``~1`` escaped)
+    names inside ``root``; ``NOWHERE`` when it names nothing."""
+    current = root
+    for raw in target[1:].split("/")[1:] if target != "#" else []:
+        token = unquote(raw).replace("~1", "/").replace("~0", "~")
+        if isinstance(current, dict) and token in current:
+            current = current[token]
+        elif isinstance(current, list) and token.isdigit() and int(token) < len(current):
+            current = current[int(token)]
+        else:
+            return NOWHERE
+    return current

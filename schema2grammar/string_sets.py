@@ -104,16 +104,37 @@ def spelled(strings: StringSet) -> str | None:
     return regex
 
 
-@lru_cache(maxsize=256)
-def _spelled(bases: tuple[Base, ...], formula: Formula) -> tuple[str | None, str]:
-    """``spelled``'s regex, or why there is none (cached either way)."""
+def count(strings: StringSet, cap: int) -> int:
+    """How many strings the set holds, or ``cap`` when that many or more (an endless
+    set too); ``ecma.Unsupported`` past the automata's limits."""
+    if strings.formula == FALSE:
+        return 0
+    built, failure = _accepted(tuple(strings.bases), strings.formula)
+    if built is None:
+        raise ecma.Unsupported(failure)
+    classes, product, accepting = built
+    return automata.count_strings(product, accepting, classes, cap)
+
+
+def _accepted(bases: tuple[Base, ...], formula: Formula) -> tuple[tuple[Classes, DFA, list[bool]] | None, str]:
+    """The bases' product and which of its states the formula accepts, or why there is none."""
     unique = sorted(set(bases), key=repr)
     built, failure = _product(tuple(unique))
     if built is None:
         return None, failure
     classes, product, signatures = built
     where = [unique.index(base) for base in bases]  # each base's bit in the product's signatures
-    accepting = [_value(formula, sum((s >> at & 1) << i for i, at in enumerate(where))) for s in signatures]
+    return (classes, product, [_value(formula, sum((s >> at & 1) << i for i, at in enumerate(where)))
+                               for s in signatures]), ""
+
+
+@lru_cache(maxsize=256)
+def _spelled(bases: tuple[Base, ...], formula: Formula) -> tuple[str | None, str]:
+    """``spelled``'s regex, or why there is none (cached either way)."""
+    built, failure = _accepted(bases, formula)
+    if built is None:
+        return None, failure
+    classes, product, accepting = built
     try:
         regex = automata.to_regex(product, accepting, classes, 4 * MAX_REGEX)
     except ecma.Unsupported as exc:

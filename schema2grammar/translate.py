@@ -21,10 +21,9 @@ import re
 from decimal import Decimal
 from fractions import Fraction
 from typing import Any, Callable
-from urllib.parse import unquote
 
 from schema2grammar import (applicators, automata, complement, ecma, formats, multiples, numbers, property_names, regexes,
-                            string_sets, unevaluated)
+                            string_sets, unevaluated, unique_arrays)
 from schema2grammar.object_states import (
     MAX_OBJECT_STATES,
     MAX_UNORDERED_STATES,
@@ -38,17 +37,21 @@ from schema2grammar.shared import (
     ANNOTATIONS,
     DEFINITIONS,
     MAX_ITEMS_CHAIN,
+    NOWHERE,
     TYPE_KEYWORDS,
     NoValue,
     SchemaError,
     check_shapes,
     count_of,
     disjoint_types,
+    follow_pointer,
+    has_type,
     json_equal,
     json_type,
     written_before,
 )
 from schema2grammar.report import APPROXIMATED, ENFORCED, REJECTED, Report, ReportEntry
+from schema2grammar.unique_arrays import UniqueArrays
 
 MAX_SCHEMA_NODES = 20_000
 """Schema places one translation may visit (a bound on grammar size and time)."""
@@ -80,6 +83,19 @@ class _OverBudget(Exception):
 
 def translate(schema: Any, options: Options | None = None) -> tuple[str, Report]:
     """The lark grammar of ``schema`` (a dict, a bool, or JSON text) and the report."""
+    text, report, _ = _translated(schema, options, checks=False)
+    return text, report
+
+
+def translate_checked(schema: Any, options: Options | None = None) -> tuple[str, Report, UniqueArrays | None]:
+    """``translate``, and what a matcher checks beside the grammar: the arrays whose
+    ``uniqueItems`` no grammar holds (``unique_arrays``; None where there are
+    none). Their report entries say enforced: use the grammar with the checks
+    (``structgen.Grammar.from_json_schema`` does)."""
+    return _translated(schema, options, checks=True)
+
+
+def _translated(schema: Any, options: Options | None, checks: bool) -> tuple[str, Report, UniqueArrays | None]:
     if isinstance(schema, (str, bytes)):
         try:
             schema = json.loads(schema)
@@ -88,7 +104,10 @@ def translate(schema: Any, options: Options | None = None) -> tuple[str, Report]
         except RecursionError:
             raise SchemaError("the schema's JSON nests values too deeply to read") from None
     try:
-        return _Translator(schema, options or Options()).run()
+        translator = _Translator(schema, options or Options())
+        text, report = translator.run()
+        arrays = unique_arrays.checked_places(schema, applicators.draft_of(translator), report) if checks else None
+        return text, report, arrays
     except RecursionError:  # a value nested past Python's stack (a listed one: MAX_DEPTH bounds the places)
         raise SchemaError("the schema nests values too deeply to translate") from None
 
@@ -99,7 +118,6 @@ def _escape_whitespace(text: str) -> str:
     return "".join({"\n": "\\n", "\t": "\\t", "\r": "\\r"}.get(c, re.escape(c)) for c in text)
 
 
-NOWHERE = object()
 
 
 def _named(root: Any, names: Callable[[dict[str, Any]], bool]) -> dict[str, Any] | None:
@@ -117,21 +135,6 @@ def _named(root: Any, names: Callable[[dict[str, Any]], bool]) -> dict[str, Any]
         elif isinstance(current, list):
             todo.extend(current)
     return None
-
-
-def follow_pointer(root: Any, target: str) -> Any:
-    """The value a ``#/...`` JSON pointer (percent-encoded, ``~0``/``~1`` escaped)
-    names inside ``root``; ``NOWHERE`` when it names nothing."""
-    current = root
-    for raw in target[1:].split("/")[1:] if target != "#" else []:
-        token = unquote(raw).replace("~1", "/").replace("~0", "~")
-        if isinstance(current, dict) and token in current:
-            current = current[token]
-        elif isinstance(current, list) and token.isdigit() and int(token) < len(current):
-            current = current[int(token)]
-        else:
-            return NOWHERE
-    return current
 
 
 def _found_by(patterns: dict[str, Any] | None, name: str) -> list[Any]:
@@ -1437,10 +1440,7 @@ class _Translator:
 
     def has_type(self, value: Any, allowed: list[Any]) -> bool:
         """Whether ``value`` has one of the types (``1.0`` is an integer from draft 6 on)."""
-        kind = json_type(value)
-        if kind == "number" and self.float_integers and isinstance(value, float) and value.is_integer():
-            kind = "integer"
-        return kind in allowed or (kind == "integer" and "number" in allowed)
+        return has_type(value, allowed, self.float_integers)
 
     def constant(self, value: Any) -> str:
         if isinstance(value, dict):

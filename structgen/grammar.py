@@ -20,6 +20,7 @@ from structgen.engine.stack import GLRParser
 from structgen.gc_pause import paused_gc
 from structgen.lark_rules import GrammarError, LarkRules, LexerTooLarge, Terminal, read_lark
 from structgen.pydantic_schema import model_schema
+from structgen.unique_items import DUP, UniqueItems
 
 
 PYDANTIC_OPTIONS = {"float_integers": False, "leap_seconds": False, "urls": "whatwg", "duration_digits": 6}
@@ -60,6 +61,8 @@ class Grammar:
         for terminal in rules.ignore:
             self.ignored[terminal] = True
         self.report: Any = None  # schema2grammar.Report for grammars from a schema
+        # what the matcher checks beside the grammar: a schema's uniqueItems no grammar holds
+        self.unique_items: UniqueItems | None = None
         # structgen.compile's cache: id(TokenizerInfo) -> (that TokenizerInfo, CompiledGrammar)
         self.compiled_for: dict[int, tuple[Any, Any]] = {}
 
@@ -75,13 +78,13 @@ class Grammar:
         the other strings', make the lexer pass its state limit, the schema is
         translated again with formats as any string (``format_grammars``,
         reported), first where a length bound is beside them, then everywhere."""
-        from schema2grammar import FORMAT_GRAMMARS, Options, translate
+        from schema2grammar import FORMAT_GRAMMARS, Options, translate_checked
 
         chosen = Options(**options).format_grammars
         tried, failure = "", None
         with paused_gc():
             for stage in FORMAT_GRAMMARS[FORMAT_GRAMMARS.index(chosen):]:  # fewer formats' automata: it may fit
-                text, report = translate(schema, Options(**{**options, "format_grammars": stage}))
+                text, report, arrays = translate_checked(schema, Options(**{**options, "format_grammars": stage}))
                 check_deadline()
                 if text == tried:
                     continue  # this stage spells out the same formats: the same grammar
@@ -94,6 +97,7 @@ class Grammar:
                 assert failure is not None
                 raise failure
         grammar.report = report
+        grammar.unique_items = UniqueItems(arrays) if arrays is not None else None
         return grammar
 
     @classmethod
@@ -122,8 +126,11 @@ class Grammar:
         return cls(LarkRules(terminals=terminals, nonterminals=["start"], rules=[(start, [0])], start=start, ignore=[]))
 
     def accepts(self, text: str | bytes) -> bool:
-        """Whether ``text`` is in the grammar's language (DESIGN §4)."""
+        """Whether ``text`` is in the grammar's language (DESIGN §4), with no item
+        repeated where ``unique_items`` checks arrays."""
         data = text.encode("utf-8") if isinstance(text, str) else text
+        if self.unique_items is not None and self.unique_items.feed(self.unique_items.start(), data) is DUP:
+            return False
         parser = GLRParser(self.table)
         tops = parser.initial()
         state = 0

@@ -1,7 +1,9 @@
 """``compile`` and ``Matcher``: a grammar joined with a vocabulary, and its masks.
 
 The heavy work is in ``structgen.engine.matcher`` (compiled); this module adds the
-public API of DESIGN §5 around it: caching, text input, numpy bitmasks.
+public API of DESIGN §5 around it: caching, text input, numpy bitmasks, and the
+checks a grammar leaves to the matcher (``unique_items``: each step's point of
+the JSON text is kept beside the engine's, so rollback and fork stay O(1)).
 """
 
 from __future__ import annotations
@@ -16,7 +18,9 @@ from structgen.engine.matcher import Matcher as _EngineMatcher
 from structgen.gc_pause import paused_gc
 from structgen.grammar import Grammar
 from structgen.tokenizer_info import TokenizerInfo
+from structgen.engine.tokenset import row_token_ids
 from structgen.trie_cache import trie_for
+from structgen.unique_items import DUP, Scan, SearchMemo, UniqueItems, token_rows
 
 
 def compile(grammar: Grammar, tokenizer_info: TokenizerInfo, *, lazy: bool = False) -> CompiledGrammar:  # noqa: A001
@@ -42,6 +46,9 @@ def compile(grammar: Grammar, tokenizer_info: TokenizerInfo, *, lazy: bool = Fal
             tokenizer_info.stop_token_ids,
             trie_for(tokenizer_info),
         )
+        compiled.checks = grammar.unique_items
+        if grammar.unique_items is not None:
+            token_rows(tokenizer_info.decoded_vocab, compiled.words)  # once per vocabulary, now rather than in a mask
         if not lazy:
             compiled.precompute()  # checks the compile's deadline between lexer states
     cache[id(tokenizer_info)] = (tokenizer_info, compiled)
@@ -51,9 +58,17 @@ def compile(grammar: Grammar, tokenizer_info: TokenizerInfo, *, lazy: bool = Fal
 class Matcher:
     """Follows one generation: which tokens may come next, and what came."""
 
-    def __init__(self, compiled: CompiledGrammar, _engine: _EngineMatcher | None = None) -> None:
+    def __init__(self, compiled: CompiledGrammar, _engine: _EngineMatcher | None = None,
+                 _scans: _Scans | None = None, _memo: SearchMemo | None = None) -> None:
         self.compiled = compiled
         self._engine = _engine if _engine is not None else _EngineMatcher(compiled)
+        checks = compiled.checks
+        self._checks = checks if isinstance(checks, UniqueItems) else None
+        if _scans is None and self._checks is not None:
+            _scans = _Scans(self._checks.start(), None)
+        self._scans = _scans  # the JSON point after each step (None without checks)
+        self._memo = _memo if _memo is not None else SearchMemo()  # shared with forks, as the engine's parser is
+        self._allowed: tuple[_Scans | None, bytes] = (None, b"")  # the last row computed, and where
 
     def fill_next_token_bitmask(self, bitmask: npt.NDArray[np.int32], index: int = 0) -> None:
         """Write the allowed next tokens into row ``index`` of ``bitmask`` (all
@@ -63,22 +78,72 @@ class Matcher:
             raise ValueError(
                 f"the bitmask has {bitmask.shape[-1]} words a row; {self.compiled.vocab_size} tokens need {words}"
             )
-        row = np.frombuffer(self._engine.allowed_row(), dtype="<i4")
+        row = np.frombuffer(self._row(), dtype="<i4")
         target = bitmask if bitmask.ndim == 1 else bitmask[index]
         target[:words] = row
         if target.shape[0] > words:
             target[words:] = 0
 
     def allowed_tokens(self) -> list[int]:
-        return self._engine.allowed_tokens()
+        if self._checks is None:
+            return self._engine.allowed_tokens()
+        return row_token_ids(self._row())
+
+    def _row(self) -> bytes:
+        """The allowed tokens as a bitmask row: the grammar's, less what the checks refuse."""
+        row = self._engine.allowed_row()
+        if self._checks is None or self._engine.is_terminated():
+            return row
+        if self._allowed[0] is self._scans:
+            return self._allowed[1]
+        assert self._scans is not None
+        refused = self._checks.refused(self._scans.scan, self._engine, row, self._memo)
+        if refused:
+            words = np.frombuffer(row, dtype="<u4").copy()
+            for token in refused:
+                words[token >> 5] &= np.uint32(~(1 << (token & 31)) & 0xFFFFFFFF)
+            row = words.tobytes()
+        self._allowed = (self._scans, row)
+        return row
 
     def accept_token(self, token_id: int) -> bool:
         """Advance by one token; False, and no change, when it is not allowed."""
-        return self._engine.accept_token(operator.index(token_id))  # numpy ints too
+        token_id = operator.index(token_id)  # numpy ints too
+        if self._checks is None or token_id in self.compiled.stop_token_ids:
+            accepted = self._engine.accept_token(token_id)
+            if accepted and self._scans is not None:
+                self._scans = _Scans(self._scans.scan, self._scans)
+            return accepted
+        if not 0 <= token_id < self.compiled.vocab_size or self.compiled.special[token_id]:
+            return False
+        allowed = self._allowed
+        if allowed[0] is self._scans and allowed[0] is not None:  # the mask of this point judged it
+            if not allowed[1][token_id >> 3] >> (token_id & 7) & 1:
+                return False
+            return self._advance(self.compiled.vocab[token_id], judged=True)
+        return self._advance(self.compiled.vocab[token_id], judged=False)
 
     def accept_string(self, text: str | bytes | bytearray | memoryview) -> bool:
         """Advance by raw text (one step for ``rollback``); False, and no change, if not allowed."""
-        return self._engine.accept_bytes(text.encode("utf-8") if isinstance(text, str) else bytes(text))
+        data = text.encode("utf-8") if isinstance(text, str) else bytes(text)
+        if self._checks is None:
+            return self._engine.accept_bytes(data)
+        return not data or self._advance(data, judged=False)
+
+    def _advance(self, data: bytes, judged: bool) -> bool:
+        """``data`` as one step, through the engine and the checks: refused where it
+        repeats an item, or (unless a mask ``judged`` it) leaves one that can only
+        end as a repeat."""
+        checks, scans = self._checks, self._scans
+        assert checks is not None and scans is not None
+        after = checks.feed(scans.scan, data)
+        if after is None or after is DUP or not self._engine.accept_bytes(data):
+            return False
+        if not judged and checks.may_end_as_repeat(after) and not checks.avoidable(self._engine.fork(), after, self._memo):
+            self._engine.rollback(1)
+            return False
+        self._scans = _Scans(after, scans)
+        return True
 
     def find_jump_forward_string(self) -> str:
         """What every valid continuation starts with (whole characters only); the
@@ -86,10 +151,14 @@ class Matcher:
         return _whole_characters(self._engine.find_jump_forward_bytes())
 
     def rollback(self, num_tokens: int) -> None:
-        self._engine.rollback(operator.index(num_tokens))
+        num_tokens = operator.index(num_tokens)
+        self._engine.rollback(num_tokens)
+        for _ in range(num_tokens if self._scans is not None else 0):
+            assert self._scans is not None and self._scans.previous is not None
+            self._scans = self._scans.previous
 
     def fork(self) -> Matcher:
-        return Matcher(self.compiled, self._engine.fork())
+        return Matcher(self.compiled, self._engine.fork(), self._scans, self._memo)
 
     def can_terminate(self) -> bool:
         return self._engine.can_terminate()
@@ -99,6 +168,18 @@ class Matcher:
 
     def reset(self) -> None:
         self._engine.reset()
+        if self._checks is not None:
+            self._scans = _Scans(self._checks.start(), None)
+
+
+class _Scans:
+    """The JSON point after each accepted step, newest first (immutable, shared by forks)."""
+
+    __slots__ = ("scan", "previous")
+
+    def __init__(self, scan: Scan, previous: _Scans | None) -> None:
+        self.scan = scan
+        self.previous = previous
 
 
 def _whole_characters(data: bytes) -> str:

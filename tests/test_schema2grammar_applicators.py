@@ -17,6 +17,7 @@ from schema_checks import agrees
 
 from schema2grammar import APPROXIMATED, ENFORCED, Options, SchemaError, applicators, complement, translate
 from schema2grammar.applicators import MAX_CONTAINS_STATES
+from schema2grammar.unique_arrays import CHECKED_NOTE
 from structgen import Grammar
 
 
@@ -355,11 +356,14 @@ def test_unique_items_limit() -> None:
     limit = complement.MAX_UNIQUE_VALUES
     at = Grammar.from_json_schema({"type": "array", "items": {"enum": list(range(limit))}, "uniqueItems": True})
     assert at.report.exact and at.accepts(json.dumps(list(range(limit)))) and not at.accepts("[0, 1, 0]")
-    past = Grammar.from_json_schema({"type": "array", "items": {"enum": list(range(limit + 1))}, "uniqueItems": True})
-    assert [e.status for e in past.report.entries if e.keyword == "uniqueItems"] == [APPROXIMATED]
-    assert past.accepts("[0, 0]")
+    past_schema = {"type": "array", "items": {"enum": list(range(limit + 1))}, "uniqueItems": True}
+    _, report = translate(past_schema)  # the grammar alone: approximated
+    assert [e.status for e in report.entries if e.keyword == "uniqueItems"] == [APPROXIMATED]
+    past = Grammar.from_json_schema(past_schema)  # with the matcher's check (tests/test_unique_items.py)
+    assert [(e.status, e.note) for e in past.report.entries if e.keyword == "uniqueItems"] == [(ENFORCED, CHECKED_NOTE)]
+    assert past.accepts("[0, 1]") and not past.accepts("[0, 0]")
     assert [e.status for e in Grammar.from_json_schema({"uniqueItems": True}).report.entries
-            if e.keyword == "uniqueItems"] == [APPROXIMATED]
+            if e.keyword == "uniqueItems"] == [ENFORCED]
     with pytest.raises(SchemaError, match="no array"):
         translate({"type": "array", "items": {"enum": [1, 2]}, "uniqueItems": True, "minItems": 3})
 

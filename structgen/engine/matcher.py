@@ -138,6 +138,9 @@ class CompiledGrammar:
             self.tables.use_views()  # groups built on first use: in the view of what the parser takes
         self.empty_row = self.tables.empty_row
         self.sequences: SequenceTable = self.tables.sequences
+        # what the public matcher checks beyond the grammar (structgen.compile sets it:
+        # structgen.unique_items); opaque here, the engine knows nothing of JSON
+        self.checks: object = None
 
     def groups(self, lexer_state: int) -> Groups:
         """The vocabulary grouped by what it does from ``lexer_state``."""
@@ -299,7 +302,7 @@ class Matcher:
         while len(forced) < limit and not probe.can_terminate():
             only = -1
             for byte in range(256):
-                if probe._viable_byte(byte):
+                if probe.viable_byte(byte):
                     if only >= 0:
                         return bytes(forced)
                     only = byte
@@ -309,7 +312,7 @@ class Matcher:
             forced.append(only)
         return bytes(forced)
 
-    def _viable_byte(self, byte: int) -> bool:
+    def viable_byte(self, byte: int) -> bool:
         """Whether one more byte keeps the text a viable prefix (no state change)."""
         config = self.config
         state, finished = self.compiled.lexer.step(config.lexer_state, byte)
@@ -317,6 +320,12 @@ class Matcher:
             return False
         tops = self._feed_lexeme(config.tops, finished) if finished else config.tops
         return bool(tops) and self._can_continue(state, tops, self.compiled.lexer)
+
+    def state_key(self) -> tuple[int, ...]:
+        """Equal for two points of the text where every continuation is allowed
+        alike: the lexer state and the stack tops (hash-consed: equal stacks are one node)."""
+        config = self.config
+        return (-1 if config.stopped else config.lexer_state, *[node.uid for node in config.tops])
 
     def allowed_tokens(self) -> list[int]:
         """Every token allowed next (stop tokens included when the text is complete)."""
@@ -329,7 +338,7 @@ class Matcher:
         if config.stopped:
             return self.compiled.empty_row
         tops = config.tops
-        key = (config.lexer_state, *[node.uid for node in tops])
+        key = self.state_key()
         masks = self.cache.masks
         found = masks.get(key)
         if found is not None:

@@ -1,0 +1,632 @@
+"""``uniqueItems`` checked while the text is written.
+
+No grammar holds the items an array has seen, so where a schema wants an array
+without repeats of endless values (``schema2grammar.unique_arrays``), the
+matcher follows the text as JSON (``Scan``: where each byte falls, and the
+values of the items written in checked arrays) and refuses a token whose bytes
+complete an item equal to an earlier item of its array, or leave an item that
+can only end as such a repeat. Values are compared as JSON Schema compares them:
+numbers by value (``1``, ``1.0`` and ``10e-1`` are one), strings by their
+characters (``"a"`` and ``"\\u0061"`` are one), objects whatever their key order.
+
+A mask is the grammar's, less the tokens ``refused`` finds:
+
+- a walk of the vocabulary trie from the current point, following only bytes
+  that keep some checked array at risk (an item in progress that can still equal
+  an earlier one, or a place between items): a token that completes a repeat
+  there is refused with its whole subtree, and a token that ends inside an item
+  that can still become a repeat is refused when no continuation the grammar
+  allows avoids one (``avoidable``);
+- elsewhere a repeat needs a whole new item inside one token after a comma
+  (``,"a"``), which few tokens hold (``TokenRows.new_item``): each of those the
+  grammar allows is fed on its own (and, where an array's last value may be in
+  use, each token with a comma: after it no item may begin).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from bisect import bisect_left
+from decimal import Decimal, InvalidOperation
+from typing import Any, Final
+
+import numpy as np
+
+from schema2grammar.unique_arrays import UniqueArrays
+from structgen.engine.matcher import Matcher as EngineMatcher
+from structgen.engine.vocab import TokenTrie
+
+VALUE, FIRST, MEMBER_FIRST, MEMBER, COLON, NEXT, END, STRING, KEY, NUMBER, LITERAL = range(11)
+"""What comes next: a value, a value or ``]``, a key or ``}``, a key, ``:``, ``,`` or
+a closing bracket, nothing; or the string, key, number or literal being written."""
+
+WHITESPACE: Final = frozenset(b" \t\n\r")
+NUMBER_BYTES: Final = frozenset(b"0123456789+-.eE")
+
+
+class Literal:
+    """``true``, ``false`` or ``null`` in a value built here: equal to itself only
+    (Python's ``True == 1`` is not JSON's), so ``==`` on built values is JSON
+    equality (numbers are ``Decimal``s, objects dicts, arrays tuples)."""
+
+    __slots__ = ("spelled",)
+
+    def __init__(self, spelled: bytes) -> None:
+        self.spelled = spelled
+
+
+LITERALS: Final = {spelled[0]: (spelled, Literal(spelled)) for spelled in (b"true", b"false", b"null")}
+
+MAX_SEARCH: Final = 2_000
+"""Points one ``avoidable`` search visits; past it the item is taken to have a
+way out (a limit, not seen on any test: items diverge at their next byte)."""
+
+BYTE_ORDER: Final = list(dict.fromkeys(b"xq0Z ~_-.9KJ" + bytes(range(256))))
+"""The order ``avoidable`` tries bytes in: inside a free string or key, one of the
+first few usually leaves every earlier item behind."""
+
+MAX_MEMO: Final = 100_000
+"""Search verdicts and allowed bytes one matcher remembers (``SearchMemo``)."""
+
+NEW_ITEM: Final = re.compile(rb',(?:[\s\S]*"[\s\S]*"|[\s\S]*[0-9][^0-9.eE+\-]|[\s\S]*[{\[][\s\S]*[}\]]'
+                             rb'|[\s\S]*(?:true|false|null))')
+"""Tokens that may hold a whole new item after a comma (a string, a number and
+what ends it, a bracketed value, a literal): the only way a token repeats an
+item where the walk does not go."""
+
+
+class Frame:
+    """An open object or array: its formula node, whether its items must not
+    repeat (``checked``: the canonical values ``seen``, and the ``values`` for
+    comparing an item in progress), whether its own value is wanted (``tracked``:
+    inside an item of a checked array; then ``parts`` holds what is written)."""
+
+    __slots__ = ("is_object", "node", "checked", "room", "seen", "values", "strings", "tracked", "parts", "count", "key")
+
+    def __init__(self, is_object: bool, node: int, checked: bool, room: int | None, seen: frozenset[Any],
+                 values: tuple[Any, ...], strings: tuple[str, ...], tracked: bool, parts: tuple[Any, ...], count: int,
+                 key: str | None) -> None:
+        self.is_object = is_object
+        self.node = node
+        self.checked = checked
+        self.room = room  # how many values the items take (None: endless)
+        self.seen = seen
+        self.values = values
+        self.strings = strings  # the string items among values, sorted: one string item in progress is a bisection
+        self.tracked = tracked
+        self.parts = parts
+        self.count = count
+        self.key = key
+
+    def after(self, value: Any, canonical: Any) -> Frame:
+        """This frame with one more member or item."""
+        parts = self.parts
+        if self.tracked:
+            parts = parts + ((self.key, value),) if self.is_object else parts + (value,)
+        seen, values, strings = self.seen, self.values, self.strings
+        if self.checked:
+            seen, values = seen | {canonical}, values + (value,)
+            if isinstance(value, str):
+                at = bisect_left(strings, value)
+                strings = strings[:at] + (value,) + strings[at:]
+        return Frame(self.is_object, self.node, self.checked, self.room, seen, values, strings, self.tracked, parts,
+                     self.count + 1, None)
+
+    def keyed(self, key: str) -> Frame:
+        return Frame(self.is_object, self.node, self.checked, self.room, self.seen, self.values, self.strings,
+                     self.tracked, self.parts, self.count, key)
+
+
+class Scan:
+    """One point of the text as JSON (immutable: a step makes a new one)."""
+
+    __slots__ = ("mode", "frames", "node", "raw", "escaped")
+
+    def __init__(self, mode: int, frames: tuple[Frame, ...], node: int, raw: bytes, escaped: bool) -> None:
+        self.mode = mode
+        self.frames = frames
+        self.node = node  # the formula of the value to come or in progress
+        self.raw = raw  # the string (kept where its value is wanted), key, number or literal so far
+        self.escaped = escaped  # the string's last byte is a backslash that escapes the next one
+
+
+DUP: Final = Scan(END, (), 0, b"", False)
+"""The step that completes an item equal to an earlier one of its array."""
+
+
+class UniqueItems:
+    """The checks of one grammar: ``start``, ``feed`` and ``refused``."""
+
+    def __init__(self, arrays: UniqueArrays) -> None:
+        self.formulas = arrays.formulas
+        self.root = arrays.root
+        self._containers_cache: dict[tuple[int, int], tuple[tuple[Frame, ...], list[Any]]] = {}
+
+    # -- following the text
+
+    def start(self) -> Scan:
+        return Scan(VALUE, (), self.root, b"", False)
+
+    def feed(self, scan: Scan, data: bytes) -> Scan | None:
+        """The point after ``data``: ``DUP`` at a repeat, None where it is no JSON."""
+        for byte in data:
+            following = self.step(scan, byte)
+            if following is None or following is DUP:
+                return following
+            scan = following
+        return scan
+
+    def step(self, scan: Scan, byte: int) -> Scan | None:
+        mode = scan.mode
+        if mode == STRING or mode == KEY:
+            return self._string_byte(scan, byte)
+        if mode == NUMBER:
+            if byte in NUMBER_BYTES:
+                return Scan(NUMBER, scan.frames, scan.node, scan.raw + bytes([byte]), False)
+            try:
+                number = Decimal(scan.raw.decode())
+            except InvalidOperation:
+                return None
+            ended = self._finish(scan.frames, number)
+            return ended if ended is None or ended is DUP else self.step(ended, byte)
+        if mode == LITERAL:
+            spelled, value = LITERALS[scan.raw[0]]
+            raw = scan.raw + bytes([byte])
+            if not spelled.startswith(raw):
+                return None
+            return self._finish(scan.frames, value) if raw == spelled else Scan(LITERAL, scan.frames, scan.node, raw, False)
+        if byte in WHITESPACE:
+            return scan
+        frames = scan.frames
+        if mode == VALUE or mode == FIRST:
+            if mode == FIRST and byte == ord("]"):
+                return self._close(frames)
+            return self._start(scan, byte)
+        if mode == MEMBER_FIRST or mode == MEMBER:
+            if mode == MEMBER_FIRST and byte == ord("}"):
+                return self._close(frames)
+            return Scan(KEY, frames, scan.node, b"", False) if byte == ord('"') else None
+        if mode == COLON:
+            if byte != ord(":"):
+                return None
+            frame = frames[-1]
+            assert frame.key is not None
+            return Scan(VALUE, frames, self.formulas.child(frame.node, frame.key), b"", False)
+        if mode == NEXT:
+            frame = frames[-1]
+            if byte == ord(","):
+                if frame.is_object:
+                    return Scan(MEMBER, frames, frame.node, b"", False)
+                return Scan(VALUE, frames, self.formulas.item(frame.node, frame.count), b"", False)
+            if byte == (ord("}") if frame.is_object else ord("]")):
+                return self._close(frames)
+        return None
+
+    def _start(self, scan: Scan, byte: int) -> Scan | None:
+        frames, node = scan.frames, scan.node
+        tracked = bool(frames) and (frames[-1].tracked or frames[-1].checked)
+        if byte == ord("{") or byte == ord("["):
+            is_object = byte == ord("{")
+            checked = not is_object and self.formulas.checked(node)
+            room = self.formulas.room(self.formulas.item(node, 0)) if checked else None
+            frame = Frame(is_object, node, checked, room, frozenset(), (), (), tracked, (), 0, None)
+            if is_object:
+                return Scan(MEMBER_FIRST, frames + (frame,), node, b"", False)
+            return Scan(FIRST, frames + (frame,), self.formulas.item(node, 0), b"", False)
+        if byte == ord('"'):
+            return Scan(STRING, frames, node, b"", False)
+        if byte == ord("-") or 0x30 <= byte <= 0x39:
+            return Scan(NUMBER, frames, node, bytes([byte]), False)
+        if byte in LITERALS:
+            return Scan(LITERAL, frames, node, bytes([byte]), False)
+        return None
+
+    def _string_byte(self, scan: Scan, byte: int) -> Scan | None:
+        if byte < 0x20:
+            return None
+        frames = scan.frames
+        kept = scan.mode == KEY or (bool(frames) and (frames[-1].tracked or frames[-1].checked))
+        if byte == ord('"') and not scan.escaped:
+            if not kept:
+                return self._finish(frames, None)
+            try:
+                text = json.loads(b'"' + scan.raw + b'"')
+            except ValueError:
+                return None
+            if scan.mode == KEY:
+                return Scan(COLON, frames[:-1] + (frames[-1].keyed(text),), scan.node, b"", False)
+            return self._finish(frames, text)
+        escaped = byte == ord("\\") and not scan.escaped
+        return Scan(scan.mode, frames, scan.node, scan.raw + bytes([byte]) if kept else b"", escaped)
+
+    def _close(self, frames: tuple[Frame, ...]) -> Scan | None:
+        frame = frames[-1]
+        value: Any = None
+        if frame.tracked:
+            value = dict(frame.parts) if frame.is_object else tuple(frame.parts)
+        return self._finish(frames[:-1], value)
+
+    def _finish(self, frames: tuple[Frame, ...], value: Any) -> Scan | None:
+        """After a whole value (``value`` is wanted only inside a checked array's item)."""
+        if not frames:
+            return Scan(END, frames, 0, b"", False)
+        frame = frames[-1]
+        canonical = None
+        if frame.checked:
+            canonical = _canonical(value)
+            if canonical in frame.seen:
+                return DUP
+        return Scan(NEXT, frames[:-1] + (frame.after(value, canonical),), frame.node, b"", False)
+
+    # -- at risk
+
+    def at_risk(self, scan: Scan) -> bool:
+        """Whether some checked array with items could still get a repeat from here
+        (between its items, or an item in progress that can still equal one)."""
+        frames = scan.frames
+        for level, frame in enumerate(frames):
+            if frame.checked and frame.values:
+                if level == len(frames) - 1 and scan.mode in (VALUE, NEXT):
+                    return True
+                if self._may_repeat(scan, level):
+                    return True
+        return False
+
+    def may_end_as_repeat(self, scan: Scan) -> bool:
+        """Whether some item in progress can still become one of its array's earlier
+        items, or an array whose items' values have all been used is between items
+        (the grammar may want one more)."""
+        frames = scan.frames
+        for level, frame in enumerate(frames):
+            if frame.checked and frame.values:
+                if self._may_repeat(scan, level):
+                    return True
+                if frame.room is not None and len(frame.seen) >= frame.room and level == len(frames) - 1 \
+                        and scan.mode in (VALUE, NEXT):
+                    return True
+        return False
+
+    def _may_repeat(self, scan: Scan, level: int) -> bool:
+        """Whether the item in progress of the checked array at ``level`` can still
+        equal one of its earlier items."""
+        frames = scan.frames
+        frame = frames[level]
+        mode = scan.mode
+        if len(frames) == level + 1:  # a scalar item, or none in progress
+            if mode == STRING:  # the earlier strings it begins, found by bisection
+                started = _decoded(scan.raw)
+                if started is None:
+                    return False
+                strings = frame.strings
+                at = bisect_left(strings, started[0])
+                while at < len(strings) and strings[at].startswith(started[0]):
+                    if _text_prefix(started, strings[at]):
+                        return True
+                    at += 1
+                return False
+            return mode in (NUMBER, LITERAL) and any(_scalar_prefix(scan, value) for value in frame.values)
+        containers = self._containers(frames, level)
+        if not containers:
+            return False
+        last = frames[-1]
+        if last.is_object:
+            if mode in (NEXT, MEMBER, MEMBER_FIRST):
+                return True
+            written = {key for key, _ in last.parts}
+            if mode == KEY:
+                started = _decoded(scan.raw)
+                return started is not None and any(key not in written and _text_prefix(started, key)
+                                                   for target in containers for key in target)
+            values = [target[last.key] for target in containers if last.key in target and last.key not in written]
+        else:
+            if mode in (NEXT, FIRST):
+                return True
+            values = [target[last.count] for target in containers if last.count < len(target)]
+        return any(_scalar_prefix(scan, value) for value in values)
+
+    def _containers(self, frames: tuple[Frame, ...], level: int) -> list[Any]:
+        """The parts of the earlier items of the array at ``level`` where the
+        innermost open container stands, for the items whose parts written so far
+        agree (the same for every point inside one container: remembered)."""
+        key = (id(frames), level)
+        found = self._containers_cache.get(key)
+        if found is not None and found[0] is frames:
+            return found[1]
+        targets: list[Any] = list(frames[level].values)
+        for depth in range(level + 1, len(frames)):
+            frame = frames[depth]
+            kind = dict if frame.is_object else tuple
+            if frame.is_object:
+                targets = [t for t in targets if isinstance(t, kind) and frame.count <= len(t)
+                           and all(k in t and t[k] == v for k, v in frame.parts)]
+            else:
+                targets = [t for t in targets if isinstance(t, kind) and frame.count <= len(t)
+                           and all(t[i] == v for i, v in enumerate(frame.parts))]
+            if depth < len(frames) - 1:  # down to the value in progress, at the key or position
+                if frame.is_object:
+                    written = {k for k, _ in frame.parts}
+                    targets = [t[frame.key] for t in targets if frame.key in t and frame.key not in written]
+                else:
+                    targets = [t[frame.count] for t in targets if frame.count < len(t)]
+        if len(self._containers_cache) > 64:
+            self._containers_cache.clear()
+        self._containers_cache[key] = (frames, targets)
+        return targets
+
+    # -- masks
+
+    def refused(self, scan: Scan, engine: EngineMatcher, allowed: bytes, memo: SearchMemo) -> list[int]:
+        """The tokens the grammar allows (``allowed``, a bitmask row) that repeat an
+        item, or lead where every end repeats one."""
+        if not any(frame.checked and frame.values for frame in scan.frames):
+            return []
+        compiled = engine.compiled
+        words = np.frombuffer(allowed, dtype="<u4")
+        refused: set[int] = set()
+        to_check: list[tuple[int, Scan]] = []
+        if self.at_risk(scan):
+            self._walk(scan, compiled.trie, refused, to_check)
+        rows = token_rows(compiled.vocab, compiled.words)
+        row = rows.new_item
+        if any(frame.room is not None and len(frame.seen) + 1 >= frame.room for frame in scan.frames if frame.checked):
+            row = row | rows.comma  # an item may use the last value: after a comma none is left
+        for token in np.flatnonzero(np.unpackbits((words & row).view(np.uint8), bitorder="little")).tolist():
+            if token in refused:
+                continue
+            after = self.feed(scan, compiled.vocab[token])
+            if after is DUP:
+                refused.add(token)
+            elif after is not None and self.may_end_as_repeat(after):
+                to_check.append((token, after))
+        for token, after in to_check:
+            if token in refused or not words[token >> 5] >> (token & 31) & 1:
+                continue
+            probe = engine.fork()
+            if probe.accept_token(token) and not self.avoidable(probe, after, memo):
+                refused.add(token)
+        return sorted(refused)
+
+    def _walk(self, scan: Scan, trie: TokenTrie, refused: set[int], to_check: list[tuple[int, Scan]]) -> None:
+        """The trie walk of the module docstring, from ``scan``."""
+        node_byte, subtree_end, first_token, token_ids = trie.node_byte, trie.subtree_end, trie.first_token, trie.token_ids
+        todo: list[tuple[int, Scan]] = [(node, scan) for node in trie.roots()]
+        while todo:
+            node, before = todo.pop()
+            after = self.step(before, node_byte[node])
+            if after is None:
+                continue
+            if after is DUP:
+                refused.update(token_ids[first_token[node]:first_token[subtree_end[node]]])
+                continue
+            if first_token[node] < first_token[node + 1] and self.may_end_as_repeat(after):
+                to_check.extend((token, after) for token in token_ids[first_token[node]:first_token[node + 1]])
+            if after is before or self.at_risk(after):
+                child = node + 1
+                while child < subtree_end[node]:
+                    todo.append((child, after))
+                    child = subtree_end[child]
+
+    def avoidable(self, engine: EngineMatcher, scan: Scan, memo: SearchMemo) -> bool:
+        """Whether some continuation the grammar allows (``engine`` is at ``scan``)
+        leaves every item in progress unable to repeat an earlier one: a search
+        over bytes, each point once (``MAX_SEARCH`` at most). Its verdicts are kept
+        in ``memo``: where it gets out, for every point on the way; where it
+        cannot, for every point it saw."""
+        start = (engine.state_key(), _scan_key(scan))
+        known = memo.verdicts.get(start)
+        if known is not None:
+            return known[0]
+        points: list[tuple[EngineMatcher, Scan, int, tuple[Any, ...]]] = [(engine, scan, -1, start)]
+        seen = {start}
+        todo = [0]
+        while todo:
+            index = todo.pop()
+            here, at, _, _ = points[index]
+            for byte in memo.viable_bytes(here):
+                following = self.step(at, byte)
+                if following is None or following is DUP:
+                    continue
+                way_out = not self.may_end_as_repeat(following)
+                if not way_out:
+                    probe = here.fork()
+                    probe.accept_bytes(bytes([byte]))
+                    key = (probe.state_key(), _scan_key(following))
+                    known = memo.verdicts.get(key)
+                    way_out = known is not None and known[0]
+                    if known is None and key not in seen:
+                        seen.add(key)
+                        points.append((probe, following, index, key))
+                        todo.append(len(points) - 1)
+                if way_out or len(points) > MAX_SEARCH:  # past the limit: taken as a way out
+                    while index >= 0:
+                        memo.remember(points[index][3], True, points[index][1])
+                        index = points[index][2]
+                    return True
+        for _, at, _, key in points:
+            memo.remember(key, False, at)
+        return False
+
+
+class SearchMemo:
+    """What ``avoidable`` found, for a matcher and its forks (their stacks share
+    node ids, which the keys hold): verdicts by point, the bytes the grammar
+    allows by engine state. Emptied past ``MAX_MEMO``."""
+
+    def __init__(self) -> None:
+        self.verdicts: dict[tuple[Any, ...], tuple[bool, Scan]] = {}  # the Scan keeps the ids in the key alive
+        self.bytes: dict[tuple[int, ...], list[int]] = {}
+
+    def remember(self, key: tuple[Any, ...], verdict: bool, scan: Scan) -> None:
+        if len(self.verdicts) > MAX_MEMO:
+            self.verdicts.clear()
+        self.verdicts[key] = (verdict, scan)
+
+    def viable_bytes(self, engine: EngineMatcher) -> list[int]:
+        """The bytes the grammar allows next, those likely to leave an item behind first."""
+        key = engine.state_key()
+        found = self.bytes.get(key)
+        if found is None:
+            if len(self.bytes) > MAX_MEMO:
+                self.bytes.clear()
+            found = self.bytes[key] = [byte for byte in BYTE_ORDER if engine.viable_byte(byte)]
+        return found
+
+
+class TokenRows:
+    """Token sets of one vocabulary the checks use, as bitmask rows."""
+
+    def __init__(self, vocab: list[bytes], words: int) -> None:
+        self.vocab = vocab  # kept: its id keys the cache
+        self.new_item = _row([i for i, spelled in enumerate(vocab) if b"," in spelled and NEW_ITEM.search(spelled)], words)
+        self.comma = _row([i for i, spelled in enumerate(vocab) if b"," in spelled], words)
+
+
+_TOKEN_ROWS: dict[int, TokenRows] = {}
+
+
+def token_rows(vocab: list[bytes], words: int) -> TokenRows:
+    """The vocabulary's ``TokenRows``, built once (``structgen.compile`` builds them
+    with the grammar, so no mask waits for them)."""
+    found = _TOKEN_ROWS.get(id(vocab))
+    if found is None or found.vocab is not vocab:
+        found = _TOKEN_ROWS[id(vocab)] = TokenRows(vocab, words)
+    return found
+
+
+def _row(ids: list[int], words: int) -> np.ndarray[Any, np.dtype[np.uint32]]:
+    bits = np.zeros(words * 32, dtype=np.uint8)
+    bits[ids] = 1
+    return np.packbits(bits, bitorder="little").view("<u4")
+
+
+def _scan_key(scan: Scan) -> tuple[Any, ...]:
+    """Equal for two points of the JSON text that go on alike: mode, what is
+    written of the value in progress (a number by what of it still matters),
+    and each open container's place, count, key and values."""
+    raw = _number_phase(scan.raw) if scan.mode == NUMBER else scan.raw
+    frames = tuple((f.is_object, f.node, f.count, f.key, id(f.values),
+                    tuple((k, _canonical(v)) for k, v in f.parts) if f.is_object else tuple(map(_canonical, f.parts)))
+                   for f in scan.frames)
+    return (scan.mode, raw, scan.escaped, scan.node, frames)
+
+
+def _canonical(value: Any) -> Any:
+    """A built value as a hashable one, equal for equal values (objects whatever
+    their key order)."""
+    if isinstance(value, tuple):
+        return tuple(_canonical(item) for item in value)
+    if isinstance(value, dict):
+        return frozenset((key, _canonical(item)) for key, item in value.items())
+    return value
+
+
+def _scalar_prefix(scan: Scan, target: Any) -> bool:
+    mode = scan.mode
+    if mode == STRING:
+        started = _decoded(scan.raw)
+        return isinstance(target, str) and started is not None and _text_prefix(started, target)
+    if mode == NUMBER:
+        return isinstance(target, Decimal) and number_prefix(scan.raw.decode(), target)
+    if mode == LITERAL:
+        return LITERALS[scan.raw[0]][1] is target  # (the bytes so far are the literal's: a step checks)
+    return True  # nothing written yet
+
+
+def _text_prefix(started: tuple[str, bytes], target: str) -> bool:
+    """Whether a string begun as ``started`` (its characters, and the bytes of one
+    still in progress) can still be ``target``."""
+    text, pending = started
+    if not target.startswith(text):
+        return False
+    if not pending:
+        return True
+    if len(target) == len(text):
+        return False
+    following = target[len(text)]
+    if pending[0] != 0x5C:  # a UTF-8 sequence
+        return following.encode("utf-8", "surrogatepass").startswith(pending)
+    if len(pending) == 1:
+        return True  # a backslash: any character has an escape
+    if pending[1] != 0x75:  # \u
+        return False  # (a short escape is whole at once)
+    code = ord(following)
+    units = [code] if code < 0x10000 else [0xD800 + ((code - 0x10000) >> 10), 0xDC00 + ((code - 0x10000) & 0x3FF)]
+    spelled = "".join(f"\\u{unit:04x}" for unit in units)
+    return spelled.startswith(pending.decode("ascii", "replace").lower())
+
+
+def _decoded(raw: bytes) -> tuple[str, bytes] | None:
+    """The characters a string's bytes so far spell, and the bytes of a character
+    still in progress (an escape, a UTF-8 sequence, or a surrogate pair's first
+    half); None where they are no JSON string's beginning."""
+    if b"\\" not in raw:
+        try:
+            return raw.decode("utf-8"), b""
+        except UnicodeDecodeError as exc:
+            if exc.end < len(raw) or exc.reason != "unexpected end of data":
+                return None
+            return raw[: exc.start].decode("utf-8"), raw[exc.start:]
+    for cut in range(0, min(len(raw), 11) + 1):
+        whole = raw[: len(raw) - cut]
+        try:
+            text = json.loads(b'"' + whole + b'"')
+        except ValueError:
+            continue
+        if text and "\ud800" <= text[-1] <= "\udbff" and re.search(rb"\\u[dD][89abAB][0-9a-fA-F]{2}$", whole):
+            return text[:-1], raw[len(whole) - 6:]  # the first half of a surrogate pair: its second may follow
+        return text, raw[len(whole):]
+    return None
+
+
+NUMBER_PARTS: Final = re.compile(r"(-?)([0-9]*)(?:(\.)([0-9]*))?(?:[eE]([+-]?)([0-9]*))?")
+
+
+def number_prefix(written: str, target: Decimal) -> bool:
+    """Whether a JSON number begun as ``written`` can still equal ``target``: its
+    digits so far must lead to the target's significant digits (then zeros),
+    and once the exponent is begun, its digits to the one that scales them."""
+    parts = NUMBER_PARTS.fullmatch(written)
+    if parts is None or not target.is_finite():
+        return parts is not None
+    sign, whole, _, fraction, exponent_sign, exponent = parts.groups()
+    digits = (whole + (fraction or "")).lstrip("0")
+    if target.is_zero():
+        return digits == ""
+    if (target < 0) != (sign == "-"):
+        return False
+    significant, scale = _significant(abs(target))
+    fits = significant.startswith(digits) or (digits.startswith(significant) and not digits[len(significant):].strip("0"))
+    if exponent_sign is None or not fits:
+        return fits
+    if not digits.startswith(significant):
+        return False  # the exponent froze the digits short of the target's
+    needed = scale - (len(digits) - len(significant)) + len(fraction or "")
+    typed = exponent.lstrip("0")
+    if exponent_sign == "-" and needed > 0 or exponent_sign != "-" and needed < 0:
+        return needed < 0 and exponent_sign == "" and exponent == ""  # a minus may still come
+    return str(abs(needed)).startswith(typed) if typed else True
+
+
+def _number_phase(raw: bytes) -> tuple[Any, ...]:
+    """What of a number in progress decides where it can still go: two numbers
+    that differ only by zeros that change nothing (``12.0``, ``12.00``; ``0e1``,
+    ``0e10``; ``1e05``, ``1e005``) go on alike, so a search visits one of them."""
+    parts = NUMBER_PARTS.fullmatch(raw.decode("ascii", "replace"))
+    if parts is None:
+        return (raw,)
+    sign, whole, dot, fraction, exponent_sign, exponent = parts.groups()
+    zero = not (whole + (fraction or "")).strip("0")
+    if exponent_sign is not None and zero:
+        return (sign, "0", dot, exponent_sign, bool(exponent))  # 0 whatever the exponent's digits
+    exponent_digits = None if exponent is None else (exponent.lstrip("0"), bool(exponent))
+    return (sign, whole, dot, (fraction or "").rstrip("0"), bool(fraction), exponent_sign, exponent_digits)
+
+
+def _significant(number: Decimal) -> tuple[str, int]:
+    """``number`` (positive) as its digits without zeros at either end, and the
+    power of ten they are scaled by."""
+    sign_, digits, exponent = number.normalize().as_tuple()
+    text = "".join(map(str, digits))
+    assert isinstance(exponent, int)
+    return text, exponent
