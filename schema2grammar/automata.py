@@ -49,17 +49,12 @@ def search_nfa(tree: ecma.Node) -> NFA:
     not anchor (the same reading as ``ecma.json_string_regex``)."""
     nfa = NFA()
     start, end = nfa.state(), nfa.state()
-    for branch in tree.children if tree.kind == "alt" else [tree]:
-        items = branch.children if branch.kind == "cat" else [branch]
-        anchored_start = bool(items) and items[0].kind == "^"
-        anchored_end = bool(items) and items[-1].kind == "$"
-        middle = items[1 if anchored_start else 0:len(items) - 1 if anchored_end else len(items)]
+    for anchored_start, middle, anchored_end in ecma.anchored(tree):
         at = nfa.state()
         nfa.empty[start].append(at)
         if not anchored_start:
             nfa.moves[at].append((ALL, at))
-        for item in middle:
-            at = _add(nfa, item, at)
+        at = _add(nfa, middle, at)
         if not anchored_end:
             tail = nfa.state()
             nfa.empty[at].append(tail)
@@ -106,7 +101,7 @@ def _add(nfa: NFA, node: ecma.Node, at: int) -> int:
             at = _add(nfa, child, at)
             nfa.empty[at].append(end)
         return end
-    raise ecma.Unsupported(f"an anchor {node.kind} inside the pattern")
+    raise ecma.Unsupported(f"an anchor {node.kind} left inside the pattern")  # ecma.anchored lifts them all
 
 
 def _closure(nfa: NFA, states: set[int]) -> set[int]:

@@ -5,8 +5,9 @@ character the pattern names is matched as ``json.dumps(..., ensure_ascii=False)`
 spells it (itself, or ``\\"``, ``\\\\``, ``\\n``, ``\\u001f``), while the free
 stretches an unanchored search allows on either side take any spelling. ``\\d \\w
 \\s .`` are ECMA's (ASCII digits and word characters; ECMA's white space and line
-terminators). What no finite automaton expresses (lookarounds, backreferences,
-word boundaries, anchors inside the pattern) is ``Unsupported``. ``python_regex``
+terminators). Anchors may stand anywhere (``anchored``: a ``^`` after what
+matched nothing); what no finite automaton expresses (lookarounds,
+backreferences, word boundaries) is ``Unsupported``. ``python_regex``
 gives the same meaning to Python's ``re`` over the decoded string, so that a
 validator checking values agrees with the grammar.
 """
@@ -64,17 +65,78 @@ def parse(pattern: str) -> Node:
 def json_string_regex(pattern: str) -> str:
     """A regex for the text between the quotes of every JSON string (as
     ``json.dumps`` spells its characters) whose value the pattern matches somewhere."""
-    tree = parse(pattern)
-    branches = tree.children if tree.kind == "alt" else [tree]
-    out = []
-    for branch in branches:
-        items = branch.children if branch.kind == "cat" else [branch]
-        anchored_start = bool(items) and items[0].kind == "^"
-        anchored_end = bool(items) and items[-1].kind == "$"
-        middle = items[1 if anchored_start else 0:len(items) - 1 if anchored_end else len(items)]
-        body = "".join(_emit(item, _emit_set) for item in middle)
-        out.append(("" if anchored_start else ANY_SPELLING + "*") + body + ("" if anchored_end else ANY_SPELLING + "*"))
+    out = [("" if start else ANY_SPELLING + "*") + _emit(middle, _emit_set) + ("" if end else ANY_SPELLING + "*")
+           for start, middle, end in anchored(parse(pattern))]
     return "(?:" + "|".join(out) + ")"
+
+
+MAX_ANCHORED = 64
+"""Ways a pattern's anchors may combine (``anchored``): ``(^a|b)(c|d$)`` has four."""
+
+
+def anchored(tree: Node) -> list[tuple[bool, Node, bool]]:
+    """A search for ``tree`` as searches without anchors: (whether the match starts
+    the string, the match with no anchor left, whether it ends the string), one
+    per way through the anchors. A ``^`` holds where nothing was matched before
+    it, a ``$`` where nothing follows (``a^b`` finds nothing; ``(^a|b)c`` is
+    ``^ac`` or ``bc``). An anchor inside a repetition is ``Unsupported``, as are
+    more than ``MAX_ANCHORED`` ways, and a pattern that can match nowhere."""
+    found = _ways(tree)
+    if not found:
+        raise Unsupported("the pattern's anchors let it match nowhere")
+    return found
+
+
+def _ways(node: Node) -> list[tuple[bool, Node, bool]]:
+    if node.kind == "^" or node.kind == "$":
+        return [(node.kind == "^", Node("cat"), node.kind == "$")]
+    if not _has_anchor(node):
+        return [(False, node, False)]
+    if node.kind == "rep":
+        raise Unsupported("an anchor inside a repetition")
+    if node.kind == "alt":
+        ways = [way for child in node.children for way in _ways(child)]
+    else:
+        ways = [(False, Node("cat"), False)]
+        for child in node.children:
+            ways = [joined for before in ways for after in _ways(child) if (joined := _joined(before, after))]
+            if len(ways) > MAX_ANCHORED:
+                raise Unsupported(f"the pattern's anchors combine in more than {MAX_ANCHORED} ways")
+    if len(ways) > MAX_ANCHORED:
+        raise Unsupported(f"the pattern's anchors combine in more than {MAX_ANCHORED} ways")
+    return ways
+
+
+def _joined(before: tuple[bool, Node, bool], after: tuple[bool, Node, bool]) -> tuple[bool, Node, bool] | None:
+    """One way through ``before`` then ``after``: a ``^`` in ``after`` leaves only the
+    empty match of ``before``, a ``$`` in ``before`` only the empty match of ``after``
+    (None where there is none)."""
+    start, first, end = before
+    later_start, second, later_end = after
+    if later_start:
+        if not _nullable(first):
+            return None
+        first = Node("cat")
+    if end:
+        if not _nullable(second):
+            return None
+        second = Node("cat")
+    return start or later_start, Node("cat", children=[first, second]), end or later_end
+
+
+def _nullable(node: Node) -> bool:
+    """Whether ``node`` (no anchor in it) matches the empty string."""
+    if node.kind == "set":
+        return False
+    if node.kind == "cat":
+        return all(_nullable(child) for child in node.children)
+    if node.kind == "alt":
+        return any(_nullable(child) for child in node.children)
+    return node.low == 0 or _nullable(node.children[0])
+
+
+def _has_anchor(node: Node) -> bool:
+    return node.kind in ("^", "$") or any(_has_anchor(child) for child in node.children)
 
 
 def python_regex(pattern: str) -> str:

@@ -37,9 +37,10 @@ the parts, at least one (``anyOf``, ``then``/``else``), exactly one (``oneOf``).
 
 KINDS: Final = frozenset({"object", "array", "string", "number", "boolean", "null"})
 
-COMBINATORS: Final = frozenset({"$ref", "allOf", "anyOf", "oneOf", "if", "then", "else", "not", "dependentSchemas",
-                                "dependencies", "$dynamicRef", "$recursiveRef", *shared.DEFINITIONS})
-"""Keywords that are not a schema object's own constraints on its value."""
+CONSTRAINING: Final = frozenset({"type", "enum", "const", "nullable", "format",
+                                 *(key for keys in shared.TYPE_KEYWORDS.values() for key in keys)})
+"""A schema object's own keywords that constrain its value (the rest combine
+schemas, annotate, or are unknown): a formula has a place for it when it holds one."""
 
 OPEN_FORMATS: Final = frozenset({"date-time", "time", "hostname", "email", "uri", "uri-reference"})
 """Formats with endless values (their grammars repeat without bound)."""
@@ -121,7 +122,7 @@ class Formulas:
         if "$ref" in schema and self.draft.ref_alone:
             return target  # drafts 3-7 ignore $ref's siblings
         parts = [target]
-        if any(key not in COMBINATORS and key not in shared.ANNOTATIONS for key in schema):
+        if not CONSTRAINING.isdisjoint(schema):
             parts.append(self._node(PLACE, id(schema), schema))
         for part in schema.get("allOf", []) if isinstance(schema.get("allOf"), list) else []:
             parts.append(self.of(part))

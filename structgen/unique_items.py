@@ -279,12 +279,13 @@ class UniqueItems:
         (the grammar may want one more)."""
         frames = scan.frames
         for level, frame in enumerate(frames):
-            if frame.checked and frame.values:
-                if self._may_repeat(scan, level):
-                    return True
-                if frame.room is not None and len(frame.seen) >= frame.room and level == len(frames) - 1 \
-                        and scan.mode in (VALUE, NEXT):
-                    return True
+            if not frame.checked:
+                continue
+            if frame.values and self._may_repeat(scan, level):
+                return True
+            if frame.room is not None and len(frame.seen) >= frame.room and level == len(frames) - 1 \
+                    and scan.mode in (VALUE, NEXT):
+                return True
         return False
 
     def _may_repeat(self, scan: Scan, level: int) -> bool:
@@ -359,7 +360,9 @@ class UniqueItems:
     def refused(self, scan: Scan, engine: EngineMatcher, allowed: bytes, memo: SearchMemo) -> list[int]:
         """The tokens the grammar allows (``allowed``, a bitmask row) that repeat an
         item, or lead where every end repeats one."""
-        if not any(frame.checked and frame.values for frame in scan.frames):
+        checked = [frame for frame in scan.frames if frame.checked]
+        nearly_full = any(frame.room is not None and len(frame.seen) + 1 >= frame.room for frame in checked)
+        if not nearly_full and not any(frame.values for frame in checked):
             return []
         compiled = engine.compiled
         words = np.frombuffer(allowed, dtype="<u4")
@@ -368,9 +371,7 @@ class UniqueItems:
         if self.at_risk(scan):
             self._walk(scan, compiled.trie, refused, to_check)
         rows = token_rows(compiled.vocab, compiled.words)
-        row = rows.new_item
-        if any(frame.room is not None and len(frame.seen) + 1 >= frame.room for frame in scan.frames if frame.checked):
-            row = row | rows.comma  # an item may use the last value: after a comma none is left
+        row = rows.new_item | rows.comma if nearly_full else rows.new_item  # after the last value, no comma
         for token in np.flatnonzero(np.unpackbits((words & row).view(np.uint8), bitorder="little")).tolist():
             if token in refused:
                 continue

@@ -745,7 +745,36 @@ def test_patterns_are_ecma_searches_over_the_decoded_string(pattern: str, matchi
         assert not grammar.accepts(json.dumps(text, ensure_ascii=False)), text
 
 
-@pytest.mark.parametrize("pattern", ["(?=a)", "\\bword", "(a)\\1", "\\p{L}", "a^b"])
+@pytest.mark.parametrize("pattern", [
+    "^$|(^(?:\\S+\\s+){0,3}\\S+$)", "(^[0-9]+\\.[0-9]+$)", "(^gs://(.+))|(^http://(.+))", "(^a|b)c", "(a$|b)c",
+    "x(^|y)z", "(a|^)(b|$)", "^(a$)", "(?:^ab)|cd$", "a$|^b",
+])
+def test_anchors_anywhere_in_a_pattern_as_python_reads_them(pattern: str) -> None:
+    """``^`` holds where nothing was matched before it, ``$`` where nothing follows:
+    the grammar agrees with ``re.search`` (``ecma.python_regex``: \\A and \\Z) on
+    every string of up to four characters over a small alphabet, and on a few more."""
+    grammar = Grammar.from_json_schema({"type": "string", "pattern": pattern})
+    assert grammar.report.exact, str(grammar.report)
+    regex = re.compile(ecma.python_regex(pattern))
+    texts = ["".join(letters) for n in range(5) for letters in itertools.product("abcxyz.1 ", repeat=min(n, 2))]
+    texts += ["gs://b/f", "http://e.com", "ftp://x", "1.0", "1.0.0", "a b c d", "a b c d e", "xz", "xyz", "ab", "cd", "abc"]
+    for text in texts:
+        assert grammar.accepts(json.dumps(text)) == (regex.search(text) is not None), (pattern, text)
+
+
+def test_anchors_combine_within_a_limit() -> None:
+    """Alternatives without anchors are one way however many; anchored ones are a
+    way each, up to ``ecma.MAX_ANCHORED``."""
+    many = "|".join(f"k{i}" for i in range(200))
+    assert Grammar.from_json_schema({"type": "string", "pattern": f"^({many})$"}).report.exact
+    within = "|".join(f"^k{i}" for i in range(ecma.MAX_ANCHORED))
+    assert Grammar.from_json_schema({"type": "string", "pattern": within}).report.exact
+    past = "|".join(f"^k{i}" for i in range(ecma.MAX_ANCHORED + 1))
+    report = Grammar.from_json_schema({"type": "string", "pattern": past}).report
+    assert [(e.keyword, e.status) for e in report.entries if e.keyword == "pattern"] == [("pattern", APPROXIMATED)]
+
+
+@pytest.mark.parametrize("pattern", ["(?=a)", "\\bword", "(a)\\1", "\\p{L}", "a^b", "(^a)+"])
 def test_patterns_no_automaton_expresses_are_approximated(pattern: str) -> None:
     grammar = Grammar.from_json_schema({"type": "string", "pattern": pattern})
     assert [e.keyword for e in grammar.report.with_status(APPROXIMATED)] == ["pattern"]

@@ -247,6 +247,7 @@ def test_no_item_may_begin_once_the_values_run_out(smollm2: tuple[TokenizerInfo,
     for schema, written in [
         ({"type": "array", "items": {"enum": values}, "uniqueItems": True}, json.dumps(values, separators=(",", ":"))),
         ({"type": "array", "items": {"type": "string", "pattern": "^[ab]$"}, "uniqueItems": True}, '["b","a"]'),
+        ({"type": "array", "items": {"type": "string", "pattern": "^a$"}, "uniqueItems": True}, '["a"]'),
     ]:
         matcher = structgen.Matcher(structgen.compile(Grammar.from_json_schema(schema, whitespace="compact"), info))
         assert matcher.accept_string(written[:-2])
