@@ -1,12 +1,12 @@
 """``format`` values as regexes over the string's JSON text, as JSON Schema defines
 them by their RFCs' grammars.
 
-Every character these formats allow is printable ASCII, written by ``json.dumps``
-as itself but for ``"`` and ``\\`` (only in an e-mail's quoted local part, spelled
-``\\"`` and ``\\\\`` here); other spellings of the same text (``\\/``, ``\\u0041``)
-are refused, as for ``pattern``. Quoted strings in the RFCs' ABNF are
-case-insensitive, and so are these (``[ipv6:::1]`` is an address literal), but
-for a duration's designators (below).
+Every character these formats allow is printable ASCII (but a URI template's
+non-ASCII ones), written by ``json.dumps`` as itself but for ``"`` and ``\\``
+(only in an e-mail's quoted local part, spelled ``\\"`` and ``\\\\`` here); other
+spellings of the same text (``\\/``, ``\\u0041``) are refused, as for ``pattern``.
+Quoted strings in the RFCs' ABNF are case-insensitive, and so are these
+(``[ipv6:::1]`` is an address literal), but for a duration's designators (below).
 """
 
 from __future__ import annotations
@@ -101,6 +101,20 @@ def _uri(reference: bool) -> str:
     no_colon = f"(?:[{_UNRESERVED}{_SUB_DELIMS}@]|{_PCT})+"
     relative = f"(?://{authority}(?:/{_SEGMENT})*|{_ABSOLUTE}|{no_colon}(?:/{_SEGMENT})*)?"
     return f"(?:{uri}|{relative}{_AFTER_PATH})"
+
+
+def _uri_template() -> str:
+    """RFC 6570 section 2: literals (any character but controls, space, ``"'%<>\\^`{|}``,
+    percent-encoded triplets aside) and expressions: ``{``, an optional operator,
+    variable names (letters, digits, ``_``, percent-encoded; dots between), each with
+    a prefix length below 10000 or an explode, ``}``. Non-ASCII characters are its
+    ``ucschar`` and ``iprivate``, as themselves (``json.dumps`` writes them so)."""
+    planes = "".join(f"\\U{plane:04x}0000-\\U{plane:04x}fffd" for plane in range(1, 14))
+    wide = f"\\u00a0-\\ud7ff\\ue000-\\ufdcf\\ufdf0-\\uffef{planes}\\U000e1000-\\U000efffd\\U000f0000-\\U0010fffd"
+    literal = rf"(?:[!#$&(-;=?-\[\]_a-z~{wide}]|{_PCT})"  # brackets escaped: lark reads \x5d as ]
+    varchar = rf"(?:[A-Za-z0-9_]|{_PCT})"
+    varspec = rf"{varchar}(?:\.?{varchar})*(?::[1-9][0-9]{{0,3}}|\*)?"
+    return rf"(?:{literal}|\{{[+#./;?&=,!@|]?{varspec}(?:,{varspec})*\}})*"
 
 
 SPECIAL_SCHEMES = ("ftp", "file", "http", "https", "ws", "wss")
@@ -277,6 +291,7 @@ FORMATS = {
     "email": _email(),
     "uri": _uri(reference=False),
     "uri-reference": _uri(reference=True),
+    "uri-template": _uri_template(),
 }
 FORMATS["date-time"] = FORMATS["date"] + "[tT]" + FORMATS["time"]
 

@@ -42,7 +42,7 @@ CONSTRAINING: Final = frozenset({"type", "enum", "const", "nullable", "format",
 """A schema object's own keywords that constrain its value (the rest combine
 schemas, annotate, or are unknown): a formula has a place for it when it holds one."""
 
-OPEN_FORMATS: Final = frozenset({"date-time", "time", "hostname", "email", "uri", "uri-reference"})
+OPEN_FORMATS: Final = frozenset({"date-time", "time", "hostname", "email", "uri", "uri-reference", "uri-template"})
 """Formats with endless values (their grammars repeat without bound)."""
 
 LIMITING_OBJECT_KEYWORDS: Final = frozenset({"propertyNames", "minProperties", "maxProperties", "dependentRequired",
