@@ -29,6 +29,7 @@ import json
 import re
 from bisect import bisect_left
 from decimal import Decimal, InvalidOperation
+from functools import lru_cache
 from typing import Any, Final
 
 import numpy as np
@@ -82,18 +83,16 @@ class Frame:
     comparing an item in progress), whether its own value is wanted (``tracked``:
     inside an item of a checked array; then ``parts`` holds what is written)."""
 
-    __slots__ = ("is_object", "node", "checked", "room", "seen", "values", "strings", "tracked", "parts", "count", "key")
+    __slots__ = ("is_object", "node", "checked", "room", "seen", "values", "tracked", "parts", "count", "key")
 
     def __init__(self, is_object: bool, node: int, checked: bool, room: int | None, seen: frozenset[Any],
-                 values: tuple[Any, ...], strings: tuple[str, ...], tracked: bool, parts: tuple[Any, ...], count: int,
-                 key: str | None) -> None:
+                 values: tuple[Any, ...], tracked: bool, parts: tuple[Any, ...], count: int, key: str | None) -> None:
         self.is_object = is_object
         self.node = node
         self.checked = checked
         self.room = room  # how many values the items take (None: endless)
         self.seen = seen
         self.values = values
-        self.strings = strings  # the string items among values, sorted: one string item in progress is a bisection
         self.tracked = tracked
         self.parts = parts
         self.count = count
@@ -104,18 +103,15 @@ class Frame:
         parts = self.parts
         if self.tracked:
             parts = parts + ((self.key, value),) if self.is_object else parts + (value,)
-        seen, values, strings = self.seen, self.values, self.strings
+        seen, values = self.seen, self.values
         if self.checked:
             seen, values = seen | {canonical}, values + (value,)
-            if isinstance(value, str):
-                at = bisect_left(strings, value)
-                strings = strings[:at] + (value,) + strings[at:]
-        return Frame(self.is_object, self.node, self.checked, self.room, seen, values, strings, self.tracked, parts,
+        return Frame(self.is_object, self.node, self.checked, self.room, seen, values, self.tracked, parts,
                      self.count + 1, None)
 
     def keyed(self, key: str) -> Frame:
-        return Frame(self.is_object, self.node, self.checked, self.room, self.seen, self.values, self.strings,
-                     self.tracked, self.parts, self.count, key)
+        return Frame(self.is_object, self.node, self.checked, self.room, self.seen, self.values, self.tracked,
+                     self.parts, self.count, key)
 
 
 class Scan:
@@ -141,7 +137,7 @@ class UniqueItems:
     def __init__(self, arrays: UniqueArrays) -> None:
         self.formulas = arrays.formulas
         self.root = arrays.root
-        self._containers_cache: dict[tuple[int, int], tuple[tuple[Frame, ...], list[Any]]] = {}
+        self._candidates_cache: dict[tuple[int, int], tuple[tuple[Frame, ...], Candidates]] = {}
 
     # -- following the text
 
@@ -210,7 +206,7 @@ class UniqueItems:
             is_object = byte == ord("{")
             checked = not is_object and self.formulas.checked(node)
             room = self.formulas.room(self.formulas.item(node, 0)) if checked else None
-            frame = Frame(is_object, node, checked, room, frozenset(), (), (), tracked, (), 0, None)
+            frame = Frame(is_object, node, checked, room, frozenset(), (), tracked, (), 0, None)
             if is_object:
                 return Scan(MEMBER_FIRST, frames + (frame,), node, b"", False)
             return Scan(FIRST, frames + (frame,), self.formulas.item(node, 0), b"", False)
@@ -292,49 +288,29 @@ class UniqueItems:
         """Whether the item in progress of the checked array at ``level`` can still
         equal one of its earlier items."""
         frames = scan.frames
-        frame = frames[level]
         mode = scan.mode
         if len(frames) == level + 1:  # a scalar item, or none in progress
-            if mode == STRING:  # the earlier strings it begins, found by bisection
-                started = _decoded(scan.raw)
-                if started is None:
-                    return False
-                strings = frame.strings
-                at = bisect_left(strings, started[0])
-                while at < len(strings) and strings[at].startswith(started[0]):
-                    if _text_prefix(started, strings[at]):
-                        return True
-                    at += 1
-                return False
-            return mode in (NUMBER, LITERAL) and any(_scalar_prefix(scan, value) for value in frame.values)
-        containers = self._containers(frames, level)
-        if not containers:
-            return False
+            return mode in (STRING, NUMBER, LITERAL) and _begins(scan, self._candidates(frames, level))
+        found = self._candidates(frames, level)
         last = frames[-1]
-        if last.is_object:
-            if mode in (NEXT, MEMBER, MEMBER_FIRST):
-                return True
-            written = {key for key, _ in last.parts}
-            if mode == KEY:
-                started = _decoded(scan.raw)
-                return started is not None and any(key not in written and _text_prefix(started, key)
-                                                   for target in containers for key in target)
-            values = [target[last.key] for target in containers if last.key in target and last.key not in written]
-        else:
-            if mode in (NEXT, FIRST):
-                return True
-            values = [target[last.count] for target in containers if last.count < len(target)]
-        return any(_scalar_prefix(scan, value) for value in values)
+        if mode in ((NEXT, MEMBER, MEMBER_FIRST) if last.is_object else (NEXT, FIRST)):
+            return found.alive  # between members or items: as long as some earlier item agrees so far
+        if mode == KEY:
+            started = _decoded(scan.raw)
+            return started is not None and _some_begins(started, found.keys)
+        return _begins(scan, found)
 
-    def _containers(self, frames: tuple[Frame, ...], level: int) -> list[Any]:
-        """The parts of the earlier items of the array at ``level`` where the
-        innermost open container stands, for the items whose parts written so far
-        agree (the same for every point inside one container: remembered)."""
+    def _candidates(self, frames: tuple[Frame, ...], level: int) -> Candidates:
+        """What the earlier items of the array at ``level`` hold where the innermost
+        open container stands, for the items whose parts written so far agree: the
+        values that may come there, and an object's names not yet written (the same
+        for every point inside one container: remembered)."""
         key = (id(frames), level)
-        found = self._containers_cache.get(key)
+        found = self._candidates_cache.get(key)
         if found is not None and found[0] is frames:
             return found[1]
         targets: list[Any] = list(frames[level].values)
+        last = len(frames) - 1
         for depth in range(level + 1, len(frames)):
             frame = frames[depth]
             kind = dict if frame.is_object else tuple
@@ -344,16 +320,21 @@ class UniqueItems:
             else:
                 targets = [t for t in targets if isinstance(t, kind) and frame.count <= len(t)
                            and all(t[i] == v for i, v in enumerate(frame.parts))]
-            if depth < len(frames) - 1:  # down to the value in progress, at the key or position
-                if frame.is_object:
-                    written = {k for k, _ in frame.parts}
-                    targets = [t[frame.key] for t in targets if frame.key in t and frame.key not in written]
-                else:
-                    targets = [t[frame.count] for t in targets if frame.count < len(t)]
-        if len(self._containers_cache) > 64:
-            self._containers_cache.clear()
-        self._containers_cache[key] = (frames, targets)
-        return targets
+            if depth < last:  # down to the value in progress, at the key or position
+                targets = _at(frame, targets)
+        if level == last:
+            candidates = Candidates(True, targets, ())
+        elif frames[last].is_object:
+            written = {k for k, _ in frames[last].parts}
+            names = sorted({k for t in targets for k in t if k not in written})
+            values = _at(frames[last], targets) if frames[last].key is not None else []
+            candidates = Candidates(bool(targets), values, tuple(names))
+        else:
+            candidates = Candidates(bool(targets), _at(frames[last], targets), ())
+        if len(self._candidates_cache) > 64:
+            self._candidates_cache.clear()
+        self._candidates_cache[key] = (frames, candidates)
+        return candidates
 
     # -- masks
 
@@ -424,9 +405,10 @@ class UniqueItems:
         while todo:
             index = todo.pop()
             here, at, _, _ = points[index]
-            for byte in memo.viable_bytes(here):
+            viable = memo.viable(here)
+            for byte in BYTE_ORDER:
                 following = self.step(at, byte)
-                if following is None or following is DUP:
+                if following is None or following is DUP or not _allows(here, viable, byte):
                     continue
                 way_out = not self.may_end_as_repeat(following)
                 if not way_out:
@@ -456,22 +438,30 @@ class SearchMemo:
 
     def __init__(self) -> None:
         self.verdicts: dict[tuple[Any, ...], tuple[bool, Scan]] = {}  # the Scan keeps the ids in the key alive
-        self.bytes: dict[tuple[int, ...], list[int]] = {}
+        self.bytes: dict[tuple[int, ...], bytearray] = {}
 
     def remember(self, key: tuple[Any, ...], verdict: bool, scan: Scan) -> None:
         if len(self.verdicts) > MAX_MEMO:
             self.verdicts.clear()
         self.verdicts[key] = (verdict, scan)
 
-    def viable_bytes(self, engine: EngineMatcher) -> list[int]:
-        """The bytes the grammar allows next, those likely to leave an item behind first."""
+    def viable(self, engine: EngineMatcher) -> bytearray:
+        """Per byte, whether the grammar allows it next at the engine's point: 0 not
+        asked yet, 1 yes, 2 no (asked one at a time: a search mostly stops at the first)."""
         key = engine.state_key()
         found = self.bytes.get(key)
         if found is None:
             if len(self.bytes) > MAX_MEMO:
                 self.bytes.clear()
-            found = self.bytes[key] = [byte for byte in BYTE_ORDER if engine.viable_byte(byte)]
+            found = self.bytes[key] = bytearray(256)
         return found
+
+
+def _allows(engine: EngineMatcher, viable: bytearray, byte: int) -> bool:
+    known = viable[byte]
+    if not known:
+        known = viable[byte] = 1 if engine.viable_byte(byte) else 2
+    return known == 1
 
 
 class TokenRows:
@@ -522,16 +512,51 @@ def _canonical(value: Any) -> Any:
     return value
 
 
-def _scalar_prefix(scan: Scan, target: Any) -> bool:
+class Candidates:
+    """Earlier items' values that an item in progress may still become at one place:
+    ``alive`` (some earlier item agrees so far), the values that may come there
+    (strings sorted apart, for bisection) and an object's names not yet written."""
+
+    __slots__ = ("alive", "strings", "others", "keys")
+
+    def __init__(self, alive: bool, values: list[Any], keys: tuple[str, ...]) -> None:
+        self.alive = alive
+        self.strings = tuple(sorted(v for v in values if isinstance(v, str)))
+        self.others = [v for v in values if not isinstance(v, str)]
+        self.keys = keys
+
+
+def _at(frame: Frame, targets: list[Any]) -> list[Any]:
+    """The values of ``targets`` (containers like ``frame``) where its value in
+    progress stands: at its key, or at its next position."""
+    if frame.is_object:
+        written = {k for k, _ in frame.parts}
+        return [t[frame.key] for t in targets if frame.key in t and frame.key not in written]
+    return [t[frame.count] for t in targets if frame.count < len(t)]
+
+
+def _begins(scan: Scan, found: Candidates) -> bool:
+    """Whether the scalar written so far (or none yet) can still become one of the values."""
     mode = scan.mode
     if mode == STRING:
         started = _decoded(scan.raw)
-        return isinstance(target, str) and started is not None and _text_prefix(started, target)
+        return started is not None and _some_begins(started, found.strings)
     if mode == NUMBER:
-        return isinstance(target, Decimal) and number_prefix(scan.raw.decode(), target)
+        written = scan.raw.decode()
+        return any(isinstance(v, Decimal) and number_prefix(written, v) for v in found.others)
     if mode == LITERAL:
-        return LITERALS[scan.raw[0]][1] is target  # (the bytes so far are the literal's: a step checks)
-    return True  # nothing written yet
+        return any(v is LITERALS[scan.raw[0]][1] for v in found.others)  # (the bytes so far are its: a step checks)
+    return bool(found.strings or found.others)  # nothing written yet
+
+
+def _some_begins(started: tuple[str, bytes], texts: tuple[str, ...]) -> bool:
+    """Whether one of ``texts`` (sorted) can still be a string begun as ``started``."""
+    at = bisect_left(texts, started[0])
+    while at < len(texts) and texts[at].startswith(started[0]):
+        if _text_prefix(started, texts[at]):
+            return True
+        at += 1
+    return False
 
 
 def _text_prefix(started: tuple[str, bytes], target: str) -> bool:
@@ -557,6 +582,7 @@ def _text_prefix(started: tuple[str, bytes], target: str) -> bool:
     return spelled.startswith(pending.decode("ascii", "replace").lower())
 
 
+@lru_cache(maxsize=4096)
 def _decoded(raw: bytes) -> tuple[str, bytes] | None:
     """The characters a string's bytes so far spell, and the bytes of a character
     still in progress (an escape, a UTF-8 sequence, or a surrogate pair's first
