@@ -1,8 +1,9 @@
 """Which arrays must hold no item twice, told from where a value is written.
 
-``uniqueItems`` over items that take endless values (any string, objects with a
-free field) has no context-free grammar: the grammar leaves it out and the
-matcher checks it while the text is written (``structgen.unique_items``). The
+``uniqueItems`` over items that take more values than the grammar can keep sets
+of (any string, objects with a free field, more than 8 listed values) has no
+context-free grammar: the grammar leaves it out and the matcher checks it while
+the text is written (``structgen.unique_items``). The
 matcher knows where it is as a JSON path (keys and item positions); this module
 says, for a path, whether the array there must be unique.
 

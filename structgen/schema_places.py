@@ -15,6 +15,7 @@ import json
 import re
 from typing import Any
 
+from schema2grammar.shared import NOWHERE, follow_pointer
 from structgen.tool_calls import json_type
 
 MAX_DEPTH = 40
@@ -40,16 +41,8 @@ class Places:
         ref = schema["$ref"]
         if not isinstance(ref, str) or not ref.startswith("#"):
             return True
-        target = self.root
-        for part in ref[1:].split("/")[1:]:
-            part = part.replace("~1", "/").replace("~0", "~")
-            if isinstance(target, dict) and part in target:
-                target = target[part]
-            elif isinstance(target, list) and part.isdigit() and int(part) < len(target):
-                target = target[int(part)]
-            else:
-                return True
-        return target
+        target = follow_pointer(self.root, ref)
+        return True if target is NOWHERE else target
 
     def _all(self, schema: dict[str, Any], depth: int, own: bool, test: Any) -> bool:
         """``own`` and ``test`` on the referenced schema, on every ``allOf`` branch
