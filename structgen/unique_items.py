@@ -61,7 +61,8 @@ LITERALS: Final = {spelled[0]: (spelled, Literal(spelled)) for spelled in (b"tru
 
 MAX_SEARCH: Final = 2_000
 """Points one ``avoidable`` search visits; past it the item is taken to have a
-way out (a limit, not seen on any test: items diverge at their next byte)."""
+way out (items mostly diverge at their next byte: the largest search on the 96
+MaskBench schemas with ``uniqueItems`` visits 65)."""
 
 BYTE_ORDER: Final = list(dict.fromkeys(b"xq0Z ~_-.9KJ" + bytes(range(256))))
 """The order ``avoidable`` tries bytes in: inside a free string or key, one of the

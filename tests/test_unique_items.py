@@ -15,7 +15,7 @@ from pydantic import BaseModel
 import structgen
 from schema2grammar import APPROXIMATED, ENFORCED, translate, unique_arrays
 from schema2grammar.unique_arrays import CHECKED_NOTE
-from structgen import Grammar, TokenizerInfo
+from structgen import Grammar, TokenizerInfo, unique_items
 
 STRINGS = {"type": "array", "items": {"type": "string"}, "uniqueItems": True}
 OWNERS = {
@@ -77,6 +77,16 @@ def test_past_the_explored_limit_nothing_is_upgraded(monkeypatch: pytest.MonkeyP
     grammar = Grammar.from_json_schema(schema)
     assert grammar.unique_items is None
     assert {e.status for e in grammar.report.entries if e.keyword == "uniqueItems"} == {APPROXIMATED}
+
+
+def test_names_matching_too_many_patterns_are_not_followed_exactly() -> None:
+    """Each subset of the patterns an undeclared name may match is a child, up to
+    ``MAX_PATTERN_SUBSETS`` patterns; past it, the places below stay approximated."""
+    def schema(count: int) -> dict[str, Any]:
+        return {"type": "object", "patternProperties": {f"^p{i}": STRINGS for i in range(count)}}
+
+    assert verdict(schema(unique_arrays.MAX_PATTERN_SUBSETS))[0] == ENFORCED
+    assert verdict(schema(unique_arrays.MAX_PATTERN_SUBSETS + 1))[0] == APPROXIMATED
 
 
 def test_pydantic_sets() -> None:
@@ -220,6 +230,21 @@ def test_an_item_that_can_only_end_as_a_repeat_is_refused(smollm2: tuple[Tokeniz
     assert not matcher.accept_string('"}')
     assert matcher.accept_string('x"}]')
     assert matcher.can_terminate()
+
+
+def test_past_the_search_limit_an_item_is_taken_to_have_a_way_out(smollm2: tuple[TokenizerInfo, Any],
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    """After the closing quote only whitespace and ``}`` may come: the search follows
+    the whitespace (flexible here) before it knows; with no points allowed, it stops
+    at once and takes the quote."""
+    info, _ = smollm2
+    compiled = structgen.compile(Grammar.from_json_schema(OWNERS), info)
+    prefix = '[{"name":"ann","email":"a@b"},{"name":"ann","email":"a@b'
+    matcher = structgen.Matcher(compiled)
+    assert matcher.accept_string(prefix) and not matcher.accept_string('"')
+    monkeypatch.setattr(unique_items, "MAX_SEARCH", 0)
+    matcher = structgen.Matcher(compiled)
+    assert matcher.accept_string(prefix) and matcher.accept_string('"')  # the limit: not refused, a dead end
 
 
 def test_number_items_that_cannot_change_value(smollm2: tuple[TokenizerInfo, Any]) -> None:
