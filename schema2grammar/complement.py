@@ -42,6 +42,10 @@ MAX_OBJECT_BRANCHES = 64
 """Object schemas one complement of a union of object conditions may take (one per
 choice of a way to fail each); past it, inexact."""
 
+MAX_REFERENCES_FOLLOWED = 256
+"""Reference targets one check that a property's complement ends follows
+(``_recurring``); past it, inexact."""
+
 MAX_UNIQUE_VALUES = 8
 """Values an item of a ``uniqueItems`` array may take: the grammar's state is the
 set of values used so far, 2**8 = 256 states; past it, ``uniqueItems`` is inexact."""
@@ -90,22 +94,32 @@ class Objects:
 
 
 @dataclass(frozen=True)
+class Arrays:
+    """Arrays of ``low`` to ``high`` items, each satisfying ``items`` (a schema)."""
+
+    items: Any = True
+    low: int = 0
+    high: int | None = None
+
+
+@dataclass(frozen=True)
 class ObjectUnion:
     """Objects that satisfy one of ``parts`` (``anyOf``, or two negations at one place)."""
 
     parts: tuple[Objects, ...]
 
 
-Condition = Union[str, Inexact, "frozenset[bool]", Strings, Numbers, Objects, ObjectUnion]
-"""ANY, NONE, Inexact, a frozenset of booleans, Strings, Numbers, Objects or ObjectUnion."""
+Condition = Union[str, Inexact, "frozenset[bool]", Strings, Numbers, Objects, ObjectUnion, Arrays]
+"""ANY, NONE, Inexact, a frozenset of booleans, Strings, Numbers, Objects, ObjectUnion or Arrays."""
 Kinds = dict[str, Condition]
 
 _ANNOTATIONS = shared.ANNOTATIONS | frozenset(shared.DEFINITIONS)
-_READ = frozenset("properties required minLength maxLength minimum maximum exclusiveMinimum exclusiveMaximum".split())
+_READ = frozenset("properties required minLength maxLength minimum maximum exclusiveMinimum exclusiveMaximum "
+                  "items minItems maxItems uniqueItems".split())
 """Type keywords ``_keyword`` reads; the others are inexact for their type."""
 _KIND_OF = {key: kind for kind, keys in shared.TYPE_KEYWORDS.items() for key in keys if key not in _READ}
 _KIND_OF["divisibleBy"] = "number"  # draft 3's multipleOf
-_ANY_KIND = frozenset("$dynamicRef $recursiveRef $recursiveAnchor oneOf disallow extends".split())
+_ANY_KIND = frozenset("$dynamicRef $recursiveRef $recursiveAnchor disallow extends".split())
 """Keywords that may constrain every kind: inexact for all."""
 
 
@@ -123,6 +137,8 @@ class Draft:
     """Whether ``if``/``then``/``else`` are keywords (draft 7 on)."""
     references: dict[str, Kinds | None] = field(default_factory=dict, compare=False)
     """Each reference's verdicts, read once (None while being read: a cycle)."""
+    ending: set[str] = field(default_factory=set, compare=False)
+    """Targets from which every chain of references ends (``_recurring``)."""
 
 
 def everything(condition: Condition) -> Kinds:
@@ -196,16 +212,35 @@ def _keyword(key: str, value: Any, schema: dict[str, Any], draft: Draft, pointer
             for kind, condition in satisfying(part, draft, f"{pointer}/{i}", depth).items():
                 found[kind] = conjoin(found[kind], condition) if key == "allOf" else disjoin(found[kind], condition)
         return found
-    if key == "not":  # a double negation is exact where the inner one is a whole kind
+    if key == "oneOf":
+        return _one_of(value, draft, pointer, depth)
+    if key == "not":
+        inner = unnegated(value)
+        if inner is not None:  # not, not: the inner schema itself
+            return satisfying(inner, draft, f"{pointer}/not", depth)
+        # exact where the inner one is a whole kind
         return {kind: _negate_whole(condition) for kind, condition in satisfying(value, draft, pointer, depth).items()}
     if key == "required":
         if not all(isinstance(name, str) for name in value):
             raise shared.SchemaError(f"{pointer}: required must be a list of names")
         return {"object": Objects(required=tuple(value))}
     if key == "properties":
-        if '"$ref"' in json.dumps(value):  # its complement would hold the same reference: it may recur without end
-            return {"object": Inexact("a property schema holds a $ref")}
+        why = _recurring(value, draft)
+        if why is not None:
+            return {"object": Inexact(why)}
         return {"object": Objects(properties=dict(value))}
+    if key == "items":
+        if isinstance(value, list):
+            return {"array": Inexact("items as a tuple has no complement here")}
+        why = _recurring(value, draft)
+        return {"array": Inexact(why) if why is not None else _normal(Arrays(items=value))}
+    if key in ("minItems", "maxItems"):
+        count = shared.count_of(value)
+        if count is None:
+            return {"array": Inexact(f"{key} is not a count")}
+        return {"array": _normal(Arrays(low=count) if key == "minItems" else Arrays(high=count))}
+    if key == "uniqueItems":
+        return {} if value is False else {"array": Inexact("uniqueItems has no complement here")}
     if key in ("minLength", "maxLength"):
         count = shared.count_of(value)
         if count is None:
@@ -220,6 +255,79 @@ def _keyword(key: str, value: Any, schema: dict[str, Any], draft: Draft, pointer
     if key in _ANY_KIND:
         return everything(Inexact(f"{key} has no complement here"))
     return {}  # not a JSON Schema keyword: an annotation
+
+
+def _one_of(branches: list[Any], draft: Draft, pointer: str, depth: int) -> Kinds:
+    """The values exactly one branch accepts, per kind, where that is simple: the
+    one branch that accepts some of the kind; none where two accept all of it; the
+    values one branch does not accept where another accepts all (else inexact)."""
+    conditions: dict[str, list[Condition]] = {kind: [] for kind in KINDS}
+    for i, branch in enumerate(branches):
+        for kind, condition in satisfying(branch, draft, f"{pointer}/{i}", depth).items():
+            if condition != NONE:
+                conditions[kind].append(condition)
+    found: Kinds = {}
+    for kind, listed in conditions.items():
+        whole = sum(condition == ANY for condition in listed)
+        if len(listed) <= 1:
+            found[kind] = listed[0] if listed else NONE
+        elif whole >= 2:
+            found[kind] = NONE  # every value of the kind matches two branches
+        elif whole == 1 and len(listed) == 2:
+            found[kind] = _negate_whole(next(condition for condition in listed if condition != ANY))
+        else:
+            found[kind] = Inexact("oneOf with branches that overlap has no complement here")
+    return found
+
+
+def _recurring(properties: Any, draft: Draft) -> str | None:
+    """Why the complement of these property schemas might not end (None: it ends).
+    A property's complement holds its schema negated, references and all, and
+    reading a negated reference complements the target's properties in turn: that
+    ends unless a chain of local references comes back to a target (depth first,
+    each target once), or leaves what ``Draft.resolve`` follows."""
+    finished = draft.ending
+    path: list[str] = []  # the targets being walked, outermost first
+    pending = [_references_in(properties)]  # per level: the references left to follow there
+    followed = 0
+    while pending:
+        if not pending[-1]:
+            pending.pop()
+            if path:
+                finished.add(path.pop())
+            continue
+        target = pending[-1].pop()
+        if target in finished:
+            continue
+        if target in path:
+            return f"a property schema holds $ref {target!r}, which leads back to itself: its complement would recur without end"
+        if not target.startswith("#") or draft.resolve is None:
+            return f"a property schema holds $ref {target!r}, which is not followed here"
+        followed += 1
+        if followed > MAX_REFERENCES_FOLLOWED:
+            return f"a property schema leads through more than {MAX_REFERENCES_FOLLOWED} references"
+        try:
+            resolved = draft.resolve(target)
+        except ValueError:  # SchemaError: points to nothing, which the translation reports where it is
+            return f"a property schema holds $ref {target!r}, which points to nothing"
+        path.append(target)
+        pending.append(_references_in(resolved))
+    return None
+
+
+def _references_in(schema: Any) -> list[str]:
+    """Every ``$ref`` string inside ``schema``."""
+    found: list[str] = []
+    work = [schema]
+    while work:
+        item = work.pop()
+        if isinstance(item, dict):
+            if isinstance(item.get("$ref"), str):
+                found.append(item["$ref"])
+            work.extend(item.values())
+        elif isinstance(item, list):
+            work.extend(item)
+    return found
 
 
 def _types(value: Any, nullable: bool, pointer: str) -> Kinds:
@@ -274,10 +382,27 @@ def _bound(key: str, value: Any, schema: dict[str, Any]) -> Condition:
 
 
 def _negate_whole(condition: Condition) -> Condition:
+    """The complement of ``condition`` within its kind, where the conditions spell
+    it: all and none swap, and objects not satisfying object conditions are the
+    union of ``object_branches``' ways to fail them."""
     if condition == ANY:
         return NONE
     if condition == NONE:
         return ANY
+    if isinstance(condition, (Objects, ObjectUnion)):
+        ways = object_branches(condition)
+        if ways is None:
+            return Inexact(f"a not inside a not: more than {MAX_OBJECT_BRANCHES} ways to fail a union of object schemas")
+        parts: list[Condition] = []
+        for way in ways:
+            part: Condition = ANY
+            for branch in way:
+                part = conjoin(part, Objects(tuple(branch.get("required", ())), dict(branch["properties"])))
+            parts.append(part)
+        found: Condition = NONE
+        for part in parts:
+            found = disjoin(found, part)
+        return found
     return Inexact("a not inside a not, over part of a kind")
 
 
@@ -302,6 +427,10 @@ def conjoin(a: Condition, b: Condition) -> Condition:
         low = max((x for x in (a.low, b.low) if x is not None), default=None)
         high = min((x for x in (a.high, b.high) if x is not None), key=lambda x: (x[0], not x[1]), default=None)
         return _normal(Numbers(a.integral or b.integral, low, high, numbers))
+    if isinstance(a, Arrays) and isinstance(b, Arrays):
+        items = b.items if a.items is True else a.items if b.items is True else {"allOf": [a.items, b.items]}
+        highs = [h for h in (a.high, b.high) if h is not None]
+        return _normal(Arrays(items, max(a.low, b.low), min(highs) if highs else None))
     if isinstance(a, Objects) and isinstance(b, Objects):
         properties = dict(a.properties)
         for name, sub in b.properties.items():
@@ -342,6 +471,12 @@ def _normal(condition: Condition) -> Condition:
         if condition.high is not None and condition.high < condition.low:
             return NONE
         return ANY if condition == Strings() else condition
+    if isinstance(condition, Arrays):
+        if condition.high is not None and condition.high < condition.low:
+            return NONE
+        if condition.items == {}:
+            condition = Arrays(True, condition.low, condition.high)
+        return ANY if condition == Arrays() else condition
     if isinstance(condition, Numbers):
         if condition.values is not None:
             within = frozenset(v for v in condition.values if _within(v, condition.low, condition.high))
@@ -434,6 +569,25 @@ def _tighter_low(a: numbers.Bound | None, b: numbers.Bound | None) -> numbers.Bo
 
 def _tighter_high(a: numbers.Bound | None, b: numbers.Bound | None) -> numbers.Bound | None:
     return b if a is None else a if b is None else min(a, b, key=lambda x: (x[0], not x[1]))
+
+
+def array_branches(condition: Arrays) -> list[dict[str, Any]]:
+    """Array schemas whose union is the arrays ``condition`` refuses by their count:
+    too few items, or too many (an item it refuses is the caller's branch)."""
+    found: list[dict[str, Any]] = [{"maxItems": condition.low - 1}] if condition.low > 0 else []
+    if condition.high is not None:
+        found.append({"minItems": condition.high + 1})
+    return found
+
+
+def unnegated(schema: Any) -> Any:
+    """``inner`` where ``schema`` is ``{"not": inner}`` and nothing else (annotations
+    aside), which is what a ``not`` of ``schema`` accepts; else None."""
+    if not isinstance(schema, dict) or "not" not in schema:
+        return None
+    if any(key != "not" and key not in _ANNOTATIONS for key in schema):
+        return None
+    return schema["not"]
 
 
 def object_branches(condition: Objects | ObjectUnion) -> list[list[dict[str, Any]]] | None:

@@ -109,6 +109,32 @@ NOT_CASES: list[tuple[str, Any, list[Any], list[Any]]] = [
      ["b", 2, True, {}, {"c": 1}], ["a", 1, None, {"a": 1}, {"b": 1}]),
     ("enum beside", {"enum": ["a", "b", 1, {"k": 1}, {"j": 1}], "not": {"anyOf": [{"const": "a"}, {"type": "object", "required": ["k"]}]}},
      ["b", 1, {"j": 1}], ["a", {"k": 1}]),
+    ("items", {"not": {"type": "array", "items": {"type": "string"}}}, [[1], ["a", 2], [None, "a"], 5, "x"], [[], ["a"], ["a", "b"]]),
+    ("item counts", {"type": "array", "not": {"minItems": 1, "maxItems": 2}}, [[], [1, 2, 3]], [[1], [1, 2]]),
+    ("items and counts", {"type": "array", "not": {"maxItems": 1, "items": {"enum": [1, 2]}}},
+     [[3], [1, 2], [1, 3, 4]], [[], [1], [2]]),
+    ("items beside items", {"type": "array", "items": {"minimum": 0}, "maxItems": 2, "not": {"items": {"maximum": 10}}},
+     [[11], [1, 20], [20, 1]], [[], [1], [1, 10], [-1, 20], [11, 12, 13]]),
+    ("items beside a tuple", {"type": "array", "prefixItems": [{"type": "string"}], "not": {"items": {"type": "string"}}},
+     [["a", 1], ["a", "b", None]], [[], ["a"], ["a", "b"], [1]]),
+    ("double negation of part of a kind", {"properties": {"a": {"not": {"not": {"type": "string", "minLength": 2}}}}},
+     [{}, {"a": "ab"}], [{"a": "a"}, {"a": 1}]),
+    ("not inside a not, over objects", {"not": {"anyOf": [{"not": {"required": ["a"], "properties": {"a": {"type": "string"}}}},
+                                                       {"type": "string"}]}},
+     [{"a": "x"}, {"a": "x", "b": 1}, 1, None], [{}, {"a": 1}, "x"]),
+    ("oneOf beside a negated object", {"oneOf": [{"properties": {"p": {"not": {"required": ["n"], "properties": {"n": {"minLength": 1}}}}}},
+                                                 {"required": ["p"]}]},
+     [{}, {"p": {"n": "x"}}, {"q": 1}], [{"p": {}}, {"p": {"n": ""}}]),
+    ("one of", {"not": {"oneOf": [{"type": "string"}, {"type": "object", "required": ["a"]}]}}, [{}, 1, None], [{"a": 1}, "x"]),
+    ("one of overlapping wholly", {"not": {"oneOf": [{"type": "object"}, {"required": ["a"]}]}}, [{"a": 1}], [{}, "x", 1]),
+    ("one of twice the same", {"not": {"oneOf": [{"type": "string"}, {"type": "string"}, {"type": "integer"}]}}, ["x", 1.5, None], [1]),
+    ("reference in a property", {"$defs": {"s": {"type": "string", "minLength": 1}},
+                                 "not": {"type": "object", "required": ["a"], "properties": {"a": {"$ref": "#/$defs/s"}}}},
+     [{}, {"a": ""}, {"a": 1}, 1], [{"a": "x"}]),
+    ("items refusing a pattern", {"type": "array", "not": {"items": {"not": {"pattern": "a"}}}},
+     [[1], ["a"], ["b", "xa"]], [[], ["b"], ["b", "c"]]),
+    ("reference in items", {"$defs": {"s": {"type": "string"}}, "type": "array", "not": {"items": {"$ref": "#/$defs/s"}}},
+     [[1], ["a", None]], [[], ["a"]]),
 ]
 
 
@@ -175,8 +201,11 @@ def test_strings_a_not_refuses_are_spelled_as_json_dumps_spells_them() -> None:
     ({"type": "number", "not": {"const": 1.5}}, [1.5, 2], "not an integer"),
     ({"type": "string", "maxLength": 2000, "not": {"const": "a"}}, ["a", "b"], "lengths above"),
     ({"type": "number", "minimum": 0, "not": {"type": "integer"}}, [1, 0.5], "beside"),
-    ({"type": "array", "not": {"items": {"type": "string"}}}, [["a"], [1]], "items"),
-    ({"not": {"oneOf": [{"type": "string"}]}}, [1], "oneOf"),
+    ({"type": "array", "not": {"prefixItems": [{"type": "string"}]}}, [["a"], [1]], "prefixItems"),
+    ({"type": "array", "contains": {"minLength": 1}, "not": {"items": {"type": "string"}}}, [["a"], [1]], "items"),
+    ({"$schema": "http://json-schema.org/draft-07/schema#", "type": "array", "not": {"items": {"format": "date"}}},
+     [["2020-01-01"], ["b"]], "items"),
+    ({"not": {"oneOf": [{"type": "object", "required": ["a"]}, {"type": "object", "required": ["b"]}]}}, [1, {"a": 1}], "oneOf"),
     ({"$defs": {"t": {"type": "object", "properties": {"a": {"$ref": "#/$defs/t"}}}}, "not": {"$ref": "#/$defs/t"}},
      [1, {}], "$ref"),
     ({"$defs": {"t": {"anyOf": [{"type": "string"}, {"$ref": "#/$defs/t"}]}}, "not": {"$ref": "#/$defs/t"}}, [1], "recurs"),
@@ -191,6 +220,26 @@ def test_not_without_an_exact_complement_is_approximated(schema: dict[str, Any],
         assert grammar.accepts(json.dumps(instance))
     with pytest.raises(SchemaError, match="not cannot be enforced exactly"):
         translate(schema, Options(strict=True))
+
+
+def _reference_chain(length: int) -> dict[str, Any]:
+    """``not`` of an object whose property leads through ``length`` references."""
+    defs: dict[str, Any] = {f"d{i}": {"type": "object", "properties": {"x": {"$ref": f"#/$defs/d{i + 1}"}}}
+                            for i in range(length - 1)}
+    defs[f"d{length - 1}"] = {"type": "string"}
+    return {"$defs": defs, "not": {"type": "object", "properties": {"x": {"$ref": "#/$defs/d0"}}}}
+
+
+def test_references_a_complement_follows(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A property's complement reads the references it holds: exact up to
+    MAX_REFERENCES_FOLLOWED targets, approximated past it (and where they recur,
+    in the test above)."""
+    monkeypatch.setattr(complement, "MAX_REFERENCES_FOLLOWED", 3)
+    agrees(_reference_chain(3), [1, {"x": 1}, {"x": {"x": {"x": 1}}}], [{}, {"x": {}}, {"x": {"x": {"x": "a"}}}])
+    grammar = Grammar.from_json_schema(_reference_chain(4))
+    assert [e.status for e in grammar.report.entries if e.keyword == "not"] == [APPROXIMATED]
+    assert "more than 3 references" in str(grammar.report)
+    assert grammar.accepts('{"x": {"x": {"x": {"x": 1}}}}')  # wider, never narrower
 
 
 def test_not_other_kinds_are_exact_beside_an_inexact_one() -> None:
@@ -454,6 +503,8 @@ def _simple(rng: random.Random) -> dict[str, Any]:
         lambda: {rng.choice(["minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"]): rng.randint(-1, 2)},
         lambda: {"pattern": "^a"},
         lambda: {"multipleOf": 2},
+        lambda: {"items": _leaf(rng)},
+        lambda: {rng.choice(["minItems", "maxItems"]): rng.randint(0, 2)},
     ]
     schema: dict[str, Any] = {}
     for _ in range(rng.randint(1, 2)):
