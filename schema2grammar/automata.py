@@ -12,6 +12,8 @@ past them; the translator then approximates and says so in the report.
 from __future__ import annotations
 
 import bisect
+import functools
+import re
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass
 from typing import TypeVar
@@ -23,6 +25,12 @@ MAX_NFA_STATES = 20_000
 
 MAX_STATES = 2_000
 """States of one pattern's DFA, and of a product of automata."""
+
+MAX_MEETING_STATES = 5_000
+"""States of the product that tells whether one terminal's regexes meet
+(``regexes_meet``): the engine's automaton of that terminal is about as big, and
+a date-time within 255 characters needs 2,421; e-mails and URIs counted up to 255
+need over 100,000 (a hostname 27,910), and stay apart."""
 
 ALL: ecma.Ranges = [(0, ecma.SURROGATES[0] - 1), (ecma.SURROGATES[1] + 1, ecma.MAX_CODE)]
 """Every character a string may hold (lone surrogates cannot be written in UTF-8)."""
@@ -196,32 +204,40 @@ class DFA:
 def determinize(nfa: NFA, classes: Classes) -> DFA:
     """The subset construction over ``classes``, total (the empty set is a dead
     state); past a whole match of a search, one free state: the rest is anything."""
+    start, step = _subsets(nfa, classes)
+    table, order = explore(start, step, classes.count, "a pattern needs")
     final = len(nfa.moves) - 1
+    return DFA(table, [final in states for states in order])
+
+
+def _subsets(nfa: NFA, classes: Classes) -> tuple[frozenset[int], Callable[[frozenset[int], int], frozenset[int]]]:
+    """The subset construction's start and step (``determinize``), to explore."""
     labelled = [[(classes.of(ranges), target) for ranges, target in moves] for moves in nfa.moves]
 
     def closure(states: set[int]) -> frozenset[int]:
         return frozenset(_closure(nfa, states))
 
     free = closure({nfa.free[0]}) if nfa.free else frozenset()
-    start = closure({0})
 
     def step(current: frozenset[int], c: int) -> frozenset[int]:
         bit = 1 << c
         target = closure({t for s in current for members, t in labelled[s] if members & bit})
         if free and not free.isdisjoint(nfa.free) and not target.isdisjoint(nfa.free):
-            return free  # past a whole match, what else the pattern could match changes nothing
+            return free  # past a whole match of a search, what else the pattern could match changes nothing
         return target
 
-    table, order = explore(start, step, classes.count, "a pattern needs")
-    return DFA(table, [final in states for states in order])
+    return closure({0}), step
 
 
 State = TypeVar("State", bound=Hashable)
 
 
-def explore(start: State, step: Callable[[State, int], State], classes: int, what: str) -> tuple[list[list[int]], list[State]]:
+def explore(start: State, step: Callable[[State, int], State], classes: int, what: str,
+            limit: int | None = None) -> tuple[list[list[int]], list[State]]:
     """The states reachable from ``start`` (``step``: the next one on a class),
-    numbered breadth first: the table of their moves, and the states in order."""
+    numbered breadth first: the table of their moves, and the states in order;
+    ``Unsupported`` past ``limit`` of them (None: ``MAX_STATES``)."""
+    most = MAX_STATES if limit is None else limit
     number = {start: 0}
     order = [start]
     table: list[list[int]] = []
@@ -231,8 +247,8 @@ def explore(start: State, step: Callable[[State, int], State], classes: int, wha
             target = step(current, c)
             index = number.get(target)
             if index is None:
-                if len(order) >= MAX_STATES:
-                    raise ecma.Unsupported(f"{what} more than {MAX_STATES} automaton states")
+                if len(order) >= most:
+                    raise ecma.Unsupported(f"{what} more than {most} automaton states")
                 index = number[target] = len(order)
                 order.append(target)
             row.append(index)
@@ -251,6 +267,53 @@ def product(automata: list[DFA], classes: Classes) -> tuple[DFA, list[int]]:
     signatures = [sum(1 << i for i, (automaton, s) in enumerate(zip(automata, states)) if automaton.accepting[s])
                   for states in order]
     return DFA(table, [False] * len(order)), signatures
+
+
+def regexes_meet(regexes: tuple[str, ...]) -> bool:
+    """Whether some text matches every one of ``regexes`` whole (regexes the
+    translator writes for one terminal: over the JSON text, ``ecma``'s syntax), by
+    the product of their automata, built only where none of them is stuck;
+    ``Unsupported`` past ``MAX_MEETING_STATES`` states of it."""
+    found = _meet(regexes, MAX_MEETING_STATES)
+    if isinstance(found, str):
+        raise ecma.Unsupported(found)
+    return found
+
+
+@functools.lru_cache(maxsize=256)
+def _meet(regexes: tuple[str, ...], limit: int) -> bool | str:
+    """``regexes_meet``, remembered: a verdict, or why there is none (a product
+    past the limit takes about a second to find so: each one once)."""
+    try:
+        nfas = [search_nfa(ecma.parse(f"^(?:{_ecma_syntax(regex)})$")) for regex in regexes]
+        classes = Classes(cut_points([ranges for nfa in nfas for moves in nfa.moves for ranges, _ in moves]))
+        subsets = [_subsets(nfa, classes) for nfa in nfas]
+        dead = tuple(frozenset() for _ in nfas)  # one state once any of them is stuck: the product stays small
+
+        def step(current: tuple[frozenset[int], ...], c: int) -> tuple[frozenset[int], ...]:
+            following = tuple(moves(states, c) for (_, moves), states in zip(subsets, current))
+            return dead if not all(following) else following
+
+        _, order = explore(tuple(start for start, _ in subsets), step, classes.count, "these regexes together need", limit)
+    except ecma.Unsupported as exc:
+        return str(exc)
+    finals = [len(nfa.moves) - 1 for nfa in nfas]
+    return any(all(final in states for final, states in zip(finals, current)) for current in order)
+
+
+_LONG_ESCAPE = re.compile(r"(?<!\\)((?:\\\\)*)\\U([0-9a-fA-F]{8})")
+"""Python's ``\\UXXXXXXXX`` (not preceded by an escaped backslash), which ECMA-262 does
+not spell."""
+
+
+def _ecma_syntax(regex: str) -> str:
+    """A regex the translator wrote for the engine (Python's syntax) in ``ecma``'s:
+    ``\\U0010ffff`` as the character itself or ``\\uffff``."""
+    def spelled(match: re.Match[str]) -> str:
+        code = int(match.group(2), 16)
+        return match.group(1) + (chr(code) if code > 0xFFFF else f"\\u{code:04x}")
+
+    return _LONG_ESCAPE.sub(spelled, regex)
 
 
 def lengths_found(tree: ecma.Node, low: int, high: int | None) -> bool:

@@ -461,10 +461,12 @@ class _Translator:
         report = self.report
         pattern = self.pattern(schema, pointer)
         if pattern is not None:
-            for key in ("format", "x-url"):
-                if key in schema:
-                    self.approximate(pointer, key, "not enforced beside pattern")
-            return self.terminal(self.pattern_lengths(schema, pointer) + '"' + pattern + '"')
+            body = '"' + pattern + '"'
+            lengths = self.pattern_lengths(schema, pointer)
+            shape = self.format_beside(schema, [body] + ([lengths] if lengths else []), "pattern", pointer)
+            if "x-url" in schema:
+                self.approximate(pointer, "x-url", "not enforced beside pattern")
+            return self.terminal("".join(f"(?={regex})" for regex in [*([lengths] if lengths else []), *shape]) + body)
         fmt = schema.get("format")
         spelled = fmt if isinstance(fmt, str) and fmt in formats.FORMATS else None  # a format with a grammar
         where = self.options.format_grammars
@@ -473,10 +475,8 @@ class _Translator:
             shortest, longest = self.count_value(schema, "minLength", pointer), self.count_value(schema, "maxLength", pointer)
             if shortest is not None and longest is not None and longest < shortest:
                 raise NoValue(f"{pointer or '#'}: maxLength {longest} is below minLength {shortest}")
-            for key, value in (("minLength", shortest), ("maxLength", longest)):
-                if value is not None:
-                    self.approximate(pointer, key, "not enforced beside format")
-            return self.format(spelled, schema, pointer)
+            lengths = self.lengths_beside_format(spelled, schema, shortest or 0, longest, pointer)
+            return self.format(spelled, schema, pointer, lengths)
         low = self.count(schema, "minLength", pointer) or 0
         high = self.count(schema, "maxLength", pointer)
         if high is not None and high > regexes.MAX_LENGTH_BOUND or low > regexes.MAX_LENGTH_BOUND:
@@ -495,24 +495,91 @@ class _Translator:
             self.approximate(pointer, "format", f"format {fmt!r} is not enforced: any string")
         return self.terminal(regexes.string_of_length(low, high))
 
-    def format(self, fmt: str, schema: dict[str, Any], pointer: str) -> str:
-        """The terminal of a format ``formats`` knows, reported as it is."""
+    def format(self, fmt: str, schema: dict[str, Any], pointer: str, lengths: str = "") -> str:
+        """The terminal of a format ``formats`` knows, reported as it is; ``lengths``:
+        a quoted string's length bounds it meets too (``lengths_beside_format``)."""
+        ahead = f"(?={lengths})" if lengths else ""
         if fmt == "uri" and self.options.urls == "whatwg":
             schemes, host_required = self.url_keyword(schema, pointer)
             self.report.add(pointer, "format", ENFORCED, formats.NOTES["uri whatwg"])
-            return self.terminal('"' + formats.whatwg_uri(schemes, host_required) + '"')
+            return self.terminal(ahead + '"' + formats.whatwg_uri(schemes, host_required) + '"')
         if "x-url" in schema:
             self.approximate(pointer, "x-url", URL_KEYWORD_READ)
         if fmt in formats.WIDER:
             self.approximate(pointer, "format", formats.WIDER[fmt])
         else:
             self.report.add(pointer, "format", ENFORCED, formats.NOTES.get(fmt, ""))
+        return self.terminal(ahead + self.format_spelling(fmt))
+
+    def format_spelling(self, fmt: str) -> str:
+        """The quoted strings of a format ``formats`` spells (RFC 3986's ``uri``), as
+        the options have it."""
         pattern = formats.FORMATS[fmt]
         if fmt == "duration" and self.options.duration_digits is not None:
             pattern = formats.duration(self.options.duration_digits)
         if not self.options.leap_seconds:
             pattern = pattern.replace(formats.LEAP_SECOND, ")")
-        return self.terminal('"' + pattern + '"')
+        return '"' + pattern + '"'
+
+    def lengths_beside_format(self, fmt: str, schema: dict[str, Any], low: int, high: int | None, pointer: str) -> str:
+        """The quoted strings of ``low`` to ``high`` characters, when the format's
+        strings meet them within the automata's limits (both reported enforced);
+        else "" with the lengths reported approximated. One terminal says both as
+        a lookahead, which the engine reads as the intersection."""
+        keys = [key for key in ("minLength", "maxLength") if key in schema]
+        if not keys:
+            return ""
+        lengths = regexes.string_of_length(low, high)
+        why = ""
+        if fmt == "uri" and self.options.urls == "whatwg":
+            why = ": not with WHATWG URLs"
+        elif max(low, high or 0) > regexes.MAX_LENGTH_BOUND:
+            why = f": length bounds above {regexes.MAX_LENGTH_BOUND}"
+        else:
+            try:
+                if not automata.regexes_meet((self.format_spelling(fmt), lengths)):
+                    why = ": no string of the format has those lengths here"
+            except ecma.Unsupported as exc:
+                why = f": {exc}"
+        for key in keys:
+            if why:
+                self.approximate(pointer, key, "not enforced beside format" + why)
+            else:
+                self.report.add(pointer, key, ENFORCED, "beside the format")
+        return "" if why else lengths
+
+    def format_beside(self, schema: dict[str, Any], others: list[str], beside: str, pointer: str) -> list[str]:
+        """``format`` beside what one terminal already says (``others``: the
+        regexes of a ``pattern`` and its lengths): the format's quoted strings, to
+        be written as a lookahead, where the automata of all of them meet within
+        their limits; else none, with the format reported approximated (an
+        annotation in this draft: reported so)."""
+        fmt = schema.get("format")
+        if fmt is None:
+            return []
+        if not self.format_assertion:
+            self.report.add(pointer, "format", ENFORCED, "an annotation in this draft: not checked (format_assertion=True checks it)")
+            return []
+        if not (isinstance(fmt, str) and fmt in formats.FORMATS):
+            self.approximate(pointer, "format", f"format {fmt!r} is not enforced: any string")
+            return []
+        if fmt == "uri" and self.options.urls == "whatwg":
+            self.approximate(pointer, "format", f"WHATWG URLs are not enforced beside a {beside}")
+            return []
+        spelled = self.format_spelling(fmt)
+        try:
+            met = automata.regexes_meet((spelled, *others))
+        except ecma.Unsupported as exc:
+            self.approximate(pointer, "format", f"not enforced beside {beside}: {exc}")
+            return []
+        if not met:  # no value then; but ecma reads the regexes, not the engine: wider is the safe side
+            self.approximate(pointer, "format", f"not enforced beside {beside}: no string of the format matches it here")
+            return []
+        if fmt in formats.WIDER:
+            self.approximate(pointer, "format", formats.WIDER[fmt])
+        else:
+            self.report.add(pointer, "format", ENFORCED, f"beside the {beside}")
+        return [spelled]
 
     def url_keyword(self, schema: dict[str, Any], pointer: str) -> tuple[list[str] | None, bool]:
         """``x-url``'s schemes (None: any) and whether a host is required, reported
@@ -554,9 +621,10 @@ class _Translator:
         return regex
 
     def pattern_lengths(self, schema: dict[str, Any], pointer: str) -> str:
-        """A lookahead that bounds the length of a string ``pattern`` matches
-        (empty when there is no bound): the engine intersects the two automata,
-        while the pattern's automaton counting characters stays small."""
+        """The quoted strings within the length bounds beside a ``pattern`` (empty
+        when there is none), to be written as a lookahead: the engine intersects
+        the two automata, while the pattern's automaton counting characters stays
+        small."""
         low = self.count_value(schema, "minLength", pointer) or 0
         high = self.count_value(schema, "maxLength", pointer)
         if high is not None and high < low:
@@ -578,7 +646,7 @@ class _Translator:
             raise NoValue(f"{pointer or '#'}: no string of the lengths allowed matches the pattern")
         for key in keys:
             self.report.add(pointer, key, ENFORCED, "beside the pattern")
-        return f"(?={regexes.string_of_length(low, high)})"
+        return regexes.string_of_length(low, high)
 
     def type_integer(self, schema: dict[str, Any], pointer: str) -> str:
         low, high = self.bounds(schema, pointer, integer=True)

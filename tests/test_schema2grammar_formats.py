@@ -9,7 +9,7 @@ import random
 
 import pytest
 
-from schema2grammar import APPROXIMATED, ENFORCED, Options, SchemaError, translate
+from schema2grammar import APPROXIMATED, ENFORCED, Options, SchemaError, automata, translate
 from structgen import Grammar
 from structgen.lark_rules import LexerTooLarge
 
@@ -100,11 +100,21 @@ def test_hostname_is_reported_wider_than_its_rfc() -> None:
         assert ("format", ENFORCED) in {(e.keyword, e.status) for e in report.entries}, name
 
 
-def test_a_format_goes_before_the_lengths_beside_it() -> None:
+def test_a_format_and_the_lengths_beside_it_meet_in_one_terminal() -> None:
+    """Lengths beside a format are a lookahead on the format's terminal (the engine
+    intersects the two) where the automata of both together stay within
+    ``automata.MAX_STATES``; past it the format goes first and the lengths are
+    reported approximated."""
     grammar = Grammar.from_json_schema({"type": "string", "format": "email", "minLength": 3, "maxLength": 8})
-    assert grammar.accepts('"a.longer.name@example.com"') and not grammar.accepts('"abcdef"')
-    statuses = {(e.keyword, e.status) for e in grammar.report.entries}
-    assert {("format", ENFORCED), ("minLength", APPROXIMATED), ("maxLength", APPROXIMATED)} <= statuses
+    assert grammar.accepts('"a@b.co"')
+    assert not grammar.accepts('"a.longer.name@example.com"') and not grammar.accepts('"abcdef"')
+    assert grammar.report.exact and "beside the format" in str(grammar.report)
+    wide = Grammar.from_json_schema({"type": "string", "format": "uri-reference", "maxLength": 2000})
+    assert {(e.keyword, e.status) for e in wide.report.entries} >= {("format", ENFORCED), ("maxLength", APPROXIMATED)}
+    assert "not enforced beside format: a pattern needs more than 20000 automaton states" in str(wide.report)
+    assert wide.accepts(json.dumps("a/" * 1001)) and not wide.accepts('"a b"')
+    none = Grammar.from_json_schema({"type": "string", "format": "uuid", "maxLength": 8})
+    assert "no string of the format has those lengths here" in str(none.report)
     with pytest.raises(SchemaError, match="maxLength 2 is below minLength 3"):
         translate({"type": "string", "format": "email", "minLength": 3, "maxLength": 2})
     for where in ("unbounded", "never"):  # the lengths instead
@@ -112,6 +122,53 @@ def test_a_format_goes_before_the_lengths_beside_it() -> None:
         assert loose.accepts('"abcdef"') and not loose.accepts('"a.longer.name@example.com"')
     with pytest.raises(ValueError, match="format_grammars must be one of"):
         Options(format_grammars="sometimes")
+
+
+def test_regexes_meet_within_a_limit(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A date-time within 64 characters: 511 states of the product, the limit at
+    it and past it; an e-mail within 255 passes the default limit and stays apart."""
+    schema = {"type": "string", "format": "date-time", "maxLength": 64}
+    monkeypatch.setattr(automata, "MAX_MEETING_STATES", 511)
+    assert Grammar.from_json_schema(schema).report.exact
+    monkeypatch.setattr(automata, "MAX_MEETING_STATES", 510)
+    assert "more than 510 automaton states" in str(Grammar.from_json_schema(schema).report)
+    monkeypatch.undo()
+    email = Grammar.from_json_schema({"type": "string", "format": "email", "maxLength": 255})
+    assert f"more than {automata.MAX_MEETING_STATES} automaton states" in str(email.report)
+    assert email.accepts(json.dumps("a" * 250 + "@b.co"))  # the format is kept, the length not
+    assert automata._ecma_syntax(r"[\ue000-\U0010ffff]\\U00000041") == "[\\ue000-\U0010ffff]\\\\U00000041"
+
+
+@pytest.mark.parametrize(("schema", "valid", "invalid"), [
+    ({"format": "date", "pattern": "^2020"}, ["2020-01-01", "2020-02-29"], ["2021-01-01", "2020-13-01", "2020", "2019-02-29"]),
+    ({"format": "uri", "pattern": "^https://"}, ["https://a.b/c", "https://"], ["http://a.b", "https://a b"]),
+    ({"format": "uuid", "pattern": "^[0-9]", "maxLength": 36}, ["12345678-1234-1234-1234-123456789012"],
+     ["a2345678-1234-1234-1234-123456789012", "1"]),
+    ({"format": "date-time", "pattern": ".*Z$"}, ["2020-01-01T00:00:00Z"], ["2020-01-01T00:00:00+01:00", "xZ"]),
+])
+def test_a_format_beside_a_pattern(schema: dict[str, object], valid: list[str], invalid: list[str]) -> None:
+    """A format beside a pattern is a lookahead on the pattern's terminal where
+    the automata of both (and the lengths) meet within ``automata.MAX_STATES``."""
+    grammar = Grammar.from_json_schema({"type": "string", **schema})
+    assert grammar.report.exact, str(grammar.report)
+    for value in valid:
+        assert grammar.accepts(json.dumps(value)), value
+    for value in invalid:
+        assert not grammar.accepts(json.dumps(value)), value
+
+
+def test_a_format_beside_a_pattern_it_cannot_meet_is_approximated() -> None:
+    """No date starts with x: the automata say so, but they read the engine's
+    regexes with ``ecma``'s syntax, so the pattern alone stays (wider, reported);
+    past the automata's limits, the same; an annotation is reported as one."""
+    never = Grammar.from_json_schema({"type": "string", "format": "date", "pattern": "^x"})
+    assert never.accepts('"x"') and not never.accepts('"2020-01-01"')
+    assert "no string of the format matches it here" in str(never.report)
+    big = Grammar.from_json_schema({"type": "string", "format": "email", "pattern": "^.{0,255}$"})
+    assert "not enforced beside pattern: " in str(big.report) and big.accepts('"a"')
+    annotation = Grammar.from_json_schema({"$schema": "https://json-schema.org/draft/2020-12/schema", "type": "string",
+                                           "format": "date", "pattern": "^x"})
+    assert annotation.report.exact and annotation.accepts('"xyz"')
 
 
 def test_formats_give_way_where_the_lexer_would_pass_its_limit() -> None:
