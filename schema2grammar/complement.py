@@ -795,9 +795,16 @@ def accepts(kinds: Kinds, value: Any, draft: Draft) -> bool | None:
     if isinstance(condition, ObjectUnion):
         found = [accepts({**kinds, "object": part}, value, draft) for part in condition.parts]
         return True if True in found else None if None in found else False
+    verdicts: list[bool | None] = []
     if isinstance(condition, Objects):
-        verdicts: list[bool | None] = [name in value for name in condition.required]
+        verdicts = [name in value for name in condition.required]
         verdicts += [accepts(satisfying(sub, draft, f"/properties/{name}"), value[name], draft)
                      for name, sub in condition.properties.items() if name in value]
-        return None if None in verdicts else all(verdicts)
-    return None
+    elif isinstance(condition, Arrays):
+        verdicts = [condition.low <= len(value) and (condition.high is None or len(value) <= condition.high)]
+        if condition.items is not True:
+            items = satisfying(condition.items, draft, "/items")
+            verdicts += [accepts(items, item, draft) for item in value]
+    else:
+        return None
+    return False if False in verdicts else None if None in verdicts else True

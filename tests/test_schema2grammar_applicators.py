@@ -321,6 +321,10 @@ def test_listed_values_judged_through_combinators() -> None:
     agrees({"enum": [3, "x"], "anyOf": [{"type": "integer"}, {"type": "string"}, {"multipleOf": 3}]}, [3, "x"], [4, "y"])
     agrees({"enum": ["a", "b", 1], "if": {"type": "string"}, "then": {"not": {"const": "a"}}, "else": {"minimum": 2}},
            ["b"], ["a", 1])
+    agrees({"enum": [[1], [1, 2], ["a"], {"a": [1]}, {"a": 1, "b": "x"}],
+            "not": {"anyOf": [{"type": "array", "items": {"type": "integer"}, "maxItems": 1},
+                              {"type": "object", "properties": {"a": {"multipleOf": 3}, "b": {"type": "integer"}}}]}},
+           [[1, 2], ["a"], {"a": 1, "b": "x"}], [[1], {"a": [1]}])  # 1 and 3: b decides, multipleOf unread
     beside = {"enum": [2.5, 3], "anyOf": [{"type": "string"}, {"multipleOf": 3}]}  # 2.5: no branch knows
     assert [e.status for e in translate(beside)[1].entries if e.keyword == "anyOf"] == [APPROXIMATED]
 
