@@ -32,6 +32,15 @@ schemas = {
     "oneOf": ({"type": "object", "properties": {"email": {"type": "string"}, "phone": {"type": "string"}},
                "oneOf": [{"required": ["email"]}, {"required": ["phone"]}]},
               [{"email": "a@b.c"}, {"phone": "555"}, {"email": "a@b.c", "phone": "555"}, {}]),
+    # a list of numbers, or a list of at least two: one number matches both, and is refused
+    "oneOf over arrays": ({"oneOf": [{"type": "array", "items": {"type": "integer"}}, {"type": "array", "minItems": 2}]},
+                          [[1], ["a", "b"], [1, 2], ["a"]]),
+    # the location is a map point or a catchment, whose definition a $ref names; not both
+    "oneOf with references": ({"$defs": {"point": {"type": "object", "required": ["x"]}, "name": {"type": "string"}},
+                               "type": "object",
+                               "oneOf": [{"required": ["map"], "properties": {"map": {"$ref": "#/$defs/point"}}},
+                                         {"required": ["catchment"], "properties": {"catchment": {"$ref": "#/$defs/name"}}}]},
+                              [{"map": {"x": 1}}, {"catchment": "C1"}, {"map": {"x": 1}, "catchment": "C1"}]),
     # tags from a list, each at most once
     "uniqueItems": ({"type": "array", "items": {"enum": ["red", "green", "blue"]}, "uniqueItems": True},
                     [["red", "blue"], ["red", "red"]]),
@@ -48,5 +57,5 @@ for name, (schema, instances) in schemas.items():
 
 # Where no exact complement exists, the keyword is reported approximated and the
 # grammar is wider (the output is then re-validated with jsonschema).
-loose = structgen.Grammar.from_json_schema({"type": "string", "not": {"pattern": "^a"}})
+loose = structgen.Grammar.from_json_schema({"type": "object", "not": {"properties": {"a": {}}, "additionalProperties": False}})
 print(loose.report)

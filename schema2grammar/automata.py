@@ -320,7 +320,8 @@ def lengths_found(tree: ecma.Node, low: int, high: int | None) -> bool:
     """Whether the pattern ``tree`` finds (ECMA-262 search) some text of ``low`` to
     ``high`` characters (None: no upper bound): its DFA run beside a counter of the
     characters read, which the lexer's automaton of the two together grows with.
-    More than ``MAX_STATES`` states of that product is ``Unsupported``."""
+    More than ``MAX_MEETING_STATES`` states of that product is ``Unsupported``, as
+    for other regexes one terminal intersects (``regexes_meet``)."""
     nfa = search_nfa(tree)
     classes = Classes(cut_points([ranges for moves in nfa.moves for ranges, _ in moves]))
     dfa = determinize(nfa, classes)
@@ -333,7 +334,7 @@ def lengths_found(tree: ecma.Node, low: int, high: int | None) -> bool:
             return -1, -1  # one dead state: no text of the pattern goes on so, or too long
         return dfa.next[state][c], min(count + 1, cap)
 
-    _, order = explore((0, 0), step, classes.count, "the pattern counting its characters needs")
+    _, order = explore((0, 0), step, classes.count, "the pattern counting its characters needs", MAX_MEETING_STATES)
     return any(state >= 0 and dfa.accepting[state] and count >= low for state, count in order)
 
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from schema2grammar.regexes import MAX_LENGTH_BOUND
+
 MAX_WHITESPACE = 64
 """Default bound on the whitespace of one gap: enough for ``json.dumps(indent=4)``
 sixteen levels deep, never an endless run of newlines."""
@@ -14,6 +16,10 @@ MAX_INDENT_LEVELS = 32
 
 FORMAT_GRAMMARS = ("always", "unbounded", "never")
 """Where formats are spelled out (``Options.format_grammars``), most first."""
+
+LENGTH_BOUNDS = (256, 32)
+"""``Options.length_bound`` values ``Grammar.from_json_schema`` goes down, after the
+formats (``FORMAT_GRAMMARS``), where the lexer would pass its state limit."""
 
 MAX_DURATION_DIGITS = 100
 """The most ``Options.duration_digits`` (each digit of a bounded count is lexer states)."""
@@ -70,7 +76,11 @@ class Options:
     schemes and host its URL types require as ``x-url``). ``duration_digits``: the
     most digits of each number in a ``duration`` (None, default: any;
     ``from_pydantic`` sets 6, as Python's ``timedelta`` holds at most 999,999,999
-    days and six digits in every part stay below that)."""
+    days and six digits in every part stay below that). ``length_bound``: the
+    largest ``minLength``/``maxLength`` counted (each character counted is some 20
+    lexer states); larger ones are reported approximated (default and most:
+    ``regexes.MAX_LENGTH_BOUND``, 2,048; ``Grammar.from_json_schema`` goes down
+    ``LENGTH_BOUNDS`` where the lexer would pass its state limit)."""
 
     whitespace: str = "flexible"
     max_whitespace: int = MAX_WHITESPACE
@@ -85,6 +95,7 @@ class Options:
     format_grammars: str = "always"
     urls: str = "rfc3986"
     duration_digits: int | None = None
+    length_bound: int = MAX_LENGTH_BOUND
 
     def __post_init__(self) -> None:
         if self.whitespace not in ("flexible", "compact"):
@@ -97,6 +108,8 @@ class Options:
             isinstance(self.duration_digits, int) and 1 <= self.duration_digits <= MAX_DURATION_DIGITS
         ):
             raise ValueError(f"duration_digits must be between 1 and {MAX_DURATION_DIGITS}, not {self.duration_digits!r}")
+        if not (isinstance(self.length_bound, int) and 0 <= self.length_bound <= MAX_LENGTH_BOUND):
+            raise ValueError(f"length_bound must be between 0 and {MAX_LENGTH_BOUND}, not {self.length_bound!r}")
         if self.urls not in URLS:
             raise ValueError(f"urls must be one of {URLS}, not {self.urls!r}")
         if self.property_order not in ("declared", "any"):

@@ -479,9 +479,10 @@ class _Translator:
             return self.format(spelled, schema, pointer, lengths)
         low = self.count(schema, "minLength", pointer) or 0
         high = self.count(schema, "maxLength", pointer)
-        if high is not None and high > regexes.MAX_LENGTH_BOUND or low > regexes.MAX_LENGTH_BOUND:
-            self.approximate(pointer, "maxLength", f"length bounds above {regexes.MAX_LENGTH_BOUND} are not enforced")
-            low, high = min(low, regexes.MAX_LENGTH_BOUND), None
+        bound = self.options.length_bound
+        if high is not None and high > bound or low > bound:
+            self.approximate(pointer, "maxLength", self.length_note())
+            low, high = min(low, bound), None
         if high is not None and high < low:
             raise NoValue(f"{pointer or '#'}: maxLength {high} is below minLength {low}")
         if "x-url" in schema:
@@ -533,8 +534,8 @@ class _Translator:
         why = ""
         if fmt == "uri" and self.options.urls == "whatwg":
             why = ": not with WHATWG URLs"
-        elif max(low, high or 0) > regexes.MAX_LENGTH_BOUND:
-            why = f": length bounds above {regexes.MAX_LENGTH_BOUND}"
+        elif max(low, high or 0) > self.options.length_bound:
+            why = ": " + self.length_note()
         else:
             try:
                 if not automata.regexes_meet((self.format_spelling(fmt), lengths)):
@@ -620,6 +621,13 @@ class _Translator:
         self.report.add(pointer, "pattern", ENFORCED, "characters it names are spelled as json.dumps spells them")
         return regex
 
+    def length_note(self) -> str:
+        """Why a length bound is not counted: above ``Options.length_bound``."""
+        bound = self.options.length_bound
+        if bound == regexes.MAX_LENGTH_BOUND:
+            return f"length bounds above {bound} are not enforced"
+        return f"length bounds above {bound} are not enforced (length_bound={bound}, where the lexer would pass its state limit)"
+
     def pattern_lengths(self, schema: dict[str, Any], pointer: str) -> str:
         """The quoted strings within the length bounds beside a ``pattern`` (empty
         when there is none), to be written as a lookahead: the engine intersects
@@ -632,9 +640,9 @@ class _Translator:
         if low == 0 and high is None:
             return ""
         keys = [key for key in ("minLength", "maxLength") if key in schema]
-        if max(low, high or 0) > regexes.MAX_LENGTH_BOUND:  # as beside no pattern
+        if max(low, high or 0) > self.options.length_bound:  # as beside no pattern
             for key in keys:
-                self.approximate(pointer, key, f"length bounds above {regexes.MAX_LENGTH_BOUND} are not enforced")
+                self.approximate(pointer, key, self.length_note())
             return ""
         try:
             found = automata.lengths_found(ecma.parse(schema["pattern"]), low, high)

@@ -9,6 +9,7 @@ automaton (``engine.regex`` / ``engine.dfa``), all of them one maximal-munch lex
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 from structgen.engine.deadline import check_deadline
@@ -22,6 +23,12 @@ from structgen.lark_rules import GrammarError, LarkRules, LexerTooLarge, Termina
 from structgen.pydantic_schema import model_schema
 from structgen.unique_items import DUP, UniqueItems
 
+
+LADDER_SECONDS = 30.0
+"""Seconds after which ``Grammar.from_json_schema`` starts no new try with fewer
+strings' automata: a failed try builds a lexer to its state limit, which took one
+MaskBench schema (Github o79409) 16 s; three tries at most then stay within a
+minute."""
 
 PYDANTIC_OPTIONS = {"float_integers": False, "leap_seconds": False, "urls": "whatwg", "duration_digits": 6}
 """Translation options for Pydantic models: integers as digits (Pydantic reads
@@ -74,20 +81,28 @@ class Grammar:
     def from_json_schema(cls, schema: Any, **options: Any) -> Grammar:
         """The grammar of a JSON Schema (a dict, a bool or JSON text); ``options`` are
         ``schema2grammar.Options``'s. What the translation enforced, approximated or
-        rejected is ``grammar.report``. Where the formats' automata, running beside
-        the other strings', make the lexer pass its state limit, the schema is
-        translated again with formats as any string (``format_grammars``,
-        reported), first where a length bound is beside them, then everywhere."""
-        from schema2grammar import FORMAT_GRAMMARS, Options, translate_checked
+        rejected is ``grammar.report``. Where the strings' automata make the lexer
+        pass its state limit, the schema is translated again with fewer of them
+        (each reported): formats as any string (``format_grammars``), first where
+        a length bound is beside them, then everywhere; then fewer characters
+        counted (``length_bound``, down ``LENGTH_BOUNDS``). A try that fails costs
+        a lexer built to its limit (seconds), so no new one starts past
+        ``LADDER_SECONDS``: the last failure is raised."""
+        from schema2grammar import FORMAT_GRAMMARS, LENGTH_BOUNDS, Options, translate_checked
 
-        chosen = Options(**options).format_grammars
+        chosen = Options(**options)
+        stages = [{"format_grammars": stage} for stage in FORMAT_GRAMMARS[FORMAT_GRAMMARS.index(chosen.format_grammars):]]
+        stages += [{"format_grammars": "never", "length_bound": bound} for bound in LENGTH_BOUNDS if bound < chosen.length_bound]
+        stop = time.monotonic() + LADDER_SECONDS
         tried, failure = "", None
         with paused_gc():
-            for stage in FORMAT_GRAMMARS[FORMAT_GRAMMARS.index(chosen):]:  # fewer formats' automata: it may fit
-                text, report, arrays = translate_checked(schema, Options(**{**options, "format_grammars": stage}))
+            for stage in stages:  # fewer strings' automata: it may fit
+                if failure is not None and time.monotonic() > stop:
+                    raise failure
+                text, report, arrays = translate_checked(schema, Options(**{**options, **stage}))
                 check_deadline()
                 if text == tried:
-                    continue  # this stage spells out the same formats: the same grammar
+                    continue  # this stage spells out the same automata: the same grammar
                 try:
                     grammar = cls.from_lark(text)
                     break

@@ -118,14 +118,14 @@ def test_lengths_beside_a_pattern_are_enforced(pattern: str, low: int, high: int
 
 def test_lengths_beside_a_pattern_past_the_limit_are_approximated() -> None:
     """Counting characters multiplies the pattern's automaton: past
-    ``automata.MAX_STATES`` states, or past ``regexes.MAX_LENGTH_BOUND``, the lengths
+    ``automata.MAX_MEETING_STATES`` states, or past ``regexes.MAX_LENGTH_BOUND``, the lengths
     are reported, and the pattern alone is enforced. Lengths no text of the pattern
     has are no value at all."""
     words = {"type": "string", "pattern": "^(?:\\S+\\s+){0,19}\\S+$", "minLength": 1, "maxLength": 200}
     grammar = Grammar.from_json_schema(words)
     approximated = {(e.keyword, e.note) for e in grammar.report.with_status(APPROXIMATED)}
     assert approximated == {(key, "not enforced beside pattern: the pattern counting its characters needs more than "
-                                  "2000 automaton states") for key in ("minLength", "maxLength")}
+                                  "5000 automaton states") for key in ("minLength", "maxLength")}
     assert grammar.accepts('"two words"') and not grammar.accepts('"two  "')
     huge = Grammar.from_json_schema({"type": "string", "pattern": "^a{3}$", "maxLength": 100_000})
     assert [(e.keyword, e.status) for e in huge.report.entries if e.keyword == "maxLength"] == [("maxLength", APPROXIMATED)]

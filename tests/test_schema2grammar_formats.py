@@ -184,6 +184,38 @@ def test_formats_give_way_where_the_lexer_would_pass_its_limit() -> None:
     assert len(notes) == 1 and "format_grammars='never'" in notes[0]  # 'unbounded' is the same grammar here
 
 
+def test_lengths_give_way_after_the_formats(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Past the formats, fewer characters are counted (``length_bound`` down
+    ``LENGTH_BOUNDS``), each reported; a lexer that fails stands in for one past its
+    limit here: one counting more than 100 characters. No new try starts past
+    ``LADDER_SECONDS``."""
+    import re
+
+    from structgen import grammar as grammar_module
+
+    built = grammar_module.Grammar.from_lark.__func__  # type: ignore[attr-defined]
+
+    def small_lexers(cls: type, text: str, start: str = "start") -> Grammar:
+        if any(int(n) > 100 for n in re.findall(r"\{(?:[0-9]+,)?([0-9]+)\}", text)):
+            raise LexerTooLarge("the terminals' automaton: the automaton needs more than 50000 DFA states")
+        return built(cls, text, start)
+
+    monkeypatch.setattr(grammar_module.Grammar, "from_lark", classmethod(small_lexers))
+    schema = {"properties": {"when": {"type": "string", "format": "date"}, "body": {"type": "string", "maxLength": 200},
+                             "tag": {"type": "string", "maxLength": 20}}}
+    grammar = Grammar.from_json_schema(schema)
+    notes = {e.keyword: e.note for e in grammar.report.entries if e.status == APPROXIMATED}
+    assert notes == {"format": notes["format"], "maxLength": "length bounds above 32 are not enforced (length_bound=32, "
+                                                             "where the lexer would pass its state limit)"}
+    assert grammar.accepts(json.dumps({"body": "x" * 300, "tag": "t"})) and not grammar.accepts(json.dumps({"tag": "t" * 21}))
+    monkeypatch.setattr(grammar_module, "LADDER_SECONDS", 0.0)
+    with pytest.raises(LexerTooLarge):
+        Grammar.from_json_schema(schema)
+    for bad in (-1, 2049, 1.5):
+        with pytest.raises(ValueError, match="length_bound must be between 0 and 2048"):
+            Options(length_bound=bad)  # type: ignore[arg-type]
+
+
 def test_past_the_limit_with_no_format_to_give_up_the_error_stands() -> None:
     """A pattern whose own automaton passes the limit: every stage is the same
     grammar (the format beside the pattern is not spelled out), so the error is
