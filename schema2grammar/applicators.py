@@ -216,6 +216,13 @@ def _negated_arrays(t: _Translator, schema: dict[str, Any], condition: complemen
     ``schema`` (``plain``, all of them, where the last cannot be built exactly)."""
     base = {**{k: v for k, v in schema.items() if k != "nullable"}, "type": "array"}  # null is decided apart
     branches: list[str] = []
+    if condition.items is not True:  # first: where it cannot be built, no other branch is needed
+        found = _item_refused(t, base, condition.items, pointer)
+        if found is None:
+            notes.append("arrays: an item the items schema refuses is not told apart here")
+            return plain()
+        if found:
+            branches.append(found)
     for part in complement.array_branches(condition):
         merged, exact = t.merged(base, [part], pointer)
         if not exact:
@@ -224,13 +231,6 @@ def _negated_arrays(t: _Translator, schema: dict[str, Any], condition: complemen
             branches.append(t.node(merged, pointer))
         except shared.NoValue:
             continue
-    if condition.items is not True:
-        found = _item_refused(t, base, condition.items, pointer)
-        if found is None:
-            notes.append("arrays: an item the items schema refuses is not told apart here")
-            return plain()
-        if found:
-            branches.append(found)
     if not branches:
         raise shared.NoValue(f"{pointer or '#'}: not refuses every array here")
     return " | ".join(branches)

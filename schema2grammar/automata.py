@@ -288,7 +288,7 @@ def _meet(regexes: tuple[str, ...], limit: int) -> bool | str:
         nfas = [search_nfa(ecma.parse(f"^(?:{_ecma_syntax(regex)})$")) for regex in regexes]
         classes = Classes(cut_points([ranges for nfa in nfas for moves in nfa.moves for ranges, _ in moves]))
         subsets = [_subsets(nfa, classes) for nfa in nfas]
-        dead = tuple(frozenset() for _ in nfas)  # one state once any of them is stuck: the product stays small
+        dead: tuple[frozenset[int], ...] = tuple(frozenset() for _ in nfas)  # one state once any is stuck: the product stays small
 
         def step(current: tuple[frozenset[int], ...], c: int) -> tuple[frozenset[int], ...]:
             following = tuple(moves(states, c) for (_, moves), states in zip(subsets, current))

@@ -281,8 +281,8 @@ def _one_of(branches: list[Any], draft: Draft, pointer: str, depth: int) -> Kind
 
 
 def _recurring(properties: Any, draft: Draft) -> str | None:
-    """Why the complement of these property schemas might not end (None: it ends).
-    A property's complement holds its schema negated, references and all, and
+    """Why the complement of these property (or ``items``) schemas might not end
+    (None: it ends). A property's complement holds its schema negated, references and all, and
     reading a negated reference complements the target's properties in turn: that
     ends unless a chain of local references comes back to a target (depth first,
     each target once), or leaves what ``Draft.resolve`` follows."""
@@ -300,16 +300,16 @@ def _recurring(properties: Any, draft: Draft) -> str | None:
         if target in finished:
             continue
         if target in path:
-            return f"a property schema holds $ref {target!r}, which leads back to itself: its complement would recur without end"
+            return f"$ref {target!r} inside leads back to itself: its complement would recur without end"
         if not target.startswith("#") or draft.resolve is None:
-            return f"a property schema holds $ref {target!r}, which is not followed here"
+            return f"$ref {target!r} inside is not followed here"
         followed += 1
         if followed > MAX_REFERENCES_FOLLOWED:
-            return f"a property schema leads through more than {MAX_REFERENCES_FOLLOWED} references"
+            return f"the schemas inside lead through more than {MAX_REFERENCES_FOLLOWED} references"
         try:
             resolved = draft.resolve(target)
         except ValueError:  # SchemaError: points to nothing, which the translation reports where it is
-            return f"a property schema holds $ref {target!r}, which points to nothing"
+            return f"$ref {target!r} inside points to nothing"
         path.append(target)
         pending.append(_references_in(resolved))
     return None

@@ -463,10 +463,11 @@ class _Translator:
         if pattern is not None:
             body = '"' + pattern + '"'
             lengths = self.pattern_lengths(schema, pointer)
-            shape = self.format_beside(schema, [body] + ([lengths] if lengths else []), "pattern", pointer)
+            ahead = [lengths] if lengths else []  # the lookaheads: what else the terminal's strings meet
+            ahead += self.format_beside(schema, [body, *ahead], "pattern", pointer)
             if "x-url" in schema:
                 self.approximate(pointer, "x-url", "not enforced beside pattern")
-            return self.terminal("".join(f"(?={regex})" for regex in [*([lengths] if lengths else []), *shape]) + body)
+            return self.terminal("".join(f"(?={regex})" for regex in ahead) + body)
         fmt = schema.get("format")
         spelled = fmt if isinstance(fmt, str) and fmt in formats.FORMATS else None  # a format with a grammar
         where = self.options.format_grammars
