@@ -44,6 +44,8 @@ KEYWORDS = (
     "minimum maximum exclusiveMinimum exclusiveMaximum multipleOf"
 ).split()
 _KEYWORD = re.compile(r"(?<![\w$])(" + "|".join(re.escape(k) for k in KEYWORDS) + r")(?!\w)")
+_POINTER = re.compile(r"#?(?:/[^\s/:]*)+")
+"""A JSON pointer in a message (``#/$defs/a``, ``/properties/b``): its names are places, not the keyword at fault."""
 
 
 class CompileError(Exception):
@@ -158,9 +160,10 @@ def load(path: Path, every: int, limit: int | None, ids: list[str]) -> list[dict
 
 
 def error_keyword(message: str) -> str:
-    """The keyword an engine's compile error names (the first one it mentions), or
-    the message's shape when it names none."""
-    found = _KEYWORD.search(message)
+    """The keyword an engine's compile error names (the first one it mentions
+    outside a JSON pointer: ``/properties/a: no value matches exactly one branch
+    of oneOf`` is ``oneOf``'s), or the message's shape when it names none."""
+    found = _KEYWORD.search(_POINTER.sub("", message))
     if found:
         return found.group(1)
     shape = re.sub(r"'[^']*'|\"[^\"]*\"|\d+", "…", message.split(": ", 2)[-1])
