@@ -192,16 +192,7 @@ def _negated_objects(t: _Translator, schema: dict[str, Any], condition: compleme
         notes.append(f"objects: more than {complement.MAX_OBJECT_BRANCHES} ways to fail a union of object schemas")
         return plain()
     start = len(t.report.entries)
-    branches: list[str] = []
-    for parts in found:
-        objects = {**{k: v for k, v in schema.items() if k != "nullable"}, "type": "object"}  # null is decided apart
-        merged, exact = t.merged(objects, parts, pointer)
-        if not exact:
-            notes.append("objects: merged with this place's keywords as allOf merges, not exactly")
-        try:
-            branches.append(t.node(merged, pointer))
-        except shared.NoValue:
-            continue
+    branches = _merged_branches(t, schema, "object", found, pointer, notes)
     if any(e.keyword == "not" and e.status != ENFORCED for e in t.report.entries[start:]):
         notes.append("objects: a property's value has no exact complement")
     if not branches:
@@ -214,26 +205,42 @@ def _negated_arrays(t: _Translator, schema: dict[str, Any], condition: complemen
     """Arrays ``schema`` accepts with fewer items than ``condition`` needs, more than
     it allows, or an item its ``items`` refuses: one branch each, merged with
     ``schema`` (``plain``, all of them, where the last cannot be built exactly)."""
-    base = {**{k: v for k, v in schema.items() if k != "nullable"}, "type": "array"}  # null is decided apart
     branches: list[str] = []
     if condition.items is not True:  # first: where it cannot be built, no other branch is needed
-        found = _item_refused(t, base, condition.items, pointer)
+        found = _item_refused(t, _of_type(schema, "array"), condition.items, pointer)
         if found is None:
             notes.append("arrays: an item the items schema refuses is not told apart here")
             return plain()
         if found:
             branches.append(found)
-    for part in complement.array_branches(condition):
-        merged, exact = t.merged(base, [part], pointer)
+    branches += _merged_branches(t, schema, "array", [[part] for part in complement.array_branches(condition)],
+                                 pointer, notes)
+    if not branches:
+        raise shared.NoValue(f"{pointer or '#'}: not refuses every array here")
+    return " | ".join(branches)
+
+
+def _of_type(schema: dict[str, Any], json_type: str) -> dict[str, Any]:
+    """``schema`` as a place of one type, which a complement's branch is merged with
+    (null is decided apart: ``nullable`` left out)."""
+    return {**{k: v for k, v in schema.items() if k != "nullable"}, "type": json_type}
+
+
+def _merged_branches(t: _Translator, schema: dict[str, Any], json_type: str, ways: list[list[dict[str, Any]]],
+                     pointer: str, notes: list[str]) -> list[str]:
+    """One symbol per way to fail (its parts merged with ``schema`` as a place of
+    ``json_type``, as ``allOf`` merges them); a way that leaves no value drops out."""
+    place = _of_type(schema, json_type)
+    branches: list[str] = []
+    for parts in ways:
+        merged, exact = t.merged(place, parts, pointer)
         if not exact:
-            notes.append("arrays: merged with this place's keywords as allOf merges, not exactly")
+            notes.append(f"{json_type}s: merged with this place's keywords as allOf merges, not exactly")
         try:
             branches.append(t.node(merged, pointer))
         except shared.NoValue:
             continue
-    if not branches:
-        raise shared.NoValue(f"{pointer or '#'}: not refuses every array here")
-    return " | ".join(branches)
+    return branches
 
 
 def _item_refused(t: _Translator, schema: dict[str, Any], refused: Any, pointer: str) -> str | None:

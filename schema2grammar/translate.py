@@ -464,7 +464,7 @@ class _Translator:
             body = '"' + pattern + '"'
             lengths = self.pattern_lengths(schema, pointer)
             ahead = [lengths] if lengths else []  # the lookaheads: what else the terminal's strings meet
-            ahead += self.format_beside(schema, [body, *ahead], "pattern", pointer)
+            ahead += self.format_beside(schema, [body, *ahead], pointer)
             if "x-url" in schema:
                 self.approximate(pointer, "x-url", "not enforced beside pattern")
             return self.terminal("".join(f"(?={regex})" for regex in ahead) + body)
@@ -499,19 +499,19 @@ class _Translator:
 
     def format(self, fmt: str, schema: dict[str, Any], pointer: str, lengths: str = "") -> str:
         """The terminal of a format ``formats`` knows, reported as it is; ``lengths``:
-        a quoted string's length bounds it meets too (``lengths_beside_format``)."""
-        ahead = f"(?={lengths})" if lengths else ""
+        a quoted string's length bounds it meets too (``lengths_beside_format``;
+        never beside WHATWG URLs)."""
         if fmt == "uri" and self.options.urls == "whatwg":
             schemes, host_required = self.url_keyword(schema, pointer)
             self.report.add(pointer, "format", ENFORCED, formats.NOTES["uri whatwg"])
-            return self.terminal(ahead + '"' + formats.whatwg_uri(schemes, host_required) + '"')
+            return self.terminal('"' + formats.whatwg_uri(schemes, host_required) + '"')  # no lengths beside it
         if "x-url" in schema:
             self.approximate(pointer, "x-url", URL_KEYWORD_READ)
         if fmt in formats.WIDER:
             self.approximate(pointer, "format", formats.WIDER[fmt])
         else:
             self.report.add(pointer, "format", ENFORCED, formats.NOTES.get(fmt, ""))
-        return self.terminal(ahead + self.format_spelling(fmt))
+        return self.terminal((f"(?={lengths})" if lengths else "") + self.format_spelling(fmt))
 
     def format_spelling(self, fmt: str) -> str:
         """The quoted strings of a format ``formats`` spells (RFC 3986's ``uri``), as
@@ -550,7 +550,7 @@ class _Translator:
                 self.report.add(pointer, key, ENFORCED, "beside the format")
         return "" if why else lengths
 
-    def format_beside(self, schema: dict[str, Any], others: list[str], beside: str, pointer: str) -> list[str]:
+    def format_beside(self, schema: dict[str, Any], others: list[str], pointer: str) -> list[str]:
         """``format`` beside what one terminal already says (``others``: the
         regexes of a ``pattern`` and its lengths): the format's quoted strings, to
         be written as a lookahead, where the automata of all of them meet within
@@ -566,21 +566,21 @@ class _Translator:
             self.approximate(pointer, "format", f"format {fmt!r} is not enforced: any string")
             return []
         if fmt == "uri" and self.options.urls == "whatwg":
-            self.approximate(pointer, "format", f"WHATWG URLs are not enforced beside a {beside}")
+            self.approximate(pointer, "format", "WHATWG URLs are not enforced beside a pattern")
             return []
         spelled = self.format_spelling(fmt)
         try:
             met = automata.regexes_meet((spelled, *others))
         except ecma.Unsupported as exc:
-            self.approximate(pointer, "format", f"not enforced beside {beside}: {exc}")
+            self.approximate(pointer, "format", f"not enforced beside pattern: {exc}")
             return []
         if not met:  # no value then; but ecma reads the regexes, not the engine: wider is the safe side
-            self.approximate(pointer, "format", f"not enforced beside {beside}: no string of the format matches it here")
+            self.approximate(pointer, "format", "not enforced beside pattern: no string of the format matches it here")
             return []
         if fmt in formats.WIDER:
             self.approximate(pointer, "format", formats.WIDER[fmt])
         else:
-            self.report.add(pointer, "format", ENFORCED, f"beside the {beside}")
+            self.report.add(pointer, "format", ENFORCED, "beside the pattern")
         return [spelled]
 
     def url_keyword(self, schema: dict[str, Any], pointer: str) -> tuple[list[str] | None, bool]:
