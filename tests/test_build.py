@@ -114,6 +114,30 @@ def test_compiled_tables_are_out_of_the_collectors_way() -> None:
         gc.enable()
 
 
+def test_a_compile_leaves_its_objects_in_the_oldest_generation() -> None:
+    """The compile runs with the collector paused and ends with one collection of
+    the young generations (gc_pause.py): what it built is scanned there, not by a
+    collection that a later mask happens to trigger. An application that paused
+    the collector itself gets no collection and keeps it paused."""
+    import gc
+
+    pieces = [bytes([byte]) for byte in range(256)]
+    info = structgen.TokenizerInfo(pieces + [b""], stop_token_ids=[len(pieces)])
+    assert gc.isenabled()
+    compiled = structgen.compile(structgen.Grammar.from_json_schema({"type": "array"}), info)
+    assert gc.isenabled()
+    young = gc.get_objects(generation=0) + gc.get_objects(generation=1)
+    assert not any(item is compiled.tables for item in young)
+    assert any(item is compiled.tables for item in gc.get_objects(generation=2))
+    gc.disable()
+    try:
+        compiled = structgen.compile(structgen.Grammar.from_json_schema({"type": "string"}), info)
+        assert not gc.isenabled()
+        assert any(item is compiled.tables for item in gc.get_objects(generation=0))
+    finally:
+        gc.enable()
+
+
 DEEP_DEALLOCATION = (
     "from structgen.engine.spanner import TokenGroup\n"
     "from structgen.engine.tables import MaskEntry, Partial\n"
