@@ -104,6 +104,12 @@ def test_compiled_tables_are_out_of_the_collectors_way() -> None:
     assert not gc.is_tracked(entry)
     for array in (compiled.trie.node_byte, compiled.trie.token_ids, compiled.lexer.table, compiled.special):
         assert not gc.is_tracked(array)
+    nodes = list(compiled.lexer.patterns or [])  # the patterns' regex trees, kept for views
+    assert nodes
+    while nodes:
+        node = nodes.pop()
+        assert not gc.is_tracked(node) and not gc.is_tracked(node.children) and not gc.is_tracked(node.ranges)
+        nodes.extend(node.children)
     gc.disable()  # results memoized since the last collection count too
     try:
         later = structgen.Matcher(compiled)
@@ -141,18 +147,25 @@ def test_a_compile_leaves_its_objects_in_the_oldest_generation() -> None:
 DEEP_DEALLOCATION = (
     "from structgen.engine.spanner import TokenGroup\n"
     "from structgen.engine.tables import MaskEntry, Partial\n"
+    "from structgen.engine.regex import CONCAT, Node\n"
     "import gc\n"
     "for _ in range(50):\n"
     "    nest = []\n"
     "    for depth in range(200):\n"
-    "        nest = [nest, TokenGroup(depth, depth), MaskEntry(b'', (), []), Partial((), False)]\n"
+    "        nest = [nest, TokenGroup(depth, depth), MaskEntry(b'', (), []), Partial((), False), Node(CONCAT, [], [])]\n"
     "    del nest\n"
     "    gc.collect()\n"
+    "tree = Node(CONCAT, [], [])\n"
+    "for depth in range(100_000):\n"
+    "    tree = Node(CONCAT, [depth], [tree])  # a regex tree's nodes, one under another\n"
+    "del tree\n"
     "print('survived')\n"
 )
 
 
 def test_untracked_objects_survive_deep_deallocation() -> None:
     """Freed 200 lists deep, past the trashcan's 50: mypyc's deallocator queued
-    them through a GC header they lack (setup.py takes that out)."""
+    them through a GC header they lack (setup.py takes that out). A regex tree
+    100,000 nodes deep is freed too: the tuples between its nodes keep the
+    trashcan, which stops the C recursion."""
     assert run_python(DEEP_DEALLOCATION).strip() == "survived"

@@ -186,7 +186,7 @@ def _node_keys(root: Node, interned: dict[Shape, int] | None = None) -> dict[int
     return keys
 
 
-def _add_chars(nfa: _Nfa, ranges: list[int], start: int, end: int) -> None:
+def _add_chars(nfa: _Nfa, ranges: tuple[int, ...], start: int, end: int) -> None:
     """Edges spelling each character of ``ranges`` in UTF-8, from ``start`` to ``end``.
 
     Sequences share the states of equal tails (``E1-EC 80-BF 80-BF`` and
@@ -204,7 +204,7 @@ def _add_chars(nfa: _Nfa, ranges: list[int], start: int, end: int) -> None:
     nfa.edges[start].extend(edges)
 
 
-def _lead_edges(nfa: _Nfa, ranges: list[int], end: int) -> list[tuple[int, int, int]]:
+def _lead_edges(nfa: _Nfa, ranges: tuple[int, ...], end: int) -> list[tuple[int, int, int]]:
     """The first-byte edges of ``ranges``' characters, into the states that read
     the rest of each character to ``end`` (made as needed)."""
     edges: list[tuple[int, int, int]] = []
@@ -246,7 +246,7 @@ def _add_repeat(nfa: _Nfa, tasks: list[_Task], node: Node, start: int, end: int)
     nfa.epsilon[current].append(end)
 
 
-def _intersection(nodes: list[Node], max_states: int) -> _Part:
+def _intersection(nodes: tuple[Node, ...], max_states: int) -> _Part:
     """The automaton of the texts of every pattern of ``nodes``: the subset
     construction of their NFAs side by side, a state accepting where all of them
     do, trimmed (minimizing is left to the pattern the intersection is part of).
@@ -713,7 +713,7 @@ def _shared_gap(nodes: list[Node]) -> _Gap | None:
             first = run
         elif run.high != first.high or ranges != first.children[0].ranges:
             return None
-        rests.append(Node(CONCAT, [], node.children[1:]) if len(node.children) > 2 else node.children[1])
+        rests.append(Node(CONCAT, [], list(node.children[1:])) if len(node.children) > 2 else node.children[1])
     if first is None:
         return None
     byte_set = [False] * 256

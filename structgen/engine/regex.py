@@ -23,6 +23,8 @@ import importlib
 import re
 from typing import Any, Final
 
+from mypy_extensions import mypyc_attr
+
 from structgen.engine import charset
 
 EMPTY: Final = 0
@@ -44,6 +46,7 @@ class RegexError(ValueError):
     """A pattern the engine cannot turn into an automaton, with the reason."""
 
 
+@mypyc_attr(acyclic=True)  # a tree: untracked by the collector, as its tuples become (docs/tables.md)
 class Node:
     """One node of a regex tree.
 
@@ -52,14 +55,18 @@ class Node:
     ``REPEAT``: ``children[0]`` between ``low`` and ``high`` times (``UNBOUNDED``);
     ``INTERSECT``: the texts of every one of ``children``;
     ``EMPTY``: the empty string.
+
+    A grammar's lexer keeps its patterns' trees (``views`` rebuilds parts of the
+    automaton from them): tens of thousands of nodes for a large schema, which as
+    tracked objects holding lists every full collection scanned.
     """
 
     def __init__(
         self, kind: int, ranges: list[int], children: list[Node], low: int = 0, high: int = 0
     ) -> None:
         self.kind = kind
-        self.ranges = ranges
-        self.children = children
+        self.ranges: tuple[int, ...] = tuple(ranges)
+        self.children: tuple[Node, ...] = tuple(children)
         self.low = low
         self.high = high
 
