@@ -57,8 +57,8 @@ class Node:
     ``EMPTY``: the empty string.
 
     A grammar's lexer keeps its patterns' trees (``views`` rebuilds parts of the
-    automaton from them): tens of thousands of nodes for a large schema, which as
-    tracked objects holding lists every full collection scanned.
+    automaton from them): tens of thousands of nodes for a large schema. Tracked
+    and holding lists, they were scanned by every full collection.
     """
 
     def __init__(
