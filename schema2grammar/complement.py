@@ -282,10 +282,10 @@ def _one_of(branches: list[Any], draft: Draft, pointer: str, depth: int) -> Kind
 
 def _recurring(properties: Any, draft: Draft) -> str | None:
     """Why the complement of these property (or ``items``) schemas might not end
-    (None: it ends). A property's complement holds its schema negated, references and all, and
-    reading a negated reference complements the target's properties in turn: that
-    ends unless a chain of local references comes back to a target (depth first,
-    each target once), or leaves what ``Draft.resolve`` follows."""
+    (None: it ends). A property's complement holds its schema negated, references
+    and all, and reading a negated reference complements the target's properties
+    in turn: that ends unless a chain of local references comes back to a target
+    (depth first, each target once), or leaves what ``Draft.resolve`` follows."""
     finished = draft.ending
     path: list[str] = []  # the targets being walked, outermost first
     pending = [_references_in(properties)]  # per level: the references left to follow there
