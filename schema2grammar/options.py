@@ -18,8 +18,9 @@ FORMAT_GRAMMARS = ("always", "unbounded", "never")
 """Where formats are spelled out (``Options.format_grammars``), most first."""
 
 LENGTH_BOUNDS = (256, 32)
-"""``Options.length_bound`` values ``Grammar.from_json_schema`` goes down, after the
-formats (``FORMAT_GRAMMARS``), where the lexer would pass its state limit."""
+"""``Options.length_bound`` values ``Grammar.from_json_schema`` goes down where the
+lexer would pass its state limit: to the first before the formats
+(``FORMAT_GRAMMARS``), to the others after them."""
 
 MAX_DURATION_DIGITS = 100
 """The most ``Options.duration_digits`` (each digit of a bounded count is lexer states)."""

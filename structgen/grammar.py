@@ -83,16 +83,22 @@ class Grammar:
         ``schema2grammar.Options``'s. What the translation enforced, approximated or
         rejected is ``grammar.report``. Where the strings' automata make the lexer
         pass its state limit, the schema is translated again with fewer of them
-        (each reported): formats as any string (``format_grammars``), first where
-        a length bound is beside them, then everywhere; then fewer characters
-        counted (``length_bound``, down ``LENGTH_BOUNDS``). A try that fails costs
-        a lexer built to its limit (seconds), so no new one starts past
+        (each reported): first bounds above ``LENGTH_BOUNDS[0]`` characters are not
+        counted (a cap that valid values rarely come near, where a format is the
+        shape of every value), then formats are any string (``format_grammars``),
+        first where a length bound is beside them, then everywhere; then fewer
+        characters still are counted (down ``LENGTH_BOUNDS``). A try that fails
+        costs a lexer built to its limit (seconds), so no new one starts past
         ``LADDER_SECONDS``: the last failure is raised."""
         from schema2grammar import FORMAT_GRAMMARS, LENGTH_BOUNDS, Options, translate_checked
 
         chosen = Options(**options)
-        stages = [{"format_grammars": stage} for stage in FORMAT_GRAMMARS[FORMAT_GRAMMARS.index(chosen.format_grammars):]]
-        stages += [{"format_grammars": "never", "length_bound": bound} for bound in LENGTH_BOUNDS if bound < chosen.length_bound]
+        fewer_formats = FORMAT_GRAMMARS[FORMAT_GRAMMARS.index(chosen.format_grammars):]
+        bounds = [chosen.length_bound] + [bound for bound in LENGTH_BOUNDS if bound < chosen.length_bound]
+        caps = bounds[:1] + [bound for bound in bounds[1:] if bound >= LENGTH_BOUNDS[0]]
+        stages = [{"format_grammars": fewer_formats[0], "length_bound": bound} for bound in caps]
+        stages += [{"format_grammars": where, "length_bound": caps[-1]} for where in fewer_formats[1:]]
+        stages += [{"format_grammars": fewer_formats[-1], "length_bound": bound} for bound in bounds[len(caps):]]
         stop = time.monotonic() + LADDER_SECONDS
         tried, failure = "", None
         with paused_gc():

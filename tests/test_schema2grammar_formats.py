@@ -171,32 +171,40 @@ def test_a_format_beside_a_pattern_it_cannot_meet_is_approximated() -> None:
     assert annotation.report.exact and annotation.accepts('"xyz"')
 
 
-def test_formats_give_way_where_the_lexer_would_pass_its_limit() -> None:
+def test_lengths_give_way_before_formats_where_the_lexer_would_pass_its_limit() -> None:
     """An e-mail's automaton beside a 2,000-character count passes the lexer's state
-    limit: the schema is translated again with the format as any string, and the
-    report says so; without the fallback it is an error naming the limit."""
+    limit: the schema is translated again counting fewer characters, and the report
+    says so, while the address keeps its shape; without the fallback it is an
+    error naming the limit."""
     schema = {"properties": {"to": {"type": "string", "format": "email"}, "body": {"type": "string", "maxLength": 2000}}}
     with pytest.raises(LexerTooLarge, match="more than 50000 DFA states"):
         Grammar.from_lark(translate(schema)[0])
     grammar = Grammar.from_json_schema(schema)
-    assert grammar.accepts('{"to": "not an address", "body": "hi"}')
-    notes = [e.note for e in grammar.report.entries if e.keyword == "format" and e.status == APPROXIMATED]
-    assert len(notes) == 1 and "format_grammars='never'" in notes[0]  # 'unbounded' is the same grammar here
+    assert not grammar.accepts('{"to": "not an address", "body": "hi"}')
+    assert grammar.accepts(json.dumps({"to": "a@example.com", "body": "x" * 2001}))
+    notes = {e.keyword: e.note for e in grammar.report.entries if e.status == APPROXIMATED}
+    assert notes == {"maxLength": "length bounds above 256 are not enforced (length_bound=256, "
+                                  "where the lexer would pass its state limit)"}
 
 
-def test_lengths_give_way_after_the_formats(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Past the formats, fewer characters are counted (``length_bound`` down
-    ``LENGTH_BOUNDS``), each reported; a lexer that fails stands in for one past its
-    limit here: one counting more than 100 characters. No new try starts past
+def test_the_ladder_counts_fewer_characters_then_drops_formats(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Bounds above 256 characters go first, then formats become any string, then
+    fewer characters still are counted (``length_bound`` down ``LENGTH_BOUNDS``),
+    each reported; a lexer that fails stands in for one past its limit here: one
+    counting more than 100 characters, or spelling out a date. A stage whose
+    grammar is the one that failed is not built again. No new try starts past
     ``LADDER_SECONDS``."""
     import re
 
+    from schema2grammar import formats
     from structgen import grammar as grammar_module
 
     built = grammar_module.Grammar.from_lark.__func__  # type: ignore[attr-defined]
+    tries: list[str] = []
 
     def small_lexers(cls: type, text: str, start: str = "start") -> Grammar:
-        if any(int(n) > 100 for n in re.findall(r"\{(?:[0-9]+,)?([0-9]+)\}", text)):
+        tries.append(text)
+        if any(int(n) > 100 for n in re.findall(r"\{(?:[0-9]+,)?([0-9]+)\}", text)) or formats.FORMATS["date"] in text:
             raise LexerTooLarge("the terminals' automaton: the automaton needs more than 50000 DFA states")
         return built(cls, text, start)
 
@@ -204,10 +212,18 @@ def test_lengths_give_way_after_the_formats(monkeypatch: pytest.MonkeyPatch) -> 
     schema = {"properties": {"when": {"type": "string", "format": "date"}, "body": {"type": "string", "maxLength": 200},
                              "tag": {"type": "string", "maxLength": 20}}}
     grammar = Grammar.from_json_schema(schema)
+    assert len(tries) == 3  # 2,048 characters with the date, 256 without it (the stages between write the same), 32
     notes = {e.keyword: e.note for e in grammar.report.entries if e.status == APPROXIMATED}
     assert notes == {"format": notes["format"], "maxLength": "length bounds above 32 are not enforced (length_bound=32, "
                                                              "where the lexer would pass its state limit)"}
+    assert "format_grammars='never'" in notes["format"]
     assert grammar.accepts(json.dumps({"body": "x" * 300, "tag": "t"})) and not grammar.accepts(json.dumps({"tag": "t" * 21}))
+    bounded = {"properties": {"when": {"type": "string", "format": "date", "maxLength": 40},
+                              "body": {"type": "string", "maxLength": 1000}}}
+    grammar = Grammar.from_json_schema(bounded)  # the date beside its bound goes, 1,000 characters first
+    notes = {e.keyword: e.note for e in grammar.report.entries if e.status == APPROXIMATED}
+    assert "format_grammars='unbounded'" in notes["format"] and "length_bound=256" in notes["maxLength"]
+    assert not grammar.accepts(json.dumps({"when": "x" * 41})) and grammar.accepts(json.dumps({"when": "x" * 40}))
     monkeypatch.setattr(grammar_module, "LADDER_SECONDS", 0.0)
     with pytest.raises(LexerTooLarge):
         Grammar.from_json_schema(schema)
