@@ -1,5 +1,5 @@
 """``not``, ``if``/``then``/``else``, ``contains``, ``uniqueItems`` and a ``oneOf`` whose
-branches overlap, enforced by the grammar where the values a schema refuses have
+branches may overlap, enforced by the grammar where the values a schema refuses have
 an exact grammar (a complement); the report, and what the grammar accepts next to
 what jsonschema says.
 
@@ -41,6 +41,13 @@ schemas = {
                                "oneOf": [{"required": ["map"], "properties": {"map": {"$ref": "#/$defs/point"}}},
                                          {"required": ["catchment"], "properties": {"catchment": {"$ref": "#/$defs/name"}}}]},
                               [{"map": {"x": 1}}, {"catchment": "C1"}, {"map": {"x": 1}, "catchment": "C1"}]),
+    # tagged variants closed to other names: no complement of a closed object is
+    # needed, the tags tell the branches apart (and any non-object matches both)
+    "oneOf of tagged variants": ({"oneOf": [
+        {"properties": {"kind": {"const": "card"}, "number": {"type": "string"}}, "required": ["kind", "number"],
+         "additionalProperties": False},
+        {"properties": {"kind": {"const": "cash"}}, "required": ["kind"], "additionalProperties": False}]},
+        [{"kind": "card", "number": "4111"}, {"kind": "cash"}, {"kind": "cash", "number": "4111"}, 5]),
     # tags from a list, each at most once
     "uniqueItems": ({"type": "array", "items": {"enum": ["red", "green", "blue"]}, "uniqueItems": True},
                     [["red", "blue"], ["red", "red"]]),

@@ -21,7 +21,7 @@ from contextlib import contextmanager
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any, Callable, Iterator
 
-from schema2grammar import complement, ecma, shared, string_sets
+from schema2grammar import complement, disjoint, ecma, shared, string_sets
 from schema2grammar.complement import ANY, NONE, Inexact
 from schema2grammar.report import ENFORCED
 
@@ -119,6 +119,9 @@ def _negated_type(t: _Translator, json_type: str, schema: dict[str, Any], kinds:
     def plain() -> str:
         return str(getattr(t, "type_" + json_type)(schema, pointer))
 
+    if kind == "object" and condition not in (ANY, NONE) and disjoint.objects_apart(_of_type(schema, "object"), negated,
+                                                                                   draft_of(t)):
+        return plain()  # no object here satisfies the negated schema: nothing to take out
     if isinstance(condition, (complement.Objects, complement.ObjectUnion)):  # the branches report the keywords
         return _negated_objects(t, schema, condition, pointer, notes, plain)
     if isinstance(condition, complement.Arrays):
