@@ -48,6 +48,10 @@ schemas = {
          "additionalProperties": False},
         {"properties": {"kind": {"const": "cash"}}, "required": ["kind"], "additionalProperties": False}]},
         [{"kind": "card", "number": "4111"}, {"kind": "cash"}, {"kind": "cash", "number": "4111"}, 5]),
+    # listed objects less those a closed object schema accepts (judged by a validator)
+    "enum beside not": ({"enum": [{"id": 1}, {"id": 1, "note": "x"}, {"v1": 2}],
+                         "not": {"properties": {"id": {}}, "patternProperties": {"^v": {}}, "additionalProperties": False}},
+                        [{"id": 1}, {"id": 1, "note": "x"}, {"v1": 2}]),
     # tags from a list, each at most once
     "uniqueItems": ({"type": "array", "items": {"enum": ["red", "green", "blue"]}, "uniqueItems": True},
                     [["red", "blue"], ["red", "red"]]),

@@ -431,10 +431,13 @@ def exclusive(t: _Translator, options: list[Any], branch: Callable[[int], Any], 
 
 def listed_by_not(t: _Translator, negated: Any, values: list[Any], pointer: str) -> list[Any]:
     """The listed ``values`` that ``negated`` refuses (``enum``/``const`` beside
-    ``not``); a value it cannot judge is kept, reported."""
+    ``not``): by their kinds (``complement.accepts``), else by a validator
+    (``judge``); a value neither can judge is kept, reported."""
     draft = draft_of(t)
     kinds = complement.satisfying(negated, draft, f"{pointer}/not")
     verdicts = [complement.accepts(kinds, value, draft) for value in values]
+    if None in verdicts:  # what the kinds cannot tell, a validator may (judge.py)
+        verdicts = [t.judge.accepts(negated, value) if verdict is None else verdict for value, verdict in zip(values, verdicts)]
     if None in verdicts:
         t.approximate(pointer, "not", "a listed value it cannot judge here is kept")
     else:

@@ -14,6 +14,7 @@ few named cases narrower), or rejected.
 
 from __future__ import annotations
 
+import functools
 import itertools
 import json
 import math
@@ -32,6 +33,7 @@ from schema2grammar.object_states import (
     State,
     TooManyStates,
 )
+from schema2grammar.judge import Judge
 from schema2grammar.options import MAX_INDENT_LEVELS, Options
 from schema2grammar.shared import (
     ANNOTATIONS,
@@ -373,6 +375,11 @@ class _Translator:
         verdicts = [e for e in self.report.entries[start:] if (e.pointer, e.keyword) == (pointer, "allOf")]
         self.merge_verdicts[key] = (verdicts[-1].status, verdicts[-1].note) if verdicts else (ENFORCED, "merged")
         return name
+
+    @functools.cached_property
+    def judge(self) -> Judge:
+        """Listed values judged by a validator (``applicators.listed_by_not``), made on first use."""
+        return Judge(self.root, self.float_integers, self.format_assertion)
 
     def resolve(self, target: str, pointer: str) -> Any:
         if not target.startswith("#/") and target != "#":

@@ -329,6 +329,31 @@ def test_listed_values_judged_through_combinators() -> None:
     assert [e.status for e in translate(beside)[1].entries if e.keyword == "anyOf"] == [APPROXIMATED]
 
 
+def test_listed_values_the_kinds_cannot_judge_are_judged_by_a_validator() -> None:
+    """Beside ``not``, a listed value whose verdict the kinds cannot give (closed
+    objects beside patterns, ``additionalItems``) is judged by jsonschema inside the
+    document (references resolve there), where the readings the translator could
+    mean agree (judge.py); elsewhere it is kept, reported."""
+    agrees({"$defs": {"closed": {"properties": {"foo": {}}, "patternProperties": {"^v": {}}, "additionalProperties": False}},
+            "enum": [{"foo": 1}, {"foo": 1, "bar": 2}, {"vx": 3}], "not": {"$ref": "#/$defs/closed"}},
+           [{"foo": 1, "bar": 2}], [{"foo": 1}, {"vx": 3}])
+    agrees({"$schema": "http://json-schema.org/draft-07/schema#", "enum": [[1, 2], [1, "a"]],
+            "not": {"items": [{}], "additionalItems": {"type": "integer"}}}, [[1, "a"]], [[1, 2]])
+    # undeclared, items as a list is a tuple in draft 7 and no keyword of 2020-12's: no verdict
+    tuple_items = {"enum": [[1, 2], [1, "a"]], "not": {"items": [{}], "additionalItems": {"type": "integer"}}}
+    # formats asserted: jsonschema's checkers are not these grammars, so only a verdict without them counts
+    email = {"enum": ["x", "a@b.c"], "not": {"patternProperties": {"^a": {}}, "format": "email"}}
+    for schema, kept in ((tuple_items, [[1, 2], [1, "a"]]), (email, ["x"])):
+        grammar = Grammar.from_json_schema(schema)
+        notes = [(e.status, e.note) for e in grammar.report.entries if e.keyword == "not"]
+        assert notes == [(APPROXIMATED, "a listed value it cannot judge here is kept")], notes
+        assert all(grammar.accepts(json.dumps(value)) for value in kept)
+    assert not Grammar.from_json_schema(email).accepts('"a@b.c"')  # valid either way: refused
+    bare = {"enum": [{"a": 1.0}, {"a": "x"}], "not": {"additionalProperties": {"type": "integer"}}}
+    assert Grammar.from_json_schema(bare, float_integers=False).accepts('{"a": 1.0}')  # 1.0 an integer? not here
+    agrees(bare, [{"a": "x"}], [{"a": 1.0}])
+
+
 def test_several_ifs_in_one_allof_nest_up_to_the_limit() -> None:
     """Each ``if`` after the first goes into both branches of the one before: exact
     up to ``MAX_NESTED_CONDITIONALS``; past it, only the first is kept (reported)."""
