@@ -9,15 +9,19 @@ gives it its own ``const`` or ``enum`` (``"kind": "circle"`` against ``"kind":
 
 ``objects_apart`` proves it from what every object of one schema holds, a
 required name, and what the other refuses there: the name itself (a closed
-object, or ``false`` as the name's schema) or every value the first allows for
-it. It answers True only on such a proof; False means "not known".
+object the name's patterns leave out, ``false`` as the name's schema, or
+``propertyNames``) or every value the first allows for it (listed values, kinds
+that do not meet, objects told apart again one level down). It answers True only
+on such a proof; False means "not known".
 """
 
 from __future__ import annotations
 
+import functools
+import re
 from typing import Any
 
-from schema2grammar import complement, shared
+from schema2grammar import complement, ecma, shared
 from schema2grammar.complement import KINDS, NONE
 
 MAX_DEPTH = 8
@@ -34,9 +38,9 @@ def _apart(a: Any, b: Any, draft: complement.Draft, depth: int) -> bool:
     if depth > MAX_DEPTH:
         return False
     ours, theirs = _conjuncts(a, draft, depth), _conjuncts(b, draft, depth)
-    if ours is None or theirs is None:
-        return True  # one of them accepts nothing
-    if _told_apart(ours, theirs, draft) or _told_apart(theirs, ours, draft):
+    if ours is None or theirs is None or _no_object(a, draft) or _no_object(b, draft):
+        return True  # one of them accepts no object
+    if _told_apart(ours, theirs, draft, depth) or _told_apart(theirs, ours, draft, depth):
         return True
     for side, other in ((b, a), (a, b)):  # a union is apart when each of its branches is
         if not isinstance(side, dict):
@@ -48,6 +52,14 @@ def _apart(a: Any, b: Any, draft: complement.Draft, depth: int) -> bool:
                 if all(_apart(other, {"allOf": [rest, branch]}, draft, depth + 1) for branch in branches):
                     return True
     return False
+
+
+def _no_object(schema: Any, draft: complement.Draft) -> bool:
+    """Whether the kinds say ``schema`` accepts no object (``type: string``)."""
+    try:
+        return complement.satisfying(schema, draft, "")["object"] == NONE
+    except shared.SchemaError:  # malformed: the translator names it where it reads it
+        return False
 
 
 def _conjuncts(schema: Any, draft: complement.Draft, depth: int) -> list[dict[str, Any]] | None:
@@ -76,21 +88,67 @@ def _conjuncts(schema: Any, draft: complement.Draft, depth: int) -> list[dict[st
     return found
 
 
-def _told_apart(ours: list[dict[str, Any]], theirs: list[dict[str, Any]], draft: complement.Draft) -> bool:
+def _told_apart(ours: list[dict[str, Any]], theirs: list[dict[str, Any]], draft: complement.Draft, depth: int) -> bool:
     """Whether a name ``ours`` requires is one ``theirs`` refuses, or holds there
     only values ``theirs`` refuses."""
     required = {name for schema in ours for name in _listed(schema.get("required"))}
     for name in required:
         allowed = [_properties(schema)[name] for schema in ours if name in _properties(schema)]
         for other in theirs:
-            properties = _properties(other)
-            if name not in properties:
-                if other.get("additionalProperties") is False and not other.get("patternProperties"):
-                    return True
-                continue
-            if properties[name] is False or any(_values_apart(mine, properties[name], draft) for mine in allowed):
+            names = other.get("propertyNames")
+            if names is not None and _judged(names, name, draft) is False:
+                return True
+            values = _value_schemas(other, name)
+            if values is None or any(value is False for value in values):
+                return True
+            if any(_values_apart(mine, value, draft, depth) for mine in allowed for value in values):
                 return True
     return False
+
+
+def _value_schemas(schema: dict[str, Any], name: str) -> list[Any] | None:
+    """The schemas ``schema`` holds the value of property ``name`` to: its own,
+    those of the patterns it matches, else ``additionalProperties``; None where
+    the name is refused (no pattern matches, and no other name is allowed). A
+    pattern that cannot be read here makes the rest unknown: only what is sure is
+    listed."""
+    properties = _properties(schema)
+    found = [properties[name]] if name in properties else []
+    patterns = schema.get("patternProperties")
+    unknown = False
+    matched = False
+    for pattern, sub in (patterns.items() if isinstance(patterns, dict) else []):
+        verdict = _searches(pattern, name)
+        unknown |= verdict is None
+        if verdict:
+            matched = True
+            found.append(sub)
+    if name not in properties and not matched and not unknown and "additionalProperties" in schema:
+        if schema["additionalProperties"] is False:
+            return None
+        found.append(schema["additionalProperties"])
+    return found
+
+
+@functools.lru_cache(maxsize=1024)
+def _pattern(pattern: str) -> re.Pattern[str] | None:
+    try:
+        return re.compile(ecma.python_regex(pattern))
+    except (ecma.Unsupported, re.error, RecursionError):
+        return None
+
+
+def _searches(pattern: Any, name: str) -> bool | None:
+    """Whether the ECMA-262 ``pattern`` finds a match in ``name`` (None: not read here)."""
+    regex = _pattern(pattern) if isinstance(pattern, str) else None
+    return None if regex is None else regex.search(name) is not None
+
+
+def _judged(schema: Any, value: Any, draft: complement.Draft) -> bool | None:
+    try:
+        return complement.accepts(complement.satisfying(schema, draft, ""), value, draft)
+    except shared.SchemaError:  # malformed: the translator names it where it reads it
+        return None
 
 
 def _listed(required: Any) -> list[str]:
@@ -102,9 +160,10 @@ def _properties(schema: dict[str, Any]) -> dict[str, Any]:
     return found if isinstance(found, dict) else {}
 
 
-def _values_apart(x: Any, y: Any, draft: complement.Draft) -> bool:
+def _values_apart(x: Any, y: Any, draft: complement.Draft, depth: int) -> bool:
     """Whether no value satisfies both schemas: every value one lists is one the
-    other refuses, or for every kind one of them takes none."""
+    other refuses, or for every kind the two share none (objects: told apart by
+    their names, one level down)."""
     def has_type(value: Any, allowed: list[Any]) -> bool:
         return shared.has_type(value, allowed, draft.float_integers)
 
@@ -118,4 +177,5 @@ def _values_apart(x: Any, y: Any, draft: complement.Draft) -> bool:
         ours, theirs = complement.satisfying(x, draft, ""), complement.satisfying(y, draft, "")
     except shared.SchemaError:  # malformed: the translator names it where it reads it
         return False
-    return all(ours[kind] == NONE or theirs[kind] == NONE for kind in KINDS)
+    return all(complement.conjoin(ours[kind], theirs[kind]) == NONE or kind == "object" and _apart(x, y, draft, depth + 1)
+               for kind in KINDS)
