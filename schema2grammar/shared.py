@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 from urllib.parse import unquote
 
-MAX_ITEMS_CHAIN = 256
+MAX_ITEMS_CHAIN = 1024
 """``minItems``/``maxItems`` above this are enforced only up to it (reported)."""
 
 ANNOTATIONS = frozenset(

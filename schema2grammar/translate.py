@@ -826,7 +826,9 @@ class _Translator:
         """``[`` fixed items, then ``rest`` items, ``low..high`` items in all ``]``."""
         open_, close, comma = self.punct("["), self.punct("]"), self.punct(",")
         if low > MAX_ITEMS_CHAIN or (high is not None and high > MAX_ITEMS_CHAIN):
-            self.approximate(pointer, "maxItems", f"item counts above {MAX_ITEMS_CHAIN} are not enforced")
+            for key, count in (("minItems", low), ("maxItems", high)):
+                if count is not None and count > MAX_ITEMS_CHAIN:
+                    self.approximate(pointer, key, f"item counts above {MAX_ITEMS_CHAIN} are not enforced")
             low = min(low, MAX_ITEMS_CHAIN)
             high = None
         # tail[k]: what may follow once k items are written

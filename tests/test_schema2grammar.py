@@ -512,6 +512,24 @@ def test_integers_and_numbers_equal_to_them_in_every_json_dumps_spelling() -> No
     assert not _accepts({"enum": [1]}, True) and not _accepts({"const": 0}, False)
 
 
+def test_item_counts_up_to_the_chain_limit() -> None:
+    """Item counts are a chain of rules up to ``MAX_ITEMS_CHAIN`` (1,024: MaskBench's
+    ``maxItems: 1000`` fits); above it they are reported approximated, the array
+    then as long as it likes (``minItems`` counted up to the limit)."""
+    from schema2grammar.shared import MAX_ITEMS_CHAIN
+
+    assert MAX_ITEMS_CHAIN == 1024
+    counted = Grammar.from_json_schema({"type": "array", "items": {"type": "integer"}, "maxItems": MAX_ITEMS_CHAIN})
+    assert counted.report.exact
+    assert counted.accepts(json.dumps([1] * MAX_ITEMS_CHAIN)) and not counted.accepts(json.dumps([1] * (MAX_ITEMS_CHAIN + 1)))
+    for key in ("maxItems", "minItems"):
+        past = Grammar.from_json_schema({"type": "array", "items": {"type": "integer"}, key: MAX_ITEMS_CHAIN + 1})
+        notes = [(e.keyword, e.status, e.note) for e in past.report.entries if e.status != ENFORCED]
+        assert notes == [(key, APPROXIMATED, "item counts above 1024 are not enforced")], notes
+        assert past.accepts(json.dumps([1] * (MAX_ITEMS_CHAIN + 2))) and past.accepts(json.dumps([1] * MAX_ITEMS_CHAIN))
+    assert not past.accepts(json.dumps([1] * (MAX_ITEMS_CHAIN - 1)))  # minItems counted up to the limit
+
+
 def test_counts_written_as_floats() -> None:
     assert _accepts({"type": "array", "maxItems": 2.0}, [1, 2]) and not _accepts({"maxItems": 2.0}, [1, 2, 3])
     with pytest.raises(SchemaError, match="maxLength must be a non-negative integer"):
