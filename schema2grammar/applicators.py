@@ -437,7 +437,8 @@ def listed_by_not(t: _Translator, negated: Any, values: list[Any], pointer: str)
     kinds = complement.satisfying(negated, draft, f"{pointer}/not")
     verdicts = [complement.accepts(kinds, value, draft) for value in values]
     if None in verdicts:  # what the kinds cannot tell, a validator may (judge.py)
-        verdicts = [t.judge.accepts(negated, value) if verdict is None else verdict for value, verdict in zip(values, verdicts)]
+        verdicts = [t.judge.accepts(negated, value) if verdict is None else verdict
+                    for value, verdict in zip(values, verdicts)]
     if None in verdicts:
         t.approximate(pointer, "not", "a listed value it cannot judge here is kept")
     else:

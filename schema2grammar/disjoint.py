@@ -28,82 +28,120 @@ MAX_DEPTH = 8
 """References and ``allOf``/``anyOf`` nesting followed this deep; deeper, nothing
 is concluded."""
 
+MAX_STEPS = 2_000
+"""Pairs of schemas one question compares (unions and nested objects multiply
+them); past it, the answer is "not known"."""
+
 
 def objects_apart(a: Any, b: Any, draft: complement.Draft) -> bool:
     """Whether no object satisfies both schemas (proved; False: not known)."""
-    return _apart(a, b, draft, 0)
+    return _Search(draft).apart(a, b, 0)
 
 
-def _apart(a: Any, b: Any, draft: complement.Draft, depth: int) -> bool:
-    if depth > MAX_DEPTH:
+class _Search:
+    """One ``objects_apart`` question: the document's draft and the steps left."""
+
+    def __init__(self, draft: complement.Draft) -> None:
+        self.draft = draft
+        self.steps = MAX_STEPS
+
+    def apart(self, a: Any, b: Any, depth: int) -> bool:
+        self.steps -= 1
+        if depth > MAX_DEPTH or self.steps < 0:
+            return False
+        ours, theirs = self.conjuncts(a, depth), self.conjuncts(b, depth)
+        if ours is None or theirs is None or self.no_object(a) or self.no_object(b):
+            return True  # one of them accepts no object
+        if self.told_apart(ours, theirs, depth) or self.told_apart(theirs, ours, depth):
+            return True
+        for side, other in ((b, a), (a, b)):  # a union is apart when each of its branches is
+            if not isinstance(side, dict):
+                continue
+            for key in ("anyOf", "oneOf"):
+                branches = side.get(key)
+                if isinstance(branches, list) and branches:
+                    rest = {k: v for k, v in side.items() if k != key}
+                    if all(self.apart(other, {"allOf": [rest, branch]}, depth + 1) for branch in branches):
+                        return True
         return False
-    ours, theirs = _conjuncts(a, draft, depth), _conjuncts(b, draft, depth)
-    if ours is None or theirs is None or _no_object(a, draft) or _no_object(b, draft):
-        return True  # one of them accepts no object
-    if _told_apart(ours, theirs, draft, depth) or _told_apart(theirs, ours, draft, depth):
-        return True
-    for side, other in ((b, a), (a, b)):  # a union is apart when each of its branches is
-        if not isinstance(side, dict):
-            continue
-        for key in ("anyOf", "oneOf"):
-            branches = side.get(key)
-            if isinstance(branches, list) and branches:
-                rest = {k: v for k, v in side.items() if k != key}
-                if all(_apart(other, {"allOf": [rest, branch]}, draft, depth + 1) for branch in branches):
+
+    def no_object(self, schema: Any) -> bool:
+        """Whether the kinds say ``schema`` accepts no object (``type: string``)."""
+        try:
+            return complement.satisfying(schema, self.draft, "")["object"] == NONE
+        except shared.SchemaError:  # malformed: the translator names it where it reads it
+            return False
+
+    def conjuncts(self, schema: Any, depth: int) -> list[dict[str, Any]] | None:
+        """The schema objects every value of ``schema`` satisfies: itself, what its
+        ``$ref`` and ``allOf`` hold, to ``MAX_DEPTH``; None when one is ``false``."""
+        found: list[dict[str, Any]] = []
+        work = [(schema, depth)]
+        draft = self.draft
+        while work:
+            current, level = work.pop()
+            if current is False:
+                return None
+            if not isinstance(current, dict) or level > MAX_DEPTH:
+                continue  # true, malformed or too deep: no fact taken from it
+            target = current.get("$ref")
+            if isinstance(target, str) and target.startswith("#") and draft.resolve is not None:
+                try:
+                    work.append((draft.resolve(target), level + 1))
+                except ValueError:  # a dangling reference: the translator names it
+                    pass
+                if draft.ref_alone:
+                    continue  # drafts 3-7: a $ref's siblings are ignored
+            found.append(current)
+            parts = current.get("allOf")
+            if isinstance(parts, list):
+                work += [(part, level + 1) for part in parts]
+        return found
+
+    def told_apart(self, ours: list[dict[str, Any]], theirs: list[dict[str, Any]], depth: int) -> bool:
+        """Whether a name ``ours`` requires is one ``theirs`` refuses, or holds there
+        only values ``theirs`` refuses."""
+        required = {name for schema in ours for name in _listed(schema.get("required"))}
+        for name in required:
+            allowed = [_properties(schema)[name] for schema in ours if name in _properties(schema)]
+            for other in theirs:
+                names = other.get("propertyNames")
+                if names is not None and self.judged(names, name) is False:
                     return True
-    return False
-
-
-def _no_object(schema: Any, draft: complement.Draft) -> bool:
-    """Whether the kinds say ``schema`` accepts no object (``type: string``)."""
-    try:
-        return complement.satisfying(schema, draft, "")["object"] == NONE
-    except shared.SchemaError:  # malformed: the translator names it where it reads it
+                values = _value_schemas(other, name)
+                if values is None or any(value is False for value in values):
+                    return True
+                if any(self.values_apart(mine, value, depth) for mine in allowed for value in values):
+                    return True
         return False
 
-
-def _conjuncts(schema: Any, draft: complement.Draft, depth: int) -> list[dict[str, Any]] | None:
-    """The schema objects every value of ``schema`` satisfies: itself, what its
-    ``$ref`` and ``allOf`` hold, to ``MAX_DEPTH``; None when one is ``false``."""
-    found: list[dict[str, Any]] = []
-    work = [(schema, depth)]
-    while work:
-        current, level = work.pop()
-        if current is False:
+    def judged(self, schema: Any, value: Any) -> bool | None:
+        try:
+            return complement.accepts(complement.satisfying(schema, self.draft, ""), value, self.draft)
+        except shared.SchemaError:  # malformed: the translator names it where it reads it
             return None
-        if not isinstance(current, dict) or level > MAX_DEPTH:
-            continue  # true, malformed or too deep: no fact taken from it
-        target = current.get("$ref")
-        if isinstance(target, str) and target.startswith("#") and draft.resolve is not None:
-            try:
-                work.append((draft.resolve(target), level + 1))
-            except ValueError:  # a dangling reference: the translator names it
-                pass
-            if draft.ref_alone:
-                continue  # drafts 3-7: a $ref's siblings are ignored
-        found.append(current)
-        parts = current.get("allOf")
-        if isinstance(parts, list):
-            work += [(part, level + 1) for part in parts]
-    return found
 
+    def values_apart(self, x: Any, y: Any, depth: int) -> bool:
+        """Whether no value satisfies both schemas: every value one lists is one the
+        other refuses, or for every kind the two share none (objects: told apart by
+        their names, one level down)."""
+        draft = self.draft
 
-def _told_apart(ours: list[dict[str, Any]], theirs: list[dict[str, Any]], draft: complement.Draft, depth: int) -> bool:
-    """Whether a name ``ours`` requires is one ``theirs`` refuses, or holds there
-    only values ``theirs`` refuses."""
-    required = {name for schema in ours for name in _listed(schema.get("required"))}
-    for name in required:
-        allowed = [_properties(schema)[name] for schema in ours if name in _properties(schema)]
-        for other in theirs:
-            names = other.get("propertyNames")
-            if names is not None and _judged(names, name, draft) is False:
-                return True
-            values = _value_schemas(other, name)
-            if values is None or any(value is False for value in values):
-                return True
-            if any(_values_apart(mine, value, draft, depth) for mine in allowed for value in values):
-                return True
-    return False
+        def has_type(value: Any, allowed: list[Any]) -> bool:
+            return shared.has_type(value, allowed, draft.float_integers)
+
+        try:
+            for first, second in ((x, y), (y, x)):
+                listed = complement.finite_values(first, has_type)
+                if listed is not None:
+                    kinds = complement.satisfying(second, draft, "")
+                    if all(complement.accepts(kinds, value, draft) is False for value in listed):
+                        return True
+            ours, theirs = complement.satisfying(x, draft, ""), complement.satisfying(y, draft, "")
+        except shared.SchemaError:  # malformed: the translator names it where it reads it
+            return False
+        return all(complement.conjoin(ours[kind], theirs[kind]) == NONE
+                   or kind == "object" and self.apart(x, y, depth + 1) for kind in KINDS)
 
 
 def _value_schemas(schema: dict[str, Any], name: str) -> list[Any] | None:
@@ -144,13 +182,6 @@ def _searches(pattern: Any, name: str) -> bool | None:
     return None if regex is None else regex.search(name) is not None
 
 
-def _judged(schema: Any, value: Any, draft: complement.Draft) -> bool | None:
-    try:
-        return complement.accepts(complement.satisfying(schema, draft, ""), value, draft)
-    except shared.SchemaError:  # malformed: the translator names it where it reads it
-        return None
-
-
 def _listed(required: Any) -> list[str]:
     return [name for name in required if isinstance(name, str)] if isinstance(required, list) else []
 
@@ -158,24 +189,3 @@ def _listed(required: Any) -> list[str]:
 def _properties(schema: dict[str, Any]) -> dict[str, Any]:
     found = schema.get("properties")
     return found if isinstance(found, dict) else {}
-
-
-def _values_apart(x: Any, y: Any, draft: complement.Draft, depth: int) -> bool:
-    """Whether no value satisfies both schemas: every value one lists is one the
-    other refuses, or for every kind the two share none (objects: told apart by
-    their names, one level down)."""
-    def has_type(value: Any, allowed: list[Any]) -> bool:
-        return shared.has_type(value, allowed, draft.float_integers)
-
-    try:
-        for first, second in ((x, y), (y, x)):
-            listed = complement.finite_values(first, has_type)
-            if listed is not None:
-                kinds = complement.satisfying(second, draft, "")
-                if all(complement.accepts(kinds, value, draft) is False for value in listed):
-                    return True
-        ours, theirs = complement.satisfying(x, draft, ""), complement.satisfying(y, draft, "")
-    except shared.SchemaError:  # malformed: the translator names it where it reads it
-        return False
-    return all(complement.conjoin(ours[kind], theirs[kind]) == NONE or kind == "object" and _apart(x, y, draft, depth + 1)
-               for kind in KINDS)

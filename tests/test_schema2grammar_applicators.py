@@ -15,7 +15,7 @@ import jsonschema
 import pytest
 from schema_checks import agrees
 
-from schema2grammar import APPROXIMATED, ENFORCED, Options, SchemaError, applicators, complement, translate
+from schema2grammar import APPROXIMATED, ENFORCED, Options, SchemaError, applicators, complement, disjoint, translate
 from schema2grammar.applicators import MAX_CONTAINS_STATES
 from schema2grammar.unique_arrays import CHECKED_NOTE
 from structgen import Grammar
@@ -536,9 +536,10 @@ def test_one_of_without_an_exact_complement_is_approximated() -> None:
     assert single.report.exact and single.accepts('{"a": 1}') and not single.accepts("{}")
 
 
-def test_objects_told_apart_need_no_complement() -> None:
+def test_objects_told_apart_need_no_complement(monkeypatch: pytest.MonkeyPatch) -> None:
     """``not`` beside objects that always hold a name the negated schema refuses
-    is exact without a complement; overlapping closed objects stay approximated."""
+    is exact without a complement; overlapping closed objects stay approximated,
+    and so does a proof past ``disjoint.MAX_STEPS`` pairs compared."""
     apart = {"type": "object", "properties": {"kind": {"enum": ["a", "b"]}, "n": {}}, "required": ["kind"],
              "not": {"properties": {"kind": {"const": "c"}, "n": {}}, "additionalProperties": False}}
     agrees(apart, [{"kind": "a"}, {"kind": "b", "n": 1}], [{"n": 1}, {"kind": "c"}])
@@ -549,6 +550,10 @@ def test_objects_told_apart_need_no_complement() -> None:
     grammar = Grammar.from_json_schema(overlapping)
     assert [e.status for e in grammar.report.entries if e.keyword == "oneOf"] == [APPROXIMATED]
     assert grammar.accepts('{"a": "x"}') and grammar.accepts('{"a": "y"}')  # wider: y matches both
+    tagged = ONE_OF_CASES[[case[0] for case in ONE_OF_CASES].index("tagged variants")][1]
+    assert Grammar.from_json_schema(tagged).report.exact
+    monkeypatch.setattr(disjoint, "MAX_STEPS", 0)
+    assert [e.status for e in Grammar.from_json_schema(tagged).report.entries if e.keyword == "oneOf"] == [APPROXIMATED]
 
 
 def _closed_branch(rng: random.Random) -> dict[str, Any]:
