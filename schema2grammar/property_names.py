@@ -23,6 +23,8 @@ only the names of the set.
 
 from __future__ import annotations
 
+import json
+import re
 from dataclasses import dataclass
 
 from schema2grammar import automata, ecma, string_sets
@@ -66,7 +68,12 @@ def regions(patterns: list[str], declared: list[str], unmatched: bool = True,
     size = 0
     for matched in sorted({s & mask for s, keep in zip(signatures, kept) if keep and (s & mask or unmatched)}):
         accepting = [s & mask == matched and keep for s, keep in zip(signatures, kept)]
-        regex = automata.to_regex(product, accepting, classes, 4 * MAX_REGEX)
+        try:
+            regex = automata.to_regex(product, accepting, classes, 4 * MAX_REGEX)
+        except ecma.Unsupported:
+            if allowed is not None:
+                raise
+            regex = _by_lookaheads(patterns, matched, declared)  # the region is not empty: the product says so
         if regex is None:
             continue
         size += len(regex)
@@ -74,3 +81,18 @@ def regions(patterns: list[str], declared: list[str], unmatched: bool = True,
             raise ecma.Unsupported(f"the regexes for these property names exceed {MAX_REGEX} characters")
         found.append(Region(tuple(i for i in range(len(patterns)) if matched >> i & 1), regex))
     return found
+
+
+def _by_lookaheads(patterns: list[str], matched: int, declared: list[str]) -> str:
+    """A region as lookaheads the engine reads as intersections and differences
+    (``structgen.engine.regex``): any name, whose quoted spelling is one of each
+    pattern in ``matched`` (a bit per pattern) and of none of the others, nor a
+    declared name. Where state elimination writes too much (a pattern counting
+    250 characters, left out of another's names), this stays the size of the
+    patterns' own regexes; the engine builds the automaton, within its limit."""
+    ahead = [f'(?={ecma.json_string_regex(p)}")' for i, p in enumerate(patterns) if matched >> i & 1]
+    refused = [ecma.json_string_regex(p) for i, p in enumerate(patterns) if not matched >> i & 1]
+    refused += [re.escape(json.dumps(name, ensure_ascii=False)[1:-1]) for name in declared]
+    if refused:
+        ahead.append(f'(?!(?:{"|".join(refused)})")')
+    return "".join(ahead) + ecma.ANY_SPELLING + "*"

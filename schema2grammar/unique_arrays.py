@@ -341,13 +341,12 @@ class Formulas:
             return len({complement.value_key(v) for v in listed})
         if "enum" in schema or "const" in schema:
             return UNKNOWN  # listed values judged by other keywords too
-        total = 0
-        for kind in self.admits(node):
-            room = self._kind_room(node, kind, depth)
-            if room is None or room == UNKNOWN:
-                return room
-            total = min(ROOM_CAP, total + room)
-        return total
+        rooms = [self._kind_room(node, kind, depth) for kind in sorted(self.admits(node))]
+        if None in rooms:
+            return None  # endless values of one kind: endless in all, whatever the others' room
+        if UNKNOWN in rooms:
+            return UNKNOWN
+        return min(ROOM_CAP, sum(room for room in rooms if room is not None))
 
     def _kind_room(self, node: int, kind: str, depth: int) -> int | None:
         """The values of one kind a schema object's own keywords accept."""

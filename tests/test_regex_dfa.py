@@ -54,6 +54,13 @@ PATTERNS = [
     (r"x(?:(?=.{0,2}y)\w+y|z)", ""),
     (r"(?=[a-z]{2})(?:\w|é)+", "i"),
     (r"a(?=b)", ""),
+    # negative lookaheads the rest of the pattern follows to its end: differences
+    (r'(?!"(?:id|type)")"[a-z]*"', ""),
+    (r"(?!ab)[abc]+", ""),
+    (r"(?!a)(?=.b)\w+", ""),
+    (r"x(?:(?!.{0,2}y)\w+|z)", ""),
+    (r"(?!a|bb)[ab]{0,3}", ""),
+    (r"(?![\s\S])", ""),
 ]
 
 ALPHABET_EXTRAS = "aAbBcz09_ .\n\t\"\\/-+eE{}xyzkKK\u212aß\u1e9eSsſİıéé日本😀\u0301\u00a0\u2028"
@@ -167,7 +174,8 @@ def test_empty_language() -> None:
         (r"(?:(?=a)a)*", "lookaheads that the rest of the pattern does not follow to its end"),
         (r"(?=a(?=b))ab", "lookaheads that the rest of the pattern does not follow to its end"),
         (r"(?<=a)b", "lookbehind assertions"),
-        (r"(?<!a)b", "negative lookahead/lookbehind"),
+        (r"(?<!a)b", "negative lookbehind assertions"),
+        (r"((?!a)a)b", "negative lookaheads that the rest of the pattern does not follow to its end"),
         (r"(a)\1", "backreferences"),
         (r"^a", "anchors"),
         (r"a\b", "anchors"),

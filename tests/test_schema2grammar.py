@@ -23,6 +23,8 @@ from schema2grammar import APPROXIMATED, ENFORCED, Options, SchemaError, transla
 from schema2grammar import ecma, property_names, regexes
 from schema2grammar.translate import MAX_DISTRIBUTED
 from structgen import Grammar
+from structgen.engine.dfa import build_dfa
+from structgen.engine.regex import parse
 
 
 @pytest.mark.parametrize(("patterns", "declared"), [
@@ -466,19 +468,46 @@ LANGUAGE_TAG = (  # Github_trivial---o88608: a BCP 47 tag, past the name automat
 )
 
 
-def test_pattern_properties_past_the_limits_still_bound_the_values() -> None:
-    """Names are not checked then (reported), but every extra value must satisfy
-    some pattern's schema or additionalProperties, and a declared name still takes
-    the schemas of the patterns it matches."""
+def test_name_regions_past_state_elimination_are_lookaheads() -> None:
+    """Where no regex of bounded size comes out of a region's automaton (BCP 47
+    language tags left out of the other names; 250 characters counted), the region
+    is written as lookaheads the engine intersects and subtracts: the names are
+    still exact."""
+    for patterns, declared in (([LANGUAGE_TAG], ["fr"]), (["^[a-z0-9_-]{0,250}$", "^x"], ["id"])):
+        found = property_names.regions(patterns, declared)
+        assert any("(?!" in region.regex for region in found)
+        searches = [re.compile(ecma.python_regex(p)) for p in patterns]
+        rng = random.Random(7)
+        names = declared + ["", "en-US", "x", "xy", "a" * 250, "a" * 251, "x" * 251, "é", "A", "en-us-"] + [
+            "".join(rng.choice("enUS-x_1aé ") for _ in range(rng.randint(0, 12))) for _ in range(500)]
+        automata = [(r.matched, build_dfa([parse(f'"{r.regex}"')])) for r in found]
+        for name in names:
+            spelled = json.dumps(name, ensure_ascii=False).encode()
+            hits = [matched for matched, dfa in automata if dfa.matches(spelled)]
+            expected = [] if name in declared else [tuple(i for i, s in enumerate(searches) if s.search(name))]
+            assert hits == expected, (patterns, name)
     schema = {"additionalProperties": False, "properties": {"fr": {"type": "string"}},
               "patternProperties": {LANGUAGE_TAG: {"type": "string", "minLength": 1}}}
+    assert translate(schema)[1].exact
+    assert _accepts(schema, {"fr": "Bonjour", "en-US": "Hello"})
+    for instance in [{"en-US": ""}, {"en-US": 1}, {"fr": ""}, {"fr": "Bonjour", "es-ES": ""}, {"en_US": "x"}]:
+        assert not _accepts(schema, instance), instance
+
+
+def test_pattern_properties_past_the_limits_still_bound_the_values() -> None:
+    """A pattern no automaton reads (a lookbehind): names are not checked then
+    (reported), but every extra value must satisfy some pattern's schema or
+    additionalProperties, and a declared name still takes the schemas of the
+    patterns it matches."""
+    schema = {"additionalProperties": False, "properties": {"fr": {"type": "string"}},
+              "patternProperties": {"(?<=e)n": {"type": "string", "minLength": 1}}}
     _, report = translate(schema)
     assert {e.keyword for e in report.with_status(APPROXIMATED)} == {"patternProperties", "additionalProperties"}
-    assert _accepts(schema, {"fr": "Bonjour", "en-US": "Hello"})
-    for instance in [{"en-US": ""}, {"en-US": 1}, {"fr": ""}, {"fr": "Bonjour", "es-ES": ""}]:
+    assert _accepts(schema, {"fr": "Bonjour", "en": "Hello"})
+    for instance in [{"en": ""}, {"en": 1}, {"fr": "Bonjour", "es": ""}]:
         assert not _accepts(schema, instance), instance
     widened = {**schema, "additionalProperties": {"type": "integer"}}
-    assert _accepts(widened, {"en-US": "Hello", "other": 3}) and not _accepts(widened, {"other": None})
+    assert _accepts(widened, {"en": "Hello", "other": 3}) and not _accepts(widened, {"other": None})
 
 
 def test_keywords_json_schema_does_not_define_are_annotations() -> None:

@@ -19,7 +19,7 @@ from mypy_extensions import i32, i64
 
 from structgen.engine import charset
 from structgen.engine.deadline import check_deadline
-from structgen.engine.regex import ALT, CHARS, CONCAT, EMPTY, INTERSECT, REPEAT, UNBOUNDED, Node, RegexError
+from structgen.engine.regex import ALT, CHARS, CONCAT, DIFFERENCE, EMPTY, INTERSECT, REPEAT, UNBOUNDED, Node, RegexError
 
 DEAD: Final = -1
 """Transition-table entry for "no transition" (the automaton rejects)."""
@@ -154,8 +154,8 @@ def _build_pattern(nfa: _Nfa, tasks: list[_Task], max_states: int) -> None:
                 tasks.append(_Task(child, start, end))
         elif kind == REPEAT:
             _add_repeat(nfa, tasks, node, start, end)
-        elif kind == INTERSECT:
-            _add_part(nfa, _intersection(node.children, max_states), start, end)
+        elif kind == INTERSECT or kind == DIFFERENCE:
+            _add_part(nfa, _intersection(node.children, max_states, kind == DIFFERENCE), start, end)
         else:
             raise RegexError(f"unknown regex node kind {kind}")
 
@@ -246,15 +246,19 @@ def _add_repeat(nfa: _Nfa, tasks: list[_Task], node: Node, start: int, end: int)
     nfa.epsilon[current].append(end)
 
 
-def _intersection(nodes: tuple[Node, ...], max_states: int) -> _Part:
+def _intersection(nodes: tuple[Node, ...], max_states: int, subtract_last: bool = False) -> _Part:
     """The automaton of the texts of every pattern of ``nodes``: the subset
     construction of their NFAs side by side, a state accepting where all of them
     do, trimmed (minimizing is left to the pattern the intersection is part of).
+    With ``subtract_last``, the texts of the last pattern are taken out instead:
+    where it has no move its set is empty and the others go on, and a state
+    accepts only where it does not.
 
     Side by side, only the pairs of states some text reaches are built: a length
     bound (``"(?:char){0,255}"``, thousands of states on its own for every escape and
     UTF-8 sequence) costs little beside a pattern that has few of them."""
     nfas = [_build_nfa(node, max_states) for node in nodes]
+    subtracted = len(nfas) - 1 if subtract_last else -1
     bound_set: set[int] = set()
     for nfa in nfas:
         bound_set.update(_edge_bounds(nfa))
@@ -287,6 +291,9 @@ def _intersection(nodes: tuple[Node, ...], max_states: int) -> _Part:
             for k, nfa in enumerate(nfas):
                 moved = tuple(targets[k][c])
                 if not moved:
+                    if k == subtracted:
+                        following.append(())  # the subtracted pattern matches no text that goes on so
+                        continue
                     break
                 closed = closures[k].get(moved)
                 if closed is None:
@@ -308,7 +315,7 @@ def _intersection(nodes: tuple[Node, ...], max_states: int) -> _Part:
         for moved_on in targets:
             for bucket in moved_on:
                 bucket.clear()
-    accepting = [all(_ACCEPTING in subset for subset in state) for state in order]
+    accepting = [all((_ACCEPTING in subset) != (k == subtracted) for k, subset in enumerate(state)) for state in order]
     table, accepting = _trim(table, classes, accepting)
     return _Part(table, classes, class_of, accepting)
 
@@ -465,8 +472,8 @@ def _pattern_dfa(node: Node, stop: bool, max_states: int) -> _Part:
     direct = _byte_chain(node)
     if direct is not None:
         return direct
-    if node.kind == INTERSECT and not stop:  # already deterministic: only left to minimize
-        part = _intersection(node.children, max_states)
+    if (node.kind == INTERSECT or node.kind == DIFFERENCE) and not stop:  # already deterministic: only left to minimize
+        part = _intersection(node.children, max_states, node.kind == DIFFERENCE)
         acyclic = _minimize_acyclic(part.table, part.classes, part.accepting, part.class_of)
         return acyclic if acyclic is not None else _minimize(part.table, part.classes, part.accepting, part.class_of)
     nfa = _build_nfa(node, max_states)

@@ -9,12 +9,14 @@ same language, so both become one repeat.
 
 A positive lookahead ``(?=X)`` followed by the rest ``Y`` of the pattern (nothing
 after ``Y`` but the pattern's end) becomes an intersection: the texts of ``Y`` that
-start with a text of ``X``. That is ``re``'s reading when ``X`` looks no further than
-the terminal's own text, which is how lookaheads are written to bound a quoted
-string's length (``(?="[^"]{1,8}")"[a-z]+"``); a text that needs what follows the
-terminal to satisfy ``X`` is not one of the terminal's. What no finite automaton
-can express (other lookarounds, backreferences, anchors, atomic groups, possessive
-repeats) is an error that says which construct it was.
+start with a text of ``X``; a negative one ``(?!X)``, a difference: the texts of
+``Y`` that start with none. That is ``re``'s reading when ``X`` looks no further
+than the terminal's own text, which is how lookaheads are written to bound a
+quoted string's length (``(?="[^"]{1,8}")"[a-z]+"``) or to leave some quoted
+strings out (``(?!"(?:id|type)")"[^"]*"``); a text that needs what follows the
+terminal to decide ``X`` is judged on the terminal's text alone. What no finite
+automaton can express (lookbehinds, other lookaheads, backreferences, anchors,
+atomic groups, possessive repeats) is an error that says which construct it was.
 """
 
 from __future__ import annotations
@@ -33,6 +35,7 @@ CONCAT: Final = 2
 ALT: Final = 3
 REPEAT: Final = 4
 INTERSECT: Final = 5
+DIFFERENCE: Final = 6
 
 UNBOUNDED: Final = -1
 MAX_REPEAT: Final = 10_000
@@ -54,6 +57,7 @@ class Node:
     ``CONCAT`` / ``ALT``: ``children`` in sequence / as alternatives;
     ``REPEAT``: ``children[0]`` between ``low`` and ``high`` times (``UNBOUNDED``);
     ``INTERSECT``: the texts of every one of ``children``;
+    ``DIFFERENCE``: the texts of ``children[0]`` that are no text of ``children[1]``;
     ``EMPTY``: the empty string.
 
     A grammar's lexer keeps its patterns' trees (``views`` rebuilds parts of the
@@ -91,6 +95,10 @@ def repeat(child: Node, low: int, high: int) -> Node:
 
 def intersection(children: list[Node]) -> Node:
     return children[0] if len(children) == 1 else Node(INTERSECT, [], children)
+
+
+def difference(kept: Node, removed: Node) -> Node:
+    return Node(DIFFERENCE, [], [kept, removed])
 
 
 def literal(text: str, ignore_case: bool = False) -> Node:
@@ -182,10 +190,10 @@ def _convert(items: list[Any], flags: int, last: bool) -> Node:
     """
     nodes: list[Node] = []
     for i, (op, av) in enumerate(items):
-        if _name(op) == "ASSERT" and int(av[0]) == 1 and last:
+        if _name(op) in ("ASSERT", "ASSERT_NOT") and int(av[0]) == 1 and last:
             rest = _convert(items[i + 1 :], flags, True)
             started = concat([_convert(list(av[1]), flags, False), repeat(chars(list(charset.ALL)), 0, UNBOUNDED)])
-            nodes.append(intersection([rest, started]))
+            nodes.append(intersection([rest, started]) if _name(op) == "ASSERT" else difference(rest, started))
             break
         nodes.append(_convert_item(op, av, flags, last and i == len(items) - 1))
     return concat(nodes)
@@ -220,7 +228,8 @@ def _convert_item(op: Any, av: Any, flags: int, last: bool) -> Node:
     constructs = {
         "AT": "anchors (^, $, \\A, \\Z, \\b, \\B)",
         "ASSERT": "lookbehind assertions, and lookaheads that the rest of the pattern does not follow to its end",
-        "ASSERT_NOT": "negative lookahead/lookbehind assertions",
+        "ASSERT_NOT": "negative lookbehind assertions, and negative lookaheads that the rest of the pattern does not "
+                      "follow to its end",
         "GROUPREF": "backreferences",
         "GROUPREF_EXISTS": "conditional backreferences",
         "ATOMIC_GROUP": "atomic groups (?>...)",
