@@ -85,11 +85,11 @@ def regions(patterns: list[str], declared: list[str], unmatched: bool = True,
 
 def _by_lookaheads(patterns: list[str], matched: int, declared: list[str]) -> str:
     """A region as lookaheads the engine reads as intersections and differences
-    (``structgen.engine.regex``): any name, whose quoted spelling is one of each
-    pattern in ``matched`` (a bit per pattern) and of none of the others, nor a
-    declared name. Where state elimination writes too much (a pattern counting
-    250 characters, left out of another's names), this stays the size of the
-    patterns' own regexes; the engine builds the automaton, within its limit."""
+    (``structgen.engine.regex``): the names every pattern in ``matched`` (a bit per
+    pattern) finds and no other pattern does, declared names left out. Where state
+    elimination writes too much (a pattern counting 250 characters, left out of
+    the other names), this stays the size of the patterns' own regexes; the
+    engine builds the automaton, within its limit."""
     ahead = [f'(?={ecma.json_string_regex(p)}")' for i, p in enumerate(patterns) if matched >> i & 1]
     refused = [ecma.json_string_regex(p) for i, p in enumerate(patterns) if not matched >> i & 1]
     refused += [re.escape(json.dumps(name, ensure_ascii=False)[1:-1]) for name in declared]
