@@ -39,7 +39,8 @@ class Judge:
     def __init__(self, root: Any, float_integers: bool, format_assertion: bool) -> None:
         self.root = root
         self.float_integers = float_integers
-        declared = validators.validator_for(root, default=None) if isinstance(root, dict) else None
+        named = isinstance(root, dict) and isinstance(root.get("$schema"), str)
+        declared = validators.validator_for(root, default=None) if named else None
         classes = [declared] if declared is not None else list(_UNDECLARED)
         checkers: list[FormatChecker | None] = [None]
         if format_assertion and '"format"' in json.dumps(root):

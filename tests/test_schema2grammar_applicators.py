@@ -349,6 +349,10 @@ def test_listed_values_the_kinds_cannot_judge_are_judged_by_a_validator() -> Non
         assert notes == [(APPROXIMATED, "a listed value it cannot judge here is kept")], notes
         assert all(grammar.accepts(json.dumps(value)) for value in kept)
     assert not Grammar.from_json_schema(email).accepts('"a@b.c"')  # valid either way: refused
+    odd_draft = {"$schema": ["not", "a", "URI"], "enum": [{"a": 1}, {"a": "x"}],
+                 "not": {"additionalProperties": {"type": "integer"}}}  # read as undeclared
+    odd = Grammar.from_json_schema(odd_draft)
+    assert odd.report.exact and odd.accepts('{"a": "x"}') and not odd.accepts('{"a": 1}')
     bare = {"enum": [{"a": 1.0}, {"a": "x"}], "not": {"additionalProperties": {"type": "integer"}}}
     assert Grammar.from_json_schema(bare, float_integers=False).accepts('{"a": 1.0}')  # 1.0 an integer? not here
     agrees(bare, [{"a": "x"}], [{"a": 1.0}])
