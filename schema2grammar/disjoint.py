@@ -17,8 +17,6 @@ on such a proof; False means "not known".
 
 from __future__ import annotations
 
-import functools
-import re
 from typing import Any
 
 from schema2grammar import complement, ecma, shared
@@ -156,7 +154,7 @@ def _value_schemas(schema: dict[str, Any], name: str) -> list[Any] | None:
     unknown = False
     matched = False
     for pattern, sub in (patterns.items() if isinstance(patterns, dict) else []):
-        verdict = _searches(pattern, name)
+        verdict = ecma.searches(pattern, name) if isinstance(pattern, str) else None
         unknown |= verdict is None
         if verdict:
             matched = True
@@ -166,20 +164,6 @@ def _value_schemas(schema: dict[str, Any], name: str) -> list[Any] | None:
             return None
         found.append(schema["additionalProperties"])
     return found
-
-
-@functools.lru_cache(maxsize=1024)
-def _pattern(pattern: str) -> re.Pattern[str] | None:
-    try:
-        return re.compile(ecma.python_regex(pattern))
-    except (ecma.Unsupported, re.error, RecursionError):
-        return None
-
-
-def _searches(pattern: Any, name: str) -> bool | None:
-    """Whether the ECMA-262 ``pattern`` finds a match in ``name`` (None: not read here)."""
-    regex = _pattern(pattern) if isinstance(pattern, str) else None
-    return None if regex is None else regex.search(name) is not None
 
 
 def _listed(required: Any) -> list[str]:

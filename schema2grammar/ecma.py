@@ -14,6 +14,7 @@ validator checking values agrees with the grammar.
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from collections.abc import Callable
@@ -143,6 +144,21 @@ def python_regex(pattern: str) -> str:
     """A Python ``re`` pattern that ``re.search`` matches exactly where ECMA-262 finds
     ``pattern`` (with the ``u`` flag: code points) in a decoded string."""
     return _emit(parse(pattern), python_set, {"^": r"\A", "$": r"\Z"})
+
+
+@functools.lru_cache(maxsize=1024)
+def compiled(pattern: str) -> re.Pattern[str] | None:
+    """``pattern`` compiled as ``python_regex`` writes it; None where it is not read here."""
+    try:
+        return re.compile(python_regex(pattern))
+    except (Unsupported, re.error, RecursionError):
+        return None
+
+
+def searches(pattern: str, text: str) -> bool | None:
+    """Whether ECMA-262 finds ``pattern`` in ``text`` (None: the pattern is not read here)."""
+    regex = compiled(pattern)
+    return None if regex is None else regex.search(text) is not None
 
 
 class _Parser:

@@ -25,7 +25,6 @@ only where every path that reaches the place is checked (``checked_places``).
 
 from __future__ import annotations
 
-import re
 from itertools import combinations
 from typing import Any, Final
 
@@ -92,7 +91,6 @@ class Formulas:
         self._rooms: dict[tuple[int, int], int | None] = {}
         self._checked: dict[int, bool] = {}
         self._members: dict[int, frozenset[int]] = {}
-        self._regexes: dict[str, re.Pattern[str] | None] = {}
 
     # -- building
 
@@ -170,7 +168,7 @@ class Formulas:
         key = (node, name)
         found = self._children.get(key)
         if found is None:
-            matched = frozenset(p for p in self.patterns(node) if self._search(p, name) is True)
+            matched = frozenset(p for p in self.patterns(node) if ecma.searches(p, name) is True)
             found = self._child(node, name, matched)
             if len(self._children) > MAX_MEMO:
                 self._children.clear()
@@ -199,7 +197,7 @@ class Formulas:
         properties, patterns = _mapping(schema, "properties"), _mapping(schema, "patternProperties")
         parts = [self.of(properties[name])] if name is not None and name in properties else []
         parts += [self.of(sub) for pattern, sub in patterns.items() if pattern in matched]
-        known = all(self._regex(pattern) is not None for pattern in patterns)
+        known = all(ecma.compiled(pattern) is not None for pattern in patterns)
         if not parts and known:
             parts.append(self.of(schema.get("additionalProperties", True)))
         return self.combine(AND, parts)  # an unreadable pattern: maybe additionalProperties, so neither
@@ -419,7 +417,7 @@ class Formulas:
             if "object" in admits:
                 following += [(self.child(node, name), exact) for name in self.names(node)]
                 patterns = self.patterns(node)
-                if len(patterns) <= MAX_PATTERN_SUBSETS and all(self._regex(p) is not None for p in patterns):
+                if len(patterns) <= MAX_PATTERN_SUBSETS and all(ecma.compiled(p) is not None for p in patterns):
                     following += [(self.undeclared_child(node, frozenset(subset)), exact)
                                   for size in range(len(patterns) + 1) for subset in combinations(patterns, size)]
                 else:
@@ -435,18 +433,6 @@ class Formulas:
                     if len(reached) > MAX_EXPLORED:
                         return None
         return reached
-
-    def _search(self, pattern: str, name: str) -> bool | None:
-        regex = self._regex(pattern)
-        return None if regex is None else regex.search(name) is not None
-
-    def _regex(self, pattern: str) -> re.Pattern[str] | None:
-        if pattern not in self._regexes:
-            try:
-                self._regexes[pattern] = re.compile(ecma.python_regex(pattern))
-            except (ecma.Unsupported, re.error, RecursionError):
-                self._regexes[pattern] = None
-        return self._regexes[pattern]
 
 
 def _writable(schema: dict[str, Any], name: str) -> bool:
