@@ -9,6 +9,7 @@ import pytest
 from librt.vecs import vec
 from mypy_extensions import i32
 
+from structgen.engine.spanner import OR_FROM, TokenGroup, union_words
 from structgen.engine.tokenset import add_ids, add_words, empty_words, int_words, row_token_ids, row_words, word_count, words_row
 
 
@@ -31,3 +32,36 @@ def test_words_and_rows_hold_the_same_bits(vocab_size: int) -> None:
     add_words(again, int_words(sum(1 << i for i in second), vocab_size))
     assert words_row(again, word_count(vocab_size)) == expected_row(first | second, vocab_size)
     assert words_row(words, word_count(vocab_size)) == row  # the copy left the original alone
+
+
+@pytest.mark.parametrize("vocab_size", [65, 50_257, 128_000])
+def test_a_union_of_rows_and_groups_holds_every_token_of_each(vocab_size: int) -> None:
+    """``union_words`` takes each group by its ids or by its token set, whichever it
+    holds and is cheaper; the union is the same either way."""
+    rng = random.Random(vocab_size)
+
+    def sample(count: int) -> set[int]:
+        return {rng.randrange(vocab_size) for _ in range(count)}
+
+    listed = TokenGroup(1, 0)  # ids only
+    listed_ids = sample(40)
+    listed.token_ids = vec[i32]([i32(i) for i in sorted(listed_ids)])
+    listed.size = len(listed_ids)
+    held = TokenGroup(2, 0)  # a token set only, as a converged large group
+    held_ids = sample(min(vocab_size // 2, OR_FROM + 100))
+    held._tokens = sum(1 << i for i in held_ids)
+    held.size = len(held_ids)
+    both = TokenGroup(3, 0)  # ids and a set, small enough to be listed
+    both_ids = sample(30)
+    both.token_ids = vec[i32]([i32(i) for i in sorted(both_ids)])
+    both.size = len(both_ids)
+    both.tokens(vocab_size)
+    first, second = sample(20), sample(20)
+    rows = [expected_row(first, vocab_size), expected_row(second, vocab_size)]
+    for chosen_rows in ([], rows[:1], rows):
+        union = union_words(chosen_rows, [listed, held, both], vocab_size)
+        expected = listed_ids | held_ids | both_ids
+        expected = expected | (first if chosen_rows else set()) | (second if len(chosen_rows) == 2 else set())
+        assert words_row(union, word_count(vocab_size)) == expected_row(expected, vocab_size)
+    assert words_row(union_words(rows, [], vocab_size), word_count(vocab_size)) == expected_row(first | second, vocab_size)
+    assert rows[0] == expected_row(first, vocab_size)  # the rows themselves are left alone

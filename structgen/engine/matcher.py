@@ -31,7 +31,7 @@ from structgen.engine.deadline import check_deadline
 from structgen.engine.dfa import DEAD
 from structgen.engine.lexer import START, Lexer
 from structgen.engine.lr import LRTable
-from structgen.engine.spanner import EMPTY_SEQUENCE, LARGE_GROUP, Groups, SequenceTable, TokenGroup
+from structgen.engine.spanner import EMPTY_SEQUENCE, Groups, SequenceTable, TokenGroup, union_words
 from structgen.engine.stack import GLRParser, StackNode, Trial
 from structgen.engine.tables import (
     MAX_CONTEXT,
@@ -45,7 +45,6 @@ from structgen.engine.tokenset import (
     add_ids,
     add_words,
     empty_words,
-    int_words,
     row_token_ids,
     row_words,
     word_count,
@@ -354,7 +353,6 @@ class Matcher:
         context-dependent groups the real stacks take, plus the stop tokens when
         the text is complete."""
         compiled = self.compiled
-        always = 0  # the large dependent groups taken: unions of ints are cheap
         rows: list[bytes] = []  # the entries' rows, each once (equal rows are one object)
         dependent: Groups = ()
         entries: list[MaskEntry] = []
@@ -376,7 +374,7 @@ class Matcher:
                         listed.add(id(group))
                         united.append(group)
             dependent = tuple(united)
-        small: list[TokenGroup] = []
+        taken_groups: list[TokenGroup] = []
         if dependent:
             lexer = compiled.tables.lexer  # groups may end in a view's states (views)
             reach_class = lexer.reach_class
@@ -391,23 +389,12 @@ class Matcher:
                 if taken is None:
                     taken = self._takes_group(group, trials, after_sequence, lexer)
                     takes[memo_key] = taken
-                if not taken:
-                    continue
-                if group.size > LARGE_GROUP:
-                    always |= group.tokens(compiled.vocab_size)
-                else:
-                    small.append(group)
+                if taken:
+                    taken_groups.append(group)
         terminal = self.can_terminate()
-        if len(rows) <= 1 and always == 0 and not small and not terminal:
+        if len(rows) <= 1 and not taken_groups and not terminal:
             return rows[0] if rows else compiled.empty_row
-        # a union of rows and groups, made as words (tokenset): no int conversion
-        # unless a large group was taken
-        vocab_size = compiled.vocab_size
-        words = int_words(always, vocab_size) if always else empty_words(vocab_size)
-        for row in rows:
-            add_words(words, row_words(row, vocab_size))
-        for group in small:
-            add_ids(words, group.ids())
+        words = union_words(rows, taken_groups, compiled.vocab_size)
         if terminal:
             add_ids(words, compiled.stop_ids)
         return words_row(words, compiled.words)

@@ -23,7 +23,18 @@ from mypy_extensions import i32, i64, mypyc_attr, u8
 
 from structgen.engine.dfa import DEAD
 from structgen.engine.lexer import START, Lexer
-from structgen.engine.tokenset import add_to_row, empty_buffer, has_id, row_token_ids, token_set
+from structgen.engine.tokenset import (
+    add_ids,
+    add_to_row,
+    add_words,
+    empty_buffer,
+    empty_words,
+    has_id,
+    int_words,
+    row_token_ids,
+    row_words,
+    token_set,
+)
 from structgen.engine.vocab import LexemeWalk, TokenTrie
 
 EMPTY_SEQUENCE: Final = 0
@@ -32,7 +43,11 @@ ENDS_LEXEME: Final = -2
 """``first_moves``: the byte ends the lexeme in progress and starts the next."""
 
 LARGE_GROUP: Final = 64
-"""Groups with more tokens keep their token set; smaller ones are set bit by bit."""
+"""Groups with more tokens keep their token set for the groups' algebra; smaller
+ones are lists of ids."""
+
+OR_FROM: Final = 4_096
+"""``union_words`` takes larger groups by their token sets, smaller by their ids."""
 
 SHIFT_DEPTH: Final = 16
 """``shifted_groups`` proves two states alike for every byte string this long at
@@ -127,6 +142,38 @@ class TokenGroup:
             tokens = self._tokens
             self.token_ids = vec[i32]([i32(t) for t in row_token_ids(tokens.to_bytes((tokens.bit_length() + 7) >> 3, "little"))])
         return self.token_ids
+
+
+def union_words(rows: list[bytes], groups: list[TokenGroup], vocab_size: int) -> vec[i64]:
+    """The union of bitmask ``rows`` and ``groups`` as words (``tokenset``). The
+    groups that hold a token set and are too large to list cheaply are or-ed as
+    ints (2.6 µs an or at 128k tokens) and converted to words once (7.6 µs, as
+    much as listing ``OR_FROM`` tokens); the others are listed, bit by bit (about
+    1 ns a token). No group's token set is made for a mask: that cost an entry
+    built inside a step 7 µs a group."""
+    held = 0
+    for group in groups:
+        if _or_as_int(group):
+            held |= group._tokens
+    start = 0
+    if held:
+        words = int_words(held, vocab_size)
+    elif rows:
+        words = row_words(rows[0], vocab_size)
+        start = 1
+    else:
+        words = empty_words(vocab_size)
+    for row in rows[start:]:
+        add_words(words, row_words(row, vocab_size))
+    for group in groups:
+        if not _or_as_int(group):
+            add_ids(words, group.token_ids)
+    return words
+
+
+def _or_as_int(group: TokenGroup) -> bool:
+    """Whether ``union_words`` takes ``group``'s token set rather than its ids."""
+    return group._tokens >= 0 and (group.size > OR_FROM or len(group.token_ids) < group.size)
 
 
 Groups = tuple[TokenGroup, ...]

@@ -37,7 +37,6 @@ from structgen.engine.lexer import START, Lexer
 from structgen.engine.lr import ACCEPT, LRTable
 from structgen.engine.spanner import (
     EMPTY_SEQUENCE,
-    LARGE_GROUP,
     Groups,
     SequenceTable,
     TokenGroup,
@@ -49,8 +48,9 @@ from structgen.engine.spanner import (
     shift_renaming,
     shifted_groups,
     token_groups,
+    union_words,
 )
-from structgen.engine.tokenset import add_ids, add_words, empty_words, int_words, row_words, word_count, words_row
+from structgen.engine.tokenset import word_count, words_row
 from structgen.engine.views import LexerViews
 from structgen.engine.vocab import TokenTrie
 
@@ -497,17 +497,8 @@ class MaskTables:
         row = self._rows.get(key)
         if row is not None:
             return row
-        large = 0  # unions of ints are cheap; one conversion to words at the end
-        for group in accepted:
-            if group.size > LARGE_GROUP:
-                large |= group.tokens(self.vocab_size)
-        words = int_words(large, self.vocab_size) if large else empty_words(self.vocab_size)
-        if base is not self.empty_row:
-            add_words(words, row_words(base, self.vocab_size))
-        for group in accepted:
-            if group.size <= LARGE_GROUP:
-                add_ids(words, group.ids())
-        row = words_row(words, self.words)
+        bases = [] if base is self.empty_row else [base]
+        row = words_row(union_words(bases, accepted, self.vocab_size), self.words)
         shared = self._shared.get(row)
         if shared is None:
             self._shared[row] = row
