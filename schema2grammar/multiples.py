@@ -9,7 +9,15 @@ whose last ``t`` digits are one of the ``10^t / c`` multiples of ``c`` below
 ``P·10^T + x`` for ``P`` in a range of integers: one integer range (``natural_range``)
 followed by the suffixes that share it. Steps that are powers of ten at most 1
 (``0.01``) are ``numbers.number_range``'s ``places``; other steps (``3``, ``0.3``)
-have no such last digits, and stay approximated.
+have no such last digits: their factor ``d`` prime to ten is ``divisible``'s.
+
+A number ``v`` spelled with mantissa digits ``M`` (the digits before any
+exponent, the point left out) is ``M·10^x`` for some ``x``; where ``v·10^s`` is an
+integer, ``d`` (prime to ten) divides it exactly when it divides ``M``, since ten
+is invertible modulo ``d``. So ``m = c·d·10^-s`` keeps the multiples of
+``c·10^-s`` whose mantissa digits ``d`` divides: the engine's ``divisible_by_D``
+group (``structgen/engine/regex.py``) around this module's regex, whichever way
+the number is spelled (``21``, ``2.1e+1``, ``21.0``).
 
 Spellings taken: plain ones, and exponent ones as ``json.dumps`` writes them
 (``1.5e+17``: from 1e16, where the range reaches there without a bound) — not
@@ -21,6 +29,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from decimal import ROUND_CEILING, ROUND_FLOOR, Decimal
+from fractions import Fraction
 
 from schema2grammar.numbers import MANTISSA_DIGITS, ZERO_WITH_EXPONENT, Bound, exact
 from schema2grammar.regexes import BIG, natural_range
@@ -29,6 +38,10 @@ MAX_SUFFIXES = 200
 """Steps needing more last-digit suffixes than this (``10^T / c``: 125 for ``8``,
 20 for ``0.05``) are not enforced: each is an alternative of the regex."""
 
+MAX_DIVISOR = 1_000
+"""Largest factor prime to ten enforced (``divisible``: an automaton of that many
+states inside a number's terminal)."""
+
 MAX_SCALE = 4
 """Steps with more decimal places than this (below 1e-4 json.dumps writes exponents)
 are not enforced, but for powers of ten (``numbers``)."""
@@ -36,11 +49,13 @@ are not enforced, but for powers of ten (``numbers``)."""
 
 @dataclass(frozen=True)
 class Step:
-    """``multipleOf`` as ``c·10^-s``, with ``c`` dividing ``10^t``."""
+    """``multipleOf`` as ``c·d·10^-s``, with ``c`` dividing ``10^t`` and ``d`` prime
+    to ten (``divisible``)."""
 
     c: int
     s: int
     t: int
+    d: int = 1
 
     @property
     def width(self) -> int:
@@ -53,24 +68,48 @@ class Step:
     def for_integers(self) -> Step:
         """The step integers keep to: the least integer multiple of this one."""
         c = self.c // math.gcd(self.c, 10**self.s)
-        return Step(c, 0, self.t)
+        return Step(c, 0, self.t, self.d)
+
+    @property
+    def value(self) -> Decimal:
+        return Decimal(self.c * self.d).scaleb(-self.s)
 
 
 def step_of(value: int | float) -> Step | None:
-    """``multipleOf`` as a ``Step``, when its digits divide a power of ten, it has at
-    most ``MAX_SCALE`` decimal places, and needs at most ``MAX_SUFFIXES`` suffixes."""
+    """``multipleOf`` as a ``Step``, when it has at most ``MAX_SCALE`` decimal places,
+    its factor prime to ten is at most ``MAX_DIVISOR``, and the rest needs at most
+    ``MAX_SUFFIXES`` suffixes."""
     number = exact(value)
     if not number.is_finite() or number <= 0:
         return None
     _, digits, exponent = number.normalize().as_tuple()
     assert isinstance(exponent, int)
-    c = int("".join(map(str, digits))) * 10 ** max(exponent, 0)
+    whole = int("".join(map(str, digits))) * 10 ** max(exponent, 0)
     s = max(-exponent, 0)
+    d = _prime_to_ten(whole)
+    c = whole // d
     t = _power_of_ten_divided(c)
-    if s > MAX_SCALE or t is None:
+    if s > MAX_SCALE or t is None or d > MAX_DIVISOR:
         return None
-    step = Step(c, s, t)
-    return step if 10**step.width // c <= MAX_SUFFIXES else None
+    step = Step(c, s, t, d)
+    return step if c == 1 or 10**step.width // c <= MAX_SUFFIXES else None  # c = 1: no suffixes (places)
+
+
+def divisible(regex: str, step: Step) -> str:
+    """``regex`` (numbers spelled in JSON) less those whose mantissa digits ``step.d``
+    does not divide."""
+    return regex if step.d == 1 else f"(?P<divisible_by_{step.d}>{regex})"
+
+
+def has_multiple(low: Bound | None, high: Bound | None, step: Step) -> bool:
+    """Whether some multiple of ``step`` lies within the bounds."""
+    if low is None or high is None:
+        return True
+    size = Fraction(step.value)
+    first, last = Fraction(low[0]) / size, Fraction(high[0]) / size
+    least = math.ceil(first) + (1 if low[1] and first.denominator == 1 else 0)
+    most = math.floor(last) - (1 if high[1] and last.denominator == 1 else 0)
+    return least <= most
 
 
 def multiples(low: Bound | None, high: Bound | None, step: Step, fractions: bool, float_spellings: bool = True) -> str | None:
@@ -160,6 +199,14 @@ def _ceiling(value: Decimal, exclusive: bool) -> int:
 def _floor(value: Decimal, exclusive: bool) -> int:
     whole = int(value.to_integral_value(rounding=ROUND_FLOOR))
     return whole - 1 if exclusive and whole == value else whole
+
+
+def _prime_to_ten(number: int) -> int:
+    """``number`` without its factors 2 and 5."""
+    for prime in (2, 5):
+        while number % prime == 0:
+            number //= prime
+    return number
 
 
 def _power_of_ten_divided(c: int) -> int | None:

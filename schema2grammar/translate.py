@@ -62,7 +62,8 @@ MAX_DEPTH = 100
 """Schema places nested in one another (through ``allOf`` merges too): deeper is an
 error, not a Python stack overflow."""
 
-STEP_NOTE = "enforced for steps whose digits divide a power of ten (0.01, 5, 0.25), within bounds below 1e16"
+STEP_NOTE = ("enforced for steps of at most 4 decimal places whose digits are a divisor of a power of ten (0.01, 5, "
+             "0.25) times a number up to 1,000 (3, 0.7, 12), within bounds below 1e16")
 """Why a ``multipleOf`` is approximated (``multiples``)."""
 
 JSON_TYPES = ("object", "array", "string", "number", "integer", "boolean", "null")
@@ -672,26 +673,33 @@ class _Translator:
             found = self.integer_multiples(schema, low, high, pointer)
             if found is not None:
                 return self.terminal(found)
+        return self.terminal(self.integers(low, high))
+
+    def integers(self, low: int | None, high: int | None) -> str:
+        """The regex of the integers within the bounds, spelled as the draft allows."""
         if not self.float_integers:
-            return self.terminal(regexes.INTEGER if low is None and high is None else regexes.integer_range(low, high))
-        return self.terminal(regexes.integer_spellings(low, high))
+            return regexes.INTEGER if low is None and high is None else regexes.integer_range(low, high)
+        return regexes.integer_spellings(low, high)
 
     def integer_multiples(self, schema: dict[str, Any], low: int | None, high: int | None, pointer: str) -> str | None:
         """The regex of the integers ``multipleOf`` keeps (None: every integer, or
         the step is not enforced)."""
         step = self.step(schema, pointer)
         whole = None if step is None else step.for_integers()
-        if numbers.decimal_places(schema["multipleOf"]) is not None or (whole is not None and whole.c == 1):
+        if numbers.decimal_places(schema["multipleOf"]) is not None or (whole is not None and whole.c * whole.d == 1):
             self.report.add(pointer, "multipleOf", ENFORCED, "every integer is a multiple of it")
             return None
-        if whole is not None and all(b is None or abs(b) < regexes.BIG for b in (low, high)):
-            found = multiples.multiples(None if low is None else (Decimal(low), False),
-                                        None if high is None else (Decimal(high), False),
-                                        whole, fractions=False, float_spellings=self.float_integers)
+        if whole is not None and (whole.c == 1 or all(b is None or abs(b) < regexes.BIG for b in (low, high))):
+            low_bound = None if low is None else (Decimal(low), False)
+            high_bound = None if high is None else (Decimal(high), False)
+            found = None
+            if multiples.has_multiple(low_bound, high_bound, whole):
+                found = self.integers(low, high) if whole.c == 1 else multiples.multiples(
+                    low_bound, high_bound, whole, fractions=False, float_spellings=self.float_integers)
             if found is None:
                 raise NoValue(f"{pointer or '#'}: no multiple of {schema['multipleOf']!r} lies within the bounds")
             self.report.add(pointer, "multipleOf", ENFORCED, "integers spelled as json.dumps spells them")
-            return found
+            return multiples.divisible(found, whole)
         self.approximate(pointer, "multipleOf", STEP_NOTE)
         return None
 
@@ -721,8 +729,12 @@ class _Translator:
         places = numbers.decimal_places(schema["multipleOf"])
         if places is not None:
             found = numbers.number_range(low, high, places)
-        elif step is not None and all(b is None or abs(b[0]) < regexes.BIG for b in (low, high)):
-            found = multiples.multiples(low, high, step, fractions=True)
+        elif step is not None and (step.c == 1 or all(b is None or abs(b[0]) < regexes.BIG for b in (low, high))):
+            found = None
+            if multiples.has_multiple(low, high, step):
+                found = numbers.number_range(low, high, step.s) if step.c == 1 else \
+                    multiples.multiples(low, high, step, fractions=True)
+            found = None if found is None else multiples.divisible(found, step)
         else:
             self.approximate(pointer, "multipleOf", STEP_NOTE)
             return None

@@ -324,3 +324,45 @@ def test_a_gap_a_pattern_could_start_inside_is_not_spliced() -> None:
     for text, labels in [(" x", [0]), ("   x", [0]), ("    x", []), ("  y", [1]), ("   y", [])]:
         state = dfa.run(text.encode())
         assert (dfa.accepts[state] if state != DEAD else []) == labels, text
+
+
+NUMBER = r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?"
+
+
+def _mantissa_divisible(text: str, divisor: int) -> bool:
+    mantissa = re.split("[eE]", text)[0]
+    return int("".join(c for c in mantissa if c.isdigit())) % divisor == 0
+
+
+@pytest.mark.parametrize("divisor", [1, 3, 7, 11, 13, 999])
+def test_a_divisible_group_keeps_the_texts_whose_mantissa_digits_it_divides(divisor: int) -> None:
+    """``(?P<divisible_by_D>...)``: the body's texts whose digits before any exponent,
+    as one integer, are a multiple of D (the point and the sign left out)."""
+    dfa = build_dfa([parse(f"(?P<divisible_by_{divisor}>{NUMBER})")])
+    rng = random.Random(divisor)
+    for _ in range(2000):
+        text = rng.choice(["", "-"]) + str(rng.randrange(0, 10 ** rng.randrange(1, 9)))
+        if rng.random() < 0.3:
+            text += "." + str(rng.randrange(0, 1000))
+        if rng.random() < 0.3:
+            text += rng.choice("eE") + rng.choice(["", "+", "-"]) + str(rng.randrange(0, 40))
+        text += rng.choice(["", "", "x"])  # not a number: never taken
+        expected = re.fullmatch(NUMBER, text) is not None and _mantissa_divisible(text, divisor)
+        assert dfa.matches(text.encode()) == expected, (divisor, text)
+    assert dfa.state_count <= 3 * divisor + 20  # the remainders beside the number's own states
+
+
+def test_divisible_groups_are_told_apart_by_suffixes_and_nest_in_other_constructs() -> None:
+    dfa = build_dfa([parse(r"(?P<divisible_by_3_a>[0-9]+)x(?P<divisible_by_7_b>[0-9]+)|n")])
+    assert dfa.matches(b"12x14") and dfa.matches(b"n")
+    assert not dfa.matches(b"13x14") and not dfa.matches(b"12x15")
+    inside = build_dfa([parse(r"(?!0)(?P<divisible_by_4>[0-9]{1,3})")])  # a lookahead's rest: intersected
+    assert [n for n in range(1000) if inside.matches(str(n).encode())] == list(range(4, 1000, 4))
+    plain = build_dfa([parse(r"(?P<divisible>[0-9]+)")])  # other names are plain groups
+    assert plain.matches(b"13")
+
+
+@pytest.mark.parametrize("name", ["divisible_by_0", "divisible_by_10001"])
+def test_a_divisor_out_of_range_is_a_clear_error(name: str) -> None:
+    with pytest.raises(RegexError, match=f"group '{name}': a divisor must be between 1 and 10000"):
+        parse(f"(?P<{name}>[0-9]+)")

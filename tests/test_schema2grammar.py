@@ -264,7 +264,7 @@ def test_report_lists_every_keyword_with_its_pointer() -> None:
         "type": "object",
         "properties": {
             "name": {"type": "string", "pattern": "^(?=a)"},
-            "n": {"type": "number", "multipleOf": 3},
+            "n": {"type": "number", "multipleOf": 1009},  # a factor prime to ten past multiples.MAX_DIVISOR
             "s": {"not": {"format": "date"}},
         },
         "x-custom": 1,

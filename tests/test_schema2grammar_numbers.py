@@ -8,6 +8,7 @@ import json
 import random
 import re
 from decimal import Decimal
+from fractions import Fraction
 from typing import Any
 
 import pytest
@@ -206,10 +207,53 @@ def test_steps_dividing_a_power_of_ten_are_enforced() -> None:
         Grammar.from_json_schema({"type": "integer", "minimum": 5, "maximum": 7, "multipleOf": 4})
 
 
+OTHER_STEPS = [3, 7, 11, 12, 33, 0.3, 1.5, 0.7, 6.75, 13.5, 77, 0.0003]
+
+
+@pytest.mark.parametrize("value", OTHER_STEPS)
+def test_steps_with_a_factor_prime_to_ten_equal_the_decimal_division(value: float) -> None:
+    """``3`` or ``0.7``: the multiples of the power-of-ten part whose mantissa digits
+    the rest divides (``divisible_by_D``), however the number is spelled."""
+    rng = random.Random(str(value))
+    spellings = _multiple_spellings(rng)
+    step = Decimal(repr(value) if isinstance(value, float) else value)
+    spelled = {json.dumps(k * value) for k in range(-40, 40)}
+    if step == int(step):
+        spelled |= {json.dumps(k * int(step)) for k in range(-40, 40)}
+    spellings = sorted(set(spellings) | {text for text in spelled if JSON_NUMBER.fullmatch(text)})
+    for integers in (False, True):
+        low = (Decimal(rng.randint(-300, 0)), rng.random() < 0.5)
+        high = None if integers else (Decimal(rng.randint(1, 300)), rng.random() < 0.5)
+        schema: dict[str, Any] = {"type": "integer" if integers else "number", "multipleOf": value}
+        schema["exclusiveMinimum" if low[1] else "minimum"] = int(low[0])
+        if high is not None:
+            schema["exclusiveMaximum" if high[1] else "maximum"] = int(high[0])
+        grammar = Grammar.from_json_schema(schema)
+        assert grammar.report.exact, grammar.report.entries
+        for text in spellings:
+            number = Decimal(text)
+            quotient = Fraction(number) / Fraction(step)  # exact: a Decimal quotient rounds past 28 digits
+            inside = (_inside(number, low, high, None) and quotient.denominator == 1
+                      and (not integers or number == number.to_integral_value()))
+            taken = grammar.accepts(text)
+            assert not taken or inside, (schema, text)
+            if inside and (PLAIN.fullmatch(text) or text == json.dumps(json.loads(text)) != "-0.0"):
+                assert taken, (schema, text)
+
+
+def test_a_step_prime_to_ten_is_enforced_where_maskbench_has_it() -> None:
+    """Github o25195 (draft 6): an integer property that is a multiple of 3."""
+    schema = {"$schema": "http://json-schema.org/draft-06/schema#",
+              "properties": {"bar": {"type": "integer", "multipleOf": 3}}}
+    grammar = Grammar.from_json_schema(schema)
+    assert grammar.accepts('{"bar": 6}') and grammar.accepts('{"bar": 6.0}') and grammar.accepts('{"bar": 3e+16}')
+    assert not grammar.accepts('{"bar": 7}') and not grammar.accepts('{"bar": 4.5}')
+    with pytest.raises(SchemaError, match="no multiple of 7 lies within the bounds"):
+        Grammar.from_json_schema({"type": "integer", "minimum": 1, "maximum": 6, "multipleOf": 7})
+
+
 @pytest.mark.parametrize("schema", [
-    {"type": "number", "multipleOf": 3},
-    {"type": "integer", "multipleOf": 7},
-    {"type": "number", "multipleOf": 0.3},
+    {"type": "number", "multipleOf": 1009},  # a factor prime to ten past MAX_DIVISOR
     {"type": "number", "multipleOf": 0.0025},  # 400 suffixes: past MAX_SUFFIXES
     {"type": "number", "multipleOf": 0.00005},  # past MAX_SCALE
     {"type": "integer", "multipleOf": 4, "maximum": 10**17},  # a bound beyond 1e16

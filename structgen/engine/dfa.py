@@ -19,7 +19,19 @@ from mypy_extensions import i32, i64
 
 from structgen.engine import charset
 from structgen.engine.deadline import check_deadline
-from structgen.engine.regex import ALT, CHARS, CONCAT, DIFFERENCE, EMPTY, INTERSECT, REPEAT, UNBOUNDED, Node, RegexError
+from structgen.engine.regex import (
+    ALT,
+    CHARS,
+    CONCAT,
+    DIFFERENCE,
+    DIVISIBLE,
+    EMPTY,
+    INTERSECT,
+    REPEAT,
+    UNBOUNDED,
+    Node,
+    RegexError,
+)
 
 DEAD: Final = -1
 """Transition-table entry for "no transition" (the automaton rejects)."""
@@ -156,6 +168,8 @@ def _build_pattern(nfa: _Nfa, tasks: list[_Task], max_states: int) -> None:
             _add_repeat(nfa, tasks, node, start, end)
         elif kind == INTERSECT or kind == DIFFERENCE:
             _add_part(nfa, _intersection(node.children, max_states, kind == DIFFERENCE), start, end)
+        elif kind == DIVISIBLE:
+            _add_part(nfa, _divisible(node, max_states), start, end)
         else:
             raise RegexError(f"unknown regex node kind {kind}")
 
@@ -257,7 +271,46 @@ def _intersection(nodes: tuple[Node, ...], max_states: int, subtract_last: bool 
     Side by side, only the pairs of states some text reaches are built: a length
     bound (``"(?:char){0,255}"``, thousands of states on its own for every escape and
     UTF-8 sequence) costs little beside a pattern that has few of them."""
-    nfas = [_build_nfa(node, max_states) for node in nodes]
+    return _side_by_side([_build_nfa(node, max_states) for node in nodes], max_states, subtract_last)
+
+
+def _divisible(node: Node, max_states: int) -> _Part:
+    """The texts of a ``DIVISIBLE`` node's body whose digits before any ``e``/``E``
+    make a multiple of its divisor: the body side by side with ``_remainders``."""
+    remainders = _Nfa()
+    _add_part(remainders, _remainders(node.low), remainders.new_state(), remainders.new_state())
+    return _side_by_side([_build_nfa(node.children[0], max_states), remainders], max_states, False)
+
+
+_EXPONENT_CLASS: Final = 10
+_OTHER_CLASS: Final = 11
+
+
+def _remainders(divisor: int) -> _Part:
+    """The remainder automaton: state ``r`` is the remainder by ``divisor`` of the
+    digits read so far (a digit ``k`` leads to ``(10r + k) % divisor``, any other
+    byte leaves it); an ``e`` or ``E`` fixes it for good, in state ``divisor`` where
+    it is 0 and ``divisor + 1`` where not. Texts end well where it is 0."""
+    class_of = [_OTHER_CLASS] * 256
+    for k in range(10):
+        class_of[0x30 + k] = k
+    class_of[ord("e")] = _EXPONENT_CLASS
+    class_of[ord("E")] = _EXPONENT_CLASS
+    classes = _OTHER_CLASS + 1
+    table: list[int] = []
+    for remainder in range(divisor):
+        for k in range(10):
+            table.append((10 * remainder + k) % divisor)
+        table.append(divisor if remainder == 0 else divisor + 1)
+        table.append(remainder)
+    for fixed in (divisor, divisor + 1):
+        table.extend([fixed] * classes)
+    accepting = [remainder == 0 for remainder in range(divisor)] + [True, False]
+    return _Part(table, classes, class_of, accepting)
+
+
+def _side_by_side(nfas: list[_Nfa], max_states: int, subtract_last: bool) -> _Part:
+    """``_intersection`` of automata already built."""
     subtracted = len(nfas) - 1 if subtract_last else -1
     bound_set: set[int] = set()
     for nfa in nfas:

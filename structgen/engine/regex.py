@@ -17,6 +17,14 @@ strings out (``(?!"(?:id|type)")"[^"]*"``); a text that needs what follows the
 terminal to decide ``X`` is judged on the terminal's text alone. What no finite
 automaton can express (lookbehinds, other lookaheads, backreferences, anchors,
 atomic groups, possessive repeats) is an error that says which construct it was.
+
+One construct is the engine's own: a group named ``divisible_by_D`` (or
+``divisible_by_D_`` and any suffix, to tell two apart in one pattern) keeps the
+texts of its body whose decimal digits before the first ``e`` or ``E``, read as one
+integer, are a multiple of ``D`` (``DIVISIBLE``). That is a ``D``-state automaton,
+which a regex can only spell with thousands of characters for 7 or 11; JSON Schema's
+``multipleOf`` uses it (``schema2grammar.multiples``). ``re`` and lark read the group
+as plain grouping.
 """
 
 from __future__ import annotations
@@ -36,6 +44,12 @@ ALT: Final = 3
 REPEAT: Final = 4
 INTERSECT: Final = 5
 DIFFERENCE: Final = 6
+DIVISIBLE: Final = 7
+
+MAX_DIVISOR: Final = 10_000
+"""Largest ``D`` of a ``divisible_by_D`` group (its automaton has ``D`` + 2 states)."""
+
+_DIVISIBLE_NAME: Final = re.compile(r"divisible_by_([0-9]+)(?:_\w*)?")
 
 UNBOUNDED: Final = -1
 MAX_REPEAT: Final = 10_000
@@ -58,6 +72,8 @@ class Node:
     ``REPEAT``: ``children[0]`` between ``low`` and ``high`` times (``UNBOUNDED``);
     ``INTERSECT``: the texts of every one of ``children``;
     ``DIFFERENCE``: the texts of ``children[0]`` that are no text of ``children[1]``;
+    ``DIVISIBLE``: the texts of ``children[0]`` whose digits before any ``e``/``E``
+    are, as one decimal integer, a multiple of ``low``;
     ``EMPTY``: the empty string.
 
     A grammar's lexer keeps its patterns' trees (``views`` rebuilds parts of the
@@ -101,6 +117,10 @@ def difference(kept: Node, removed: Node) -> Node:
     return Node(DIFFERENCE, [], [kept, removed])
 
 
+def divisible(body: Node, divisor: int) -> Node:
+    return Node(DIVISIBLE, [], [body], divisor)
+
+
 def literal(text: str, ignore_case: bool = False) -> Node:
     """A literal string (lark's ``"..."`` terminals; ``"..."i`` for ignore_case)."""
     return concat([_char_node(ord(ch), ignore_case, False) for ch in text])
@@ -111,21 +131,21 @@ TOO_DEEP: Final = "the pattern nests groups too deeply to read (its parsers recu
 
 def parse(pattern: str, flags: str = "") -> Node:
     """Parse a Python regex; ``flags`` are lark's terminal flags (``"imsx"``)."""
-    items, flag_bits = _read(pattern, flags)
-    return _converted(items, flag_bits)
+    items, flag_bits, divisors = _read(pattern, flags)
+    return _converted(items, flag_bits, divisors)
 
 
 def parse_terminal(pattern: str, flags: str = "") -> tuple[Node, bool]:
     """``parse`` and ``ends_at_first_match`` of a terminal from one reading of the
     pattern: ``re``'s parser is interpreted Python, the slowest part of both."""
-    items, flag_bits = _read(pattern, flags)
-    return _converted(items, flag_bits), _lazy_repeat_then_delimiter(items)
+    items, flag_bits, divisors = _read(pattern, flags)
+    return _converted(items, flag_bits, divisors), _lazy_repeat_then_delimiter(items)
 
 
-def _converted(items: list[Any], flag_bits: int) -> Node:
+def _converted(items: list[Any], flag_bits: int, divisors: dict[int, int]) -> Node:
     """``_convert`` of a whole pattern; past Python's recursion limit, a ``RegexError``."""
     try:
-        return _convert(items, flag_bits, True)
+        return _convert(items, flag_bits, True, divisors)
     except RecursionError:
         raise RegexError(TOO_DEEP) from None
 
@@ -138,8 +158,9 @@ def ends_at_first_match(pattern: str, flags: str = "") -> bool:
     return _lazy_repeat_then_delimiter(_read(pattern, flags)[0])
 
 
-def _read(pattern: str, flags: str) -> tuple[list[Any], int]:
-    """``re``'s parse of ``pattern``: its top-level items and the flags in force."""
+def _read(pattern: str, flags: str) -> tuple[list[Any], int, dict[int, int]]:
+    """``re``'s parse of ``pattern``: its top-level items, the flags in force, and
+    the divisor of each ``divisible_by_D`` group, by group number."""
     flag_bits = 0
     for flag in flags:
         if flag not in "imsxua":
@@ -151,7 +172,15 @@ def _read(pattern: str, flags: str) -> tuple[list[Any], int]:
         raise RegexError(f"invalid regex: {exc}") from None
     except RecursionError:
         raise RegexError(TOO_DEEP) from None
-    return list(parsed.data), int(parsed.state.flags)
+    divisors: dict[int, int] = {}
+    for name, number in parsed.state.groupdict.items():
+        named = _DIVISIBLE_NAME.fullmatch(name)
+        if named is not None:
+            divisor = int(named.group(1))
+            if not 1 <= divisor <= MAX_DIVISOR:
+                raise RegexError(f"group {name!r}: a divisor must be between 1 and {MAX_DIVISOR}")
+            divisors[int(number)] = divisor
+    return list(parsed.data), int(parsed.state.flags), divisors
 
 
 def _lazy_repeat_then_delimiter(items: list[Any]) -> bool:
@@ -181,7 +210,7 @@ _FLAG_BITS: Final = {
 }
 
 
-def _convert(items: list[Any], flags: int, last: bool) -> Node:
+def _convert(items: list[Any], flags: int, last: bool, divisors: dict[int, int]) -> Node:
     """Convert a list of sre ``(opcode, argument)`` items; ``last``: nothing but the
     pattern's end follows them, so a lookahead among them sees the rest of the text.
 
@@ -191,15 +220,17 @@ def _convert(items: list[Any], flags: int, last: bool) -> Node:
     nodes: list[Node] = []
     for i, (op, av) in enumerate(items):
         if _name(op) in ("ASSERT", "ASSERT_NOT") and int(av[0]) == 1 and last:
-            rest = _convert(items[i + 1 :], flags, True)
-            started = concat([_convert(list(av[1]), flags, False), repeat(chars(list(charset.ALL)), 0, UNBOUNDED)])
+            rest = _convert(items[i + 1 :], flags, True, divisors)
+            started = concat(
+                [_convert(list(av[1]), flags, False, divisors), repeat(chars(list(charset.ALL)), 0, UNBOUNDED)]
+            )
             nodes.append(intersection([rest, started]) if _name(op) == "ASSERT" else difference(rest, started))
             break
-        nodes.append(_convert_item(op, av, flags, last and i == len(items) - 1))
+        nodes.append(_convert_item(op, av, flags, last and i == len(items) - 1, divisors))
     return concat(nodes)
 
 
-def _convert_item(op: Any, av: Any, flags: int, last: bool) -> Node:
+def _convert_item(op: Any, av: Any, flags: int, last: bool, divisors: dict[int, int]) -> Node:
     ignore_case = bool(flags & _IGNORECASE)
     ascii_only = bool(flags & _ASCII)
     name = _name(op)
@@ -215,16 +246,18 @@ def _convert_item(op: Any, av: Any, flags: int, last: bool) -> Node:
     if name == "IN":
         return chars(_class_ranges(list(av), ignore_case, ascii_only))
     if name == "BRANCH":
-        return alternation([_convert(list(branch), flags, last) for branch in av[1]])
+        return alternation([_convert(list(branch), flags, last, divisors) for branch in av[1]])
     if name == "SUBPATTERN":
-        _group, add_flags, del_flags, body = av
-        return _convert(list(body), (flags | int(add_flags)) & ~int(del_flags), last)
+        group, add_flags, del_flags, body = av
+        converted = _convert(list(body), (flags | int(add_flags)) & ~int(del_flags), last, divisors)
+        divisor = divisors.get(int(group), 0) if group is not None else 0
+        return divisible(converted, divisor) if divisor else converted
     if name in ("MAX_REPEAT", "MIN_REPEAT"):
         low, high, body = av
         high_bound = UNBOUNDED if high == _const.MAXREPEAT else int(high)
         if int(low) > MAX_REPEAT or high_bound > MAX_REPEAT:
             raise RegexError(f"repetition bound {max(int(low), high_bound)} exceeds the limit of {MAX_REPEAT}")
-        return repeat(_convert(list(body), flags, False), int(low), high_bound)
+        return repeat(_convert(list(body), flags, False, divisors), int(low), high_bound)
     constructs = {
         "AT": "anchors (^, $, \\A, \\Z, \\b, \\B)",
         "ASSERT": "lookbehind assertions, and lookaheads that the rest of the pattern does not follow to its end",
