@@ -81,7 +81,13 @@ class Options:
     largest ``minLength``/``maxLength`` counted (each character counted is some 20
     lexer states); larger ones are reported approximated (default and most:
     ``regexes.MAX_LENGTH_BOUND``, 2,048; ``Grammar.from_json_schema`` goes down
-    ``LENGTH_BOUNDS`` where the lexer would pass its state limit)."""
+    ``LENGTH_BOUNDS`` where the lexer would pass its state limit); a larger
+    ``maxLength`` of a plain string is counted by structgen's matcher instead.
+    ``remainders``: whether a ``multipleOf`` with a factor prime to ten (``3``,
+    ``0.7``) is enforced by a remainder automaton in its number's terminal
+    (default); ``Grammar.from_json_schema`` gives it up last where the lexer would
+    pass its state limit (numbers of several such steps in one place run their
+    remainders side by side)."""
 
     whitespace: str = "flexible"
     max_whitespace: int = MAX_WHITESPACE
@@ -97,6 +103,7 @@ class Options:
     urls: str = "rfc3986"
     duration_digits: int | None = None
     length_bound: int = MAX_LENGTH_BOUND
+    remainders: bool = True
 
     def __post_init__(self) -> None:
         if self.whitespace not in ("flexible", "compact"):

@@ -66,6 +66,11 @@ STEP_NOTE = ("enforced for steps of at most 4 decimal places whose digits are a 
              "0.25) times a number up to 1,000 (3, 0.7, 12), within bounds below 1e16")
 """Why a ``multipleOf`` is approximated (``multiples``)."""
 
+COUNTED_NOTE = ("counted by structgen's matcher (structgen/string_lengths.py), past the length_bound the lexer "
+                "counts to; the grammar's text marks it with a max_length_N group, which other engines read as "
+                "plain grouping")
+"""Where a length bound is left to the matcher."""
+
 JSON_TYPES = ("object", "array", "string", "number", "integer", "boolean", "null")
 MAX_MERGED_REFERENCES = 1_000
 """References one ``allOf`` merge may follow (a chain of them, or a cycle)."""
@@ -486,14 +491,19 @@ class _Translator:
                 raise NoValue(f"{pointer or '#'}: maxLength {longest} is below minLength {shortest}")
             lengths = self.lengths_beside_format(spelled, schema, shortest or 0, longest, pointer)
             return self.format(spelled, schema, pointer, lengths)
-        low = self.count(schema, "minLength", pointer) or 0
-        high = self.count(schema, "maxLength", pointer)
-        bound = self.options.length_bound
-        if high is not None and high > bound or low > bound:
-            self.approximate(pointer, "maxLength", self.length_note())
-            low, high = min(low, bound), None
+        low = self.count_value(schema, "minLength", pointer) or 0
+        high = self.count_value(schema, "maxLength", pointer)
         if high is not None and high < low:
             raise NoValue(f"{pointer or '#'}: maxLength {high} is below minLength {low}")
+        bound = self.options.length_bound
+        counted = high is not None and high > bound  # the matcher's count, where the lexer's would be too long
+        if "maxLength" in schema:
+            self.report.add(pointer, "maxLength", ENFORCED, COUNTED_NOTE if counted else "")
+        if low > bound:
+            self.approximate(pointer, "minLength", self.length_note())
+        elif "minLength" in schema:
+            self.report.add(pointer, "minLength", ENFORCED)
+        low = min(low, bound)
         if "x-url" in schema:
             self.approximate(pointer, "x-url", URL_KEYWORD_READ)
         if fmt is not None and not self.format_assertion:
@@ -503,6 +513,8 @@ class _Translator:
                              "the lexer would pass its state limit with it): any string")
         elif fmt is not None:
             self.approximate(pointer, "format", f"format {fmt!r} is not enforced: any string")
+        if counted:
+            return self.terminal(f"(?P<max_length_{high}>{regexes.string_of_length(low, None)})")
         return self.terminal(regexes.string_of_length(low, high))
 
     def format(self, fmt: str, schema: dict[str, Any], pointer: str, lengths: str = "") -> str:
@@ -700,7 +712,7 @@ class _Translator:
                 raise NoValue(f"{pointer or '#'}: no multiple of {schema['multipleOf']!r} lies within the bounds")
             self.report.add(pointer, "multipleOf", ENFORCED, "integers spelled as json.dumps spells them")
             return multiples.divisible(found, whole)
-        self.approximate(pointer, "multipleOf", STEP_NOTE)
+        self.approximate(pointer, "multipleOf", self.step_note())
         return None
 
     def type_number(self, schema: dict[str, Any], pointer: str) -> str:
@@ -736,19 +748,26 @@ class _Translator:
                     multiples.multiples(low, high, step, fractions=True)
             found = None if found is None else multiples.divisible(found, step)
         else:
-            self.approximate(pointer, "multipleOf", STEP_NOTE)
+            self.approximate(pointer, "multipleOf", self.step_note())
             return None
         if found is None:
             raise NoValue(f"{pointer or '#'}: no multiple of {schema['multipleOf']!r} lies within the bounds")
         self.report.add(pointer, "multipleOf", ENFORCED, "numbers spelled as json.dumps spells them")
         return found
 
+    def step_note(self) -> str:
+        """Why a ``multipleOf`` is approximated."""
+        if self.options.remainders:
+            return STEP_NOTE
+        return STEP_NOTE + " (remainders=False, where the lexer would pass its state limit: not with a factor prime to ten)"
+
     def step(self, schema: dict[str, Any], pointer: str) -> multiples.Step | None:
         """``multipleOf`` as a ``multiples.Step`` (None: not one the grammar enforces)."""
         step = schema["multipleOf"]
         if isinstance(step, bool) or not isinstance(step, (int, float)) or not step > 0:
             raise SchemaError(f"{pointer or '#'}: multipleOf must be a number above 0, not {step!r}")
-        return multiples.step_of(step)
+        found = multiples.step_of(step)
+        return None if found is None or found.d > 1 and not self.options.remainders else found
 
     def number_bounds(self, schema: dict[str, Any], pointer: str) -> tuple[numbers.Bound | None, numbers.Bound | None] | None:
         """The tightest lower and upper bounds, as exact decimals (None when one has

@@ -9,6 +9,7 @@ automaton (``engine.regex`` / ``engine.dfa``), all of them one maximal-munch lex
 
 from __future__ import annotations
 
+import json
 import time
 from typing import Any
 
@@ -21,6 +22,7 @@ from structgen.engine.stack import GLRParser
 from structgen.gc_pause import paused_gc
 from structgen.lark_rules import GrammarError, LarkRules, LexerTooLarge, Terminal, read_lark
 from structgen.pydantic_schema import model_schema
+from structgen.string_lengths import StringLengths, marked_maximum
 from structgen.unique_items import DUP, UniqueItems
 
 
@@ -68,8 +70,12 @@ class Grammar:
         for terminal in rules.ignore:
             self.ignored[terminal] = True
         self.report: Any = None  # schema2grammar.Report for grammars from a schema
-        # what the matcher checks beside the grammar: a schema's uniqueItems no grammar holds
+        # what the matcher checks beside the grammar: a schema's uniqueItems no grammar holds,
+        # and the lengths of strings whose terminals mark bounds the lexer does not count
         self.unique_items: UniqueItems | None = None
+        maxima = {index: found for index, terminal in enumerate(rules.terminals)
+                  if terminal.kind == "re" and (found := marked_maximum(terminal.value)) is not None}
+        self.string_lengths = StringLengths(maxima) if maxima else None
         # structgen.compile's cache: id(TokenizerInfo) -> (that TokenizerInfo, CompiledGrammar)
         self.compiled_for: dict[int, tuple[Any, Any]] = {}
 
@@ -87,7 +93,8 @@ class Grammar:
         counted (a cap that valid values rarely come near, where a format is the
         shape of every value), then formats are any string (``format_grammars``),
         first where a length bound is beside them, then everywhere; then fewer
-        characters still are counted (down ``LENGTH_BOUNDS``). A try that fails
+        characters still are counted (down ``LENGTH_BOUNDS``); last, ``multipleOf``
+        steps with a factor prime to ten (``remainders``). A try that fails
         costs a lexer built to its limit (seconds), so no new one starts past
         ``LADDER_SECONDS``: the last failure is raised."""
         from schema2grammar import FORMAT_GRAMMARS, LENGTH_BOUNDS, Options, translate_checked
@@ -99,6 +106,8 @@ class Grammar:
         stages = [{"format_grammars": fewer_formats[0], "length_bound": bound} for bound in caps]
         stages += [{"format_grammars": where, "length_bound": caps[-1]} for where in fewer_formats[1:]]
         stages += [{"format_grammars": fewer_formats[-1], "length_bound": bound} for bound in bounds[len(caps):]]
+        if chosen.remainders:
+            stages.append({**stages[-1], "remainders": False})
         stop = time.monotonic() + LADDER_SECONDS
         tried, failure = "", None
         with paused_gc():
@@ -155,11 +164,15 @@ class Grammar:
         parser = GLRParser(self.table)
         tops = parser.initial()
         state = 0
-        for byte in data:
+        start = 0  # where the lexeme in progress began
+        for index, byte in enumerate(data):
             state, finished = self.lexer.step(state, byte)
             if state == DEAD:
                 return False
             if finished:
+                if not self._lengths_kept(finished, tops, data[start:index]):
+                    return False
+                start = index
                 tops = parser.feed_lexeme(tops, finished, self.ignored)
                 if not tops:
                     return False
@@ -167,8 +180,22 @@ class Grammar:
         if not complete:
             return False
         if finished:
+            if not self._lengths_kept(finished, tops, data[start:]):
+                return False
             tops = parser.feed_lexeme(tops, finished, self.ignored)
         return bool(tops) and parser.accepts_end(tops)
+
+    def _lengths_kept(self, terminals: list[int], tops: list[Any], lexeme: bytes) -> bool:
+        """Whether a lexeme that may be any of ``terminals`` keeps to the largest
+        maximum length marked (``string_lengths``) among those the stacks topped by
+        ``tops`` have an action for."""
+        lengths = self.string_lengths
+        if lengths is None:
+            return True
+        taken = [t for t in terminals if any(t in self.table.actions[top.state] for top in tops)]
+        if not taken or any(terminal not in lengths.maxima for terminal in taken):
+            return True
+        return len(json.loads(lexeme[lexeme.index(b'"'):])) <= max(lengths.maxima[t] for t in taken)
 
 
 def _terminal_node(terminal: Terminal) -> tuple[Node, bool]:

@@ -2,8 +2,9 @@
 
 The heavy work is in ``structgen.engine.matcher`` (compiled); this module adds the
 public API of DESIGN §5 around it: caching, text input, numpy bitmasks, and the
-checks a grammar leaves to the matcher (``unique_items``: each step's point of
-the JSON text is kept beside the engine's, so rollback and fork stay O(1)).
+checks a grammar leaves to the matcher (``unique_items``, ``string_lengths``:
+each step's point of the JSON text is kept beside the engine's, so rollback and
+fork stay O(1)).
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from structgen.grammar import Grammar
 from structgen.tokenizer_info import TokenizerInfo
 from structgen.engine.tokenset import row_token_ids
 from structgen.trie_cache import trie_for
+from structgen.string_lengths import OUTSIDE, StringLengths, counts_for, step
 from structgen.unique_items import DUP, Scan, SearchMemo, UniqueItems, token_rows
 
 
@@ -46,13 +48,24 @@ def compile(grammar: Grammar, tokenizer_info: TokenizerInfo, *, lazy: bool = Fal
             tokenizer_info.stop_token_ids,
             trie_for(tokenizer_info),
         )
-        compiled.checks = grammar.unique_items
-        if grammar.unique_items is not None:
-            token_rows(tokenizer_info.decoded_vocab, compiled.words)  # once per vocabulary, now rather than in a mask
+        if grammar.unique_items is not None or grammar.string_lengths is not None:
+            compiled.checks = Checks(grammar.unique_items, grammar.string_lengths)
+        if grammar.unique_items is not None:  # once per vocabulary, now rather than in a mask
+            token_rows(tokenizer_info.decoded_vocab, compiled.words)
+        if grammar.string_lengths is not None:
+            counts_for(tokenizer_info.decoded_vocab)
         if not lazy:
             compiled.precompute()  # checks the compile's deadline between lexer states
     cache[id(tokenizer_info)] = (tokenizer_info, compiled)
     return compiled
+
+
+class Checks:
+    """What a grammar leaves to the matcher: repeated items, string lengths."""
+
+    def __init__(self, unique: UniqueItems | None, lengths: StringLengths | None) -> None:
+        self.unique = unique
+        self.lengths = lengths
 
 
 class Matcher:
@@ -63,12 +76,16 @@ class Matcher:
         self.compiled = compiled
         self._engine = _engine if _engine is not None else _EngineMatcher(compiled)
         checks = compiled.checks
-        self._checks = checks if isinstance(checks, UniqueItems) else None
-        if _scans is None and self._checks is not None:
-            _scans = _Scans(self._checks.start(), None)
+        self._unique = checks.unique if isinstance(checks, Checks) else None
+        self._lengths = checks.lengths if isinstance(checks, Checks) else None
+        if _scans is None and isinstance(checks, Checks):
+            _scans = self._start()
         self._scans = _scans  # the JSON point after each step (None without checks)
         self._memo = _memo if _memo is not None else SearchMemo()  # shared with forks, as the engine's parser is
         self._allowed: tuple[_Scans | None, bytes] = (None, b"")  # the last row computed, and where
+
+    def _start(self) -> _Scans:
+        return _Scans(None if self._unique is None else self._unique.start(), OUTSIDE, 0, None)
 
     def fill_next_token_bitmask(self, bitmask: npt.NDArray[np.int32], index: int = 0) -> None:
         """Write the allowed next tokens into row ``index`` of ``bitmask`` (all
@@ -85,34 +102,40 @@ class Matcher:
             target[words:] = 0
 
     def allowed_tokens(self) -> list[int]:
-        if self._checks is None:
+        if self._scans is None:
             return self._engine.allowed_tokens()
         return row_token_ids(self._row())
 
     def _row(self) -> bytes:
         """The allowed tokens as a bitmask row: the grammar's, less what the checks refuse."""
         row = self._engine.allowed_row()
-        if self._checks is None or self._engine.is_terminated():
+        scans = self._scans
+        if scans is None or self._engine.is_terminated():
             return row
-        if self._allowed[0] is self._scans:
+        if self._allowed[0] is scans:
             return self._allowed[1]
-        assert self._scans is not None
-        refused = self._checks.refused(self._scans.scan, self._engine, row, self._memo)
-        if refused:
-            words = np.frombuffer(row, dtype="<u4").copy()
-            for token in refused:
-                words[token >> 5] &= np.uint32(~(1 << (token & 31)) & 0xFFFFFFFF)
-            row = words.tobytes()
-        self._allowed = (self._scans, row)
+        if self._unique is not None:
+            assert scans.scan is not None
+            refused = self._unique.refused(scans.scan, self._engine, row, self._memo)
+            if refused:
+                words = np.frombuffer(row, dtype="<u4").copy()
+                for token in refused:
+                    words[token >> 5] &= np.uint32(~(1 << (token & 31)) & 0xFFFFFFFF)
+                row = words.tobytes()
+        if self._lengths is not None:
+            too_long = self._lengths.refused(self._engine, scans.string, scans.count, row, self.compiled.vocab)
+            if too_long is not None:
+                row = (np.frombuffer(row, dtype=np.uint8) & ~too_long).tobytes()
+        self._allowed = (scans, row)
         return row
 
     def accept_token(self, token_id: int) -> bool:
         """Advance by one token; False, and no change, when it is not allowed."""
         token_id = operator.index(token_id)  # numpy ints too
-        if self._checks is None or token_id in self.compiled.stop_token_ids:
+        if self._scans is None or token_id in self.compiled.stop_token_ids:
             accepted = self._engine.accept_token(token_id)
             if accepted and self._scans is not None:
-                self._scans = _Scans(self._scans.scan, self._scans)
+                self._scans = self._scans.again()
             return accepted
         if not 0 <= token_id < self.compiled.vocab_size or self.compiled.special[token_id]:
             return False
@@ -126,23 +149,31 @@ class Matcher:
     def accept_string(self, text: str | bytes | bytearray | memoryview) -> bool:
         """Advance by raw text (one step for ``rollback``); False, and no change, if not allowed."""
         data = text.encode("utf-8") if isinstance(text, str) else bytes(text)
-        if self._checks is None:
+        if self._scans is None:
             return self._engine.accept_bytes(data)
         return not data or self._advance(data, judged=False)
 
     def _advance(self, data: bytes, judged: bool) -> bool:
         """``data`` as one step, through the engine and the checks: refused where it
-        repeats an item, or (unless a mask ``judged`` it) leaves one that can only
-        end as a repeat."""
-        checks, scans = self._checks, self._scans
-        assert checks is not None and scans is not None
-        after = checks.feed(scans.scan, data)
-        if after is None or after is DUP or not self._engine.accept_bytes(data):
+        repeats an item or takes a string past its maximum length, or (unless a
+        mask ``judged`` it) leaves an item that can only end as a repeat."""
+        unique, lengths, scans = self._unique, self._lengths, self._scans
+        assert scans is not None
+        if not judged and lengths is not None and not lengths.kept(self._engine, scans.string, scans.count, data):
             return False
-        if not judged and checks.may_end_as_repeat(after) and not checks.avoidable(self._engine.fork(), after, self._memo):
+        after = scans.scan
+        if unique is not None:
+            assert scans.scan is not None
+            after = unique.feed(scans.scan, data)
+            if after is None or after is DUP:
+                return False
+        if not self._engine.accept_bytes(data):
+            return False
+        if not judged and unique is not None and after is not None and unique.may_end_as_repeat(after) \
+                and not unique.avoidable(self._engine.fork(), after, self._memo):
             self._engine.rollback(1)
             return False
-        self._scans = _Scans(after, scans)
+        self._scans = scans.after(after, data if lengths is not None else b"")  # strings matter to lengths only
         return True
 
     def find_jump_forward_string(self) -> str:
@@ -168,18 +199,33 @@ class Matcher:
 
     def reset(self) -> None:
         self._engine.reset()
-        if self._checks is not None:
-            self._scans = _Scans(self._checks.start(), None)
+        if self._scans is not None:
+            self._scans = self._start()
 
 
 class _Scans:
-    """The JSON point after each accepted step, newest first (immutable, shared by forks)."""
+    """The JSON point after each accepted step, newest first (immutable, shared by
+    forks): the repeated items' scan, and where the text is in a string and how
+    many characters that holds."""
 
-    __slots__ = ("scan", "previous")
+    __slots__ = ("scan", "string", "count", "previous")
 
-    def __init__(self, scan: Scan, previous: _Scans | None) -> None:
+    def __init__(self, scan: Scan | None, string: int, count: int, previous: _Scans | None) -> None:
         self.scan = scan
+        self.string = string
+        self.count = count
         self.previous = previous
+
+    def after(self, scan: Scan | None, data: bytes) -> _Scans:
+        """The point whose scan is ``scan``, after ``data`` in strings."""
+        string, count = self.string, self.count
+        for byte in data:
+            string, count = step(string, count, byte)
+        return _Scans(scan, string, count, self)
+
+    def again(self) -> _Scans:
+        """The same point, one step later (a stop token)."""
+        return _Scans(self.scan, self.string, self.count, self)
 
 
 def _whole_characters(data: bytes) -> str:

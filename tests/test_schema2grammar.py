@@ -75,21 +75,26 @@ def test_string_lengths_count_characters() -> None:
         assert bool(pattern.fullmatch(json.dumps(text))) == inside, text  # \\u escapes count as one
 
 
-def test_length_bounds_up_to_the_limit_are_exact_and_past_it_approximated() -> None:
+def test_length_bounds_up_to_the_limit_are_exact_and_past_it_left_to_the_matcher() -> None:
     """At ``MAX_LENGTH_BOUND`` the count still fits the lexer's automaton; past it
-    (``maxLength: 4096``, common in MaskBench) the bound is reported, not a
-    compile error."""
+    (``maxLength: 4096``, common in MaskBench) a maximum is the matcher's
+    (``structgen.string_lengths``), a minimum is reported: neither is a compile
+    error."""
     limit = regexes.MAX_LENGTH_BOUND
     exact = Grammar.from_json_schema({"type": "string", "maxLength": limit})
     assert exact.report.exact
     assert exact.accepts(json.dumps("é" * limit, ensure_ascii=False)) and not exact.accepts(json.dumps("a" * (limit + 1)))
     schema = {"type": "object", "properties": {"a": {"type": "string", "maxLength": limit + 1},
-                                               "b": {"type": "string", "maxLength": 2 * limit}}}
+                                               "b": {"type": "string", "maxLength": 2 * limit},
+                                               "c": {"type": "string", "minLength": limit + 1}}}
     past = Grammar.from_json_schema(schema)
-    assert past.accepts(json.dumps({"a": "x" * (2 * limit + 5), "b": "y"}))
+    assert past.accepts(json.dumps({"a": "x" * (limit + 1), "b": "y" * (2 * limit)}))
+    assert not past.accepts(json.dumps({"a": "x" * (limit + 2)})) and not past.accepts(json.dumps({"b": "y" * (2 * limit + 1)}))
+    assert past.accepts(json.dumps({"c": "z" * limit}))  # the minimum counted to the limit only
     assert {(e.pointer, e.keyword, e.status) for e in past.report.entries} >= {
-        ("/properties/a", "maxLength", APPROXIMATED), ("/properties/b", "maxLength", APPROXIMATED)}
-    with pytest.raises(SchemaError, match=r"/properties/a: maxLength cannot be enforced exactly"):
+        ("/properties/a", "maxLength", ENFORCED), ("/properties/b", "maxLength", ENFORCED),
+        ("/properties/c", "minLength", APPROXIMATED)}
+    with pytest.raises(SchemaError, match=r"/properties/c: minLength cannot be enforced exactly"):
         translate(schema, Options(strict=True))
 
 
@@ -287,7 +292,7 @@ def test_report_lists_every_keyword_with_its_pointer() -> None:
     ("schema", "message"),
     [
         ({"type": "string", "pattern": "(a)\\1"}, r"/properties/s: pattern cannot be enforced exactly"),
-        ({"type": "number", "multipleOf": 3}, r"/properties/s: multipleOf cannot be enforced exactly"),
+        ({"type": "number", "multipleOf": 1009}, r"/properties/s: multipleOf cannot be enforced exactly"),
     ],
 )
 def test_strict_mode_names_the_keyword_and_place(schema: dict[str, Any], message: str) -> None:

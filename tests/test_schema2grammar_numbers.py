@@ -275,3 +275,21 @@ def test_the_suffix_limit_is_where_it_says() -> None:
 def test_a_malformed_multiple_of_is_named(step: Any) -> None:
     with pytest.raises(SchemaError, match=r"/properties/x: multipleOf must be a number above 0"):
         translate({"properties": {"x": {"type": "number", "multipleOf": step}}})
+
+
+def test_remainders_go_last_where_the_lexer_would_pass_its_limit() -> None:
+    """MaskBench's Handwritten allany8: numbers under several steps at once, each
+    pair of ``oneOf`` branches one terminal, whose remainders the lexer runs side
+    by side past its 50,000 states; the ladder's last stage gives them up, and the
+    report says where the option came from."""
+    steps = {"definitions": {"any1": {"oneOf": [{"multipleOf": 33}, {"multipleOf": 12}, {"multipleOf": 77}]},
+                             "any2": {"oneOf": [{"allOf": [{"not": {"multipleOf": 6}}, {"not": {"multipleOf": 7}}]},
+                                                {"multipleOf": 44}]},
+                             "any3": {"oneOf": [{"not": {"multipleOf": 11}}, {"multipleOf": 13}]}},
+             "type": "number", "allOf": [{"$ref": "#/definitions/any1"}, {"$ref": "#/definitions/any2"},
+                                         {"$ref": "#/definitions/any3"}, {"not": {"multipleOf": 8}}]}
+    grammar = Grammar.from_json_schema(steps)
+    notes = {e.note for e in grammar.report.entries if e.keyword == "multipleOf" and e.status == APPROXIMATED}
+    assert notes and all("remainders=False" in note for note in notes)
+    assert grammar.accepts("429") and grammar.accepts("12")  # 12: wider than the schema, as reported
+    assert Grammar.from_json_schema({"type": "integer", "multipleOf": 7}, remainders=False).accepts("8")

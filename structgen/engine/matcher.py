@@ -320,6 +320,15 @@ class Matcher:
         tops = self._feed_lexeme(config.tops, finished) if finished else config.tops
         return bool(tops) and self._can_continue(state, tops, self.compiled.lexer)
 
+    def lexeme_terminals(self) -> int:
+        """The terminals the lexeme in progress can still become with the stacks it
+        has, as a bit set (0 once a stop token was accepted): a superset where an
+        action on one is a reduction the stack would not go through."""
+        config = self.config
+        if config.stopped:
+            return 0
+        return self.compiled.tables.lexeme_terminals(config.lexer_state, [node.state for node in config.tops])
+
     def state_key(self) -> tuple[int, ...]:
         """Equal for two points of the text where every continuation is allowed
         alike: the lexer state and the stack tops (hash-consed: equal stacks are one node)."""

@@ -568,6 +568,14 @@ class MaskTables:
             acting |= self._act_bits[top]
         return reach & acting
 
+    def lexeme_terminals(self, lexer_state: int, tops: list[int]) -> int:
+        """The terminals the lexeme in progress in ``lexer_state`` can still become
+        that a stack topped by one of ``tops`` has an action for, as a bit set."""
+        acting = self._ignored_bits
+        for top in tops:
+            acting |= self._act_bits[top]
+        return self._reach_bits[lexer_state] & acting
+
     def _after(self, context: _Context, sequence: int) -> Partial:
         """The partial stacks after ``sequence`` from ``context`` (memoized by prefix)."""
         found = context.after.get(sequence)

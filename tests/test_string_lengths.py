@@ -1,0 +1,129 @@
+"""Maximum string lengths past the lexer's count, counted by the matcher
+(``structgen.string_lengths``): the count against Python's, the report, the
+marker, and masks against an oracle that shares no code with them."""
+
+from __future__ import annotations
+
+import json
+import random
+import re
+from typing import Any
+
+import pytest
+
+import structgen
+from schema2grammar import APPROXIMATED, ENFORCED, translate
+from schema2grammar.translate import COUNTED_NOTE
+from structgen import Grammar, TokenizerInfo
+from structgen.string_lengths import OUTSIDE, PLAIN, marked_maximum, step
+
+ALPHABET = ["a", "b", " ", "é", "中", "😀", "\n", '"', "\\", "/", "\x01", "\u00e9", "\U0001f600"]
+
+
+def _count(data: bytes, state: int = OUTSIDE, count: int = 0) -> tuple[int, int]:
+    for byte in data:
+        state, count = step(state, count, byte)
+    return state, count
+
+
+@pytest.mark.parametrize("ascii_only", [False, True])
+def test_the_count_is_pythons_whatever_the_spelling(ascii_only: bool) -> None:
+    """Escapes, surrogate pairs and UTF-8 sequences are one character each, and a
+    string's count is its length however its bytes are cut."""
+    rng = random.Random(int(ascii_only))
+    for _ in range(2000):
+        text = "".join(rng.choice(ALPHABET) for _ in range(rng.randrange(0, 14)))
+        data = json.dumps(text, ensure_ascii=ascii_only).encode()
+        state, count = _count(data[:-1])
+        assert state == PLAIN and count == len(text), (data, count)
+        assert _count(data[-1:], state, count) == (OUTSIDE, 0)
+
+
+def test_a_character_counts_where_it_starts() -> None:
+    """At a string's maximum, a started escape or UTF-8 sequence already counts: what
+    is left may only close the string."""
+    assert _count(b'"ab\\')[1] == 3 and _count(b'"ab\\u00')[1] == 3
+    assert _count(b'"\xe4')[1] == 1 and _count(b'"\\ud83d\\ude')[1] == 1  # the low half of a pair adds nothing
+
+
+def test_a_maximum_past_the_length_bound_is_counted_by_the_matcher() -> None:
+    schema = {"type": "object", "properties": {"text": {"type": "string", "maxLength": 32767},
+                                               "short": {"type": "string", "maxLength": 10},
+                                               "long": {"type": "string", "minLength": 3000}}}
+    text, report = translate(schema)
+    statuses = {(e.pointer, e.keyword): (e.status, e.note) for e in report.entries}
+    assert statuses[("/properties/text", "maxLength")] == (ENFORCED, COUNTED_NOTE)
+    assert statuses[("/properties/short", "maxLength")] == (ENFORCED, "")
+    assert statuses[("/properties/long", "minLength")][0] == APPROXIMATED  # minima are counted by the grammar alone
+    assert "(?P<max_length_32767>" in text and text.count("max_length_") == 1
+    grammar = Grammar.from_json_schema(schema)
+    assert grammar.string_lengths is not None and sorted(grammar.string_lengths.maxima.values()) == [32767]
+    assert grammar.accepts(json.dumps({"text": "é" * 32767})) and not grammar.accepts(json.dumps({"text": "é" * 32768}))
+    assert grammar.accepts(json.dumps({"text": "\U0001f600" * 32767}))  # ensure_ascii: 32,767 pairs
+
+
+@pytest.mark.parametrize("pattern, maximum", [
+    (r'[ \t]{0,3}(?:(?P<max_length_40>"[a-z]*"))', 40),
+    (r'(?P<max_length_7>"[a-z]*")', 7),
+    (r'(?P<max_length_7>"[a-z]*")|x', None),  # not the whole terminal
+    (r'x(?P<max_length_7>"a")y', None),
+    (r'(?P<max_length_1>"a")(?P<max_length_2>"b")', None),
+    (r'(?P<max_length>"a")', None),
+])
+def test_only_a_marker_closing_the_terminal_counts(pattern: str, maximum: int | None) -> None:
+    assert marked_maximum(pattern) == maximum
+
+
+SCHEMA = {"type": "object", "properties": {"d": {"type": "string", "maxLength": 40}, "k": {"type": "string"}},
+          "required": ["d", "k"], "additionalProperties": False}
+
+
+def started(raw: str) -> int:
+    """Characters begun in a JSON string's written part: complete ones, plus one
+    for an escape or UTF-8 sequence cut short (no code shared with the matcher's)."""
+    whole = re.sub(r'(?<!\\)((?:\\\\)*)\\(?:u[0-9a-fA-F]{0,3})?$', lambda m: m.group(1) + "#", raw)
+    return len(json.loads('"' + whole + '"'))
+
+
+def oracle(allowed: list[int], written: bytes, vocab: list[bytes]) -> set[int]:
+    """The grammar's tokens, less those that write the value of ``d`` past 40
+    characters."""
+    kept = set()
+    for token in allowed:
+        text = (written + vocab[token]).decode("utf-8", "replace")  # a cut UTF-8 sequence: one character begun
+        found = re.match(r'\{"d": "((?:[^"\\]|\\.?)*)', text)
+        if found is None or started(found.group(1)) <= 40:
+            kept.add(token)
+    return kept
+
+
+@pytest.mark.parametrize("value", ["a" * 40, "a" * 41, "é" * 39 + "中", "x" * 37 + "\\n\\t", "ab" * 30, "", "q" * 38 + "é"])
+def test_masks_equal_the_oracle_at_every_token(value: str, infos: dict[str, TokenizerInfo], hf_tokenizers: dict[str, Any]) -> None:
+    info, tokenizer = infos["smollm2"], hf_tokenizers["smollm2"]
+    compiled = structgen.compile(Grammar.from_json_schema(SCHEMA, length_bound=32), info)
+    vocab = info.decoded_vocab
+    text = '{"d": "' + value + '", "k": "' + "z" * 50 + '"}'
+    matcher = structgen.Matcher(compiled)
+    written = b""
+    for token in tokenizer.encode(text, add_special_tokens=False):
+        allowed = set(matcher.allowed_tokens())
+        assert allowed == oracle(matcher._engine.allowed_tokens(), written, vocab), (value, written)
+        if not matcher.accept_token(token):
+            assert token not in allowed
+            break
+        assert token in allowed
+        written += vocab[token]
+    length = len(json.loads('"' + value + '"'))
+    assert (written == text.encode() and matcher.can_terminate()) == (length <= 40)
+
+
+def test_accepting_text_keeps_to_the_maximum_and_rolls_back(infos: dict[str, TokenizerInfo]) -> None:
+    compiled = structgen.compile(Grammar.from_json_schema(SCHEMA, length_bound=32), infos["smollm2"])
+    matcher = structgen.Matcher(compiled)
+    assert matcher.accept_string('{"d": "' + "a" * 39)
+    fork = matcher.fork()
+    assert not matcher.accept_string("bc") and matcher.accept_string("b")
+    assert not matcher.accept_string("c") and matcher.accept_string('", "k": "')
+    assert matcher.accept_string("z" * 100 + '"}') and matcher.can_terminate()  # k has no maximum
+    matcher.rollback(2)  # back to 40 characters
+    assert not matcher.accept_string("c") and not fork.accept_string('bb"') and fork.accept_string('b"')
