@@ -497,6 +497,7 @@ class _Translator:
             raise NoValue(f"{pointer or '#'}: maxLength {high} is below minLength {low}")
         bound = self.options.length_bound
         counted = high is not None and high > bound  # the matcher's count, where the lexer's would be too long
+        tag = len(self.report.entries)  # the marker names its report entry (structgen.grammar may revise it)
         if "maxLength" in schema:
             self.report.add(pointer, "maxLength", ENFORCED, COUNTED_NOTE if counted else "")
         if low > bound:
@@ -514,7 +515,7 @@ class _Translator:
         elif fmt is not None:
             self.approximate(pointer, "format", f"format {fmt!r} is not enforced: any string")
         if counted:
-            return self.terminal(f"(?P<max_length_{high}>{regexes.string_of_length(low, None)})")
+            return self.terminal(f"(?P<max_length_{high}_{tag}>{regexes.string_of_length(low, None)})")
         return self.terminal(regexes.string_of_length(low, high))
 
     def format(self, fmt: str, schema: dict[str, Any], pointer: str, lengths: str = "") -> str:

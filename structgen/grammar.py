@@ -73,11 +73,33 @@ class Grammar:
         # what the matcher checks beside the grammar: a schema's uniqueItems no grammar holds,
         # and the lengths of strings whose terminals mark bounds the lexer does not count
         self.unique_items: UniqueItems | None = None
-        maxima = {index: found for index, terminal in enumerate(rules.terminals)
+        marked = {index: found for index, terminal in enumerate(rules.terminals)
                   if terminal.kind == "re" and (found := marked_maximum(terminal.value)) is not None}
+        mixed = self._mixed_strings(set(marked), {index: most for index, (most, _) in marked.items()})
+        maxima = {index: most for index, (most, _) in marked.items() if index not in mixed}
         self.string_lengths = StringLengths(maxima) if maxima else None
+        self.uncounted_tags = sorted(marked[index][1] for index in mixed)  # the markers left uncounted (their tags)
         # structgen.compile's cache: id(TokenizerInfo) -> (that TokenizerInfo, CompiledGrammar)
         self.compiled_for: dict[int, tuple[Any, Any]] = {}
+
+    def _mixed_strings(self, marked: set[int], maxima: dict[int, int]) -> set[int]:
+        """The marked terminals a string may still be written as beside another
+        string terminal, unmarked or of another maximum, under one LR state (an
+        ``anyOf`` of two kinds of string): the count would know the string's
+        maximum only once the other gives way, possibly past it, with no valid end
+        left. They are not counted (a lexeme that starts with a quote is one of
+        ``strings``; a shared prefix that soon parts is counted as mixing too)."""
+        if not marked:
+            return set()
+        opened, _ = self.lexer.step(0, 0x22)
+        strings = set(self.lexer.reachable_terminals[opened]) if opened != DEAD else set()
+        mixed: set[int] = set()
+        for row in self.table.actions:
+            here = [terminal for terminal in row if terminal in strings]
+            ours = [terminal for terminal in here if terminal in marked]
+            if ours and (len(here) > len(ours) or len({maxima[terminal] for terminal in ours}) > 1):
+                mixed.update(ours)
+        return mixed
 
     @classmethod
     def from_lark(cls, text: str, start: str = "start") -> Grammar:
@@ -128,6 +150,7 @@ class Grammar:
                 raise failure
         grammar.report = report
         grammar.unique_items = UniqueItems(arrays) if arrays is not None else None
+        _uncounted_reported(grammar, chosen.strict)
         return grammar
 
     @classmethod
@@ -195,7 +218,30 @@ class Grammar:
         taken = [t for t in terminals if any(t in self.table.actions[top.state] for top in tops)]
         if not taken or any(terminal not in lengths.maxima for terminal in taken):
             return True
-        return len(json.loads(lexeme[lexeme.index(b'"'):])) <= max(lengths.maxima[t] for t in taken)
+        try:
+            characters = len(json.loads(lexeme[lexeme.index(b'"'):]))
+        except ValueError:  # not a JSON string after all: nothing a length says
+            return True
+        return characters <= max(lengths.maxima[t] for t in taken)
+
+
+def _uncounted_reported(grammar: Grammar, strict: bool) -> None:
+    """The ``maxLength`` entries of markers the grammar leaves uncounted
+    (``_mixed_strings``), approximated in the report (or, strict, an error)."""
+    from schema2grammar import APPROXIMATED, SchemaError, ReportEntry
+
+    for tag in grammar.uncounted_tags:
+        if not 0 <= tag < len(grammar.report.entries):
+            continue
+        entry = grammar.report.entries[tag]
+        if strict:
+            raise SchemaError(f"{entry.pointer or '#'}: maxLength cannot be enforced exactly ({UNCOUNTED_NOTE})")
+        grammar.report.entries[tag] = ReportEntry(entry.pointer, entry.keyword, APPROXIMATED, UNCOUNTED_NOTE)
+
+
+UNCOUNTED_NOTE = ("past the length_bound the lexer counts to, and beside another kind of string the value may "
+                  "still be written as: not counted")
+"""Why a ``maxLength`` the matcher would count is not (``Grammar._mixed_strings``)."""
 
 
 def _terminal_node(terminal: Terminal) -> tuple[Node, bool]:

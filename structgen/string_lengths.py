@@ -44,16 +44,17 @@ a text at the maximum can always still close its string."""
 
 QUOTE: Final = 0x22
 
-_MARKER: Final = re.compile(r"max_length_([0-9]+)")
+_MARKER: Final = re.compile(r"max_length_([0-9]+)(?:_([0-9]+))?")
 _sre: Final[Any] = importlib.import_module("re._parser")
 _const: Final[Any] = importlib.import_module("re._constants")
 
 
-def marked_maximum(pattern: str) -> int | None:
-    """The maximum of a terminal whose pattern ends with its one ``max_length_N``
-    group at the top level, around a JSON string, as ``schema2grammar`` writes it
-    (``[ \\t]*(?:(?P<max_length_32767>"..."))``); None for any other pattern (a
-    group of that name elsewhere means nothing)."""
+def marked_maximum(pattern: str) -> tuple[int, int] | None:
+    """The maximum, and the tag (-1: none; ``schema2grammar`` writes the index of
+    its report entry), of a terminal whose pattern ends with its one
+    ``max_length_N`` or ``max_length_N_TAG`` group at the top level, around a JSON
+    string (``[ \t]*(?:(?P<max_length_32767_4>"..."))``); None for any other
+    pattern (a group of that name elsewhere means nothing)."""
     names = [name for name in re.findall(r"\(\?P<(max_length_[^>]*)>", pattern) if _MARKER.fullmatch(name)]
     if len(names) != 1:
         return None
@@ -64,9 +65,12 @@ def marked_maximum(pattern: str) -> int | None:
     items = list(parsed.data)
     if not items or items[-1][0] is not _const.SUBPATTERN or items[-1][1][0] != parsed.state.groupdict[names[0]]:
         return None
+    body = list(items[-1][1][3])
+    if not body or body[0] != (_const.LITERAL, QUOTE):
+        return None  # not a JSON string: nothing to count
     found = _MARKER.fullmatch(names[0])
     assert found is not None
-    return int(found.group(1))
+    return int(found.group(1)), int(found.group(2)) if found.group(2) is not None else -1
 
 
 def step(state: int, count: int, byte: int) -> tuple[int, int]:
@@ -147,6 +151,7 @@ class TokenCounts:
                 opened_outside[token_id] = opened_most(OUTSIDE, data)
                 opened_inside[token_id] = opened_most(PLAIN, data)
         self.longest = int(self.chars.max()) if size else 0
+        self.longest_bytes = max((len(data) for data in vocab), default=0)  # what a token adds at most from any state
         self.opened = {OUTSIDE: opened_outside, PLAIN: opened_inside}
         self.longest_opened = max(int(opened_outside.max()), int(opened_inside.max())) if size else 0
 
@@ -210,7 +215,7 @@ class StringLengths:
         maximum, as a bitmask row of bytes (None: none would)."""
         counts = counts_for(vocab)
         most = self.maximum(engine) if state != OUTSIDE else None
-        near = most is not None and count + counts.longest > most
+        near = most is not None and count + (counts.longest if state == PLAIN else counts.longest_bytes) > most
         opening = self.least < counts.longest_opened  # a token's own new string may pass a maximum
         if not near and not opening:
             return None
@@ -219,7 +224,7 @@ class StringLengths:
         if near and most is not None:
             if state == PLAIN:
                 refuse |= counts.chars > most - count
-            else:  # inside a character: the few tokens that can go on, each read alone
+            else:  # inside a character, read alone (after a backslash: the tokens that can go on)
                 for token_id in np.flatnonzero(bits):
                     refuse[token_id] = in_string(state, count, vocab[token_id]) > most
         if opening:

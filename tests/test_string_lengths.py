@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 import structgen
-from schema2grammar import APPROXIMATED, ENFORCED, translate
+from schema2grammar import APPROXIMATED, ENFORCED, SchemaError, translate
 from schema2grammar.translate import COUNTED_NOTE
 from structgen import Grammar, TokenizerInfo
 from structgen.string_lengths import OUTSIDE, PLAIN, marked_maximum, step
@@ -55,23 +55,58 @@ def test_a_maximum_past_the_length_bound_is_counted_by_the_matcher() -> None:
     assert statuses[("/properties/text", "maxLength")] == (ENFORCED, COUNTED_NOTE)
     assert statuses[("/properties/short", "maxLength")] == (ENFORCED, "")
     assert statuses[("/properties/long", "minLength")][0] == APPROXIMATED  # minima are counted by the grammar alone
-    assert "(?P<max_length_32767>" in text and text.count("max_length_") == 1
+    assert "(?P<max_length_32767_" in text and text.count("max_length_") == 1
     grammar = Grammar.from_json_schema(schema)
     assert grammar.string_lengths is not None and sorted(grammar.string_lengths.maxima.values()) == [32767]
     assert grammar.accepts(json.dumps({"text": "é" * 32767})) and not grammar.accepts(json.dumps({"text": "é" * 32768}))
     assert grammar.accepts(json.dumps({"text": "\U0001f600" * 32767}))  # ensure_ascii: 32,767 pairs
 
 
-@pytest.mark.parametrize("pattern, maximum", [
-    (r'[ \t]{0,3}(?:(?P<max_length_40>"[a-z]*"))', 40),
-    (r'(?P<max_length_7>"[a-z]*")', 7),
+@pytest.mark.parametrize("pattern, found", [
+    (r'[ \t]{0,3}(?:(?P<max_length_40>"[a-z]*"))', (40, -1)),
+    (r'(?P<max_length_7_12>"[a-z]*")', (7, 12)),  # the tag: the report entry it stands for
     (r'(?P<max_length_7>"[a-z]*")|x', None),  # not the whole terminal
     (r'x(?P<max_length_7>"a")y', None),
     (r'(?P<max_length_1>"a")(?P<max_length_2>"b")', None),
     (r'(?P<max_length>"a")', None),
+    (r'(?P<max_length_3>[a-z]+)', None),  # no JSON string to count
 ])
-def test_only_a_marker_closing_the_terminal_counts(pattern: str, maximum: int | None) -> None:
-    assert marked_maximum(pattern) == maximum
+def test_only_a_marker_closing_the_terminal_around_a_string_counts(pattern: str, found: tuple[int, int] | None) -> None:
+    assert marked_maximum(pattern) == found
+    assert Grammar.from_lark("start: WORD\nWORD: /(?P<max_length_3>[a-z]+)/\n").accepts("abcdef")
+
+
+def test_a_maximum_beside_another_kind_of_string_is_not_counted(infos: dict[str, TokenizerInfo]) -> None:
+    """Under ``anyOf`` a value may be written as either string; the count could
+    learn which only once the other gives way, past the maximum, with no valid end
+    left. Such a marker is left uncounted and its entry approximated (strict: an
+    error); two maxima that differ, the same."""
+    schema = {"properties": {"x": {"anyOf": [{"type": "string", "maxLength": 40}, {"type": "string", "pattern": "^a*$"}]},
+                             "y": {"anyOf": [{"type": "string", "maxLength": 40}, {"type": "string", "maxLength": 50}]},
+                             "z": {"type": "string", "maxLength": 60}}}
+    grammar = Grammar.from_json_schema(schema, length_bound=32)
+    statuses = {e.pointer: e.status for e in grammar.report.entries if e.keyword == "maxLength"}
+    assert statuses == {"/properties/x/anyOf/0": APPROXIMATED, "/properties/y/anyOf/0": APPROXIMATED,
+                        "/properties/y/anyOf/1": APPROXIMATED, "/properties/z": ENFORCED}
+    assert grammar.accepts(json.dumps({"x": "a" * 45, "y": "b" * 45})) and not grammar.accepts(json.dumps({"z": "c" * 61}))
+    matcher = structgen.Matcher(structgen.compile(grammar, infos["smollm2"]))
+    assert matcher.accept_string('{"x": "' + "a" * 45)
+    assert matcher.allowed_tokens()  # "b" may follow (the pattern is gone, so is the count): never a dead end
+    with pytest.raises(SchemaError, match="/properties/x/anyOf/0: maxLength cannot be enforced exactly"):
+        Grammar.from_json_schema(schema, length_bound=32, strict=True)
+
+
+def test_a_token_read_from_inside_an_escape_counts_all_it_adds() -> None:
+    """After a backslash, a token that starts with a quote (an escaped one) adds its
+    whole length, which read from between characters it would not."""
+    pieces = [bytes([b]) for b in range(256)] + [b"aaaa", b'"' + b"x" * 12, b""]
+    info = TokenizerInfo(pieces, stop_token_ids=[len(pieces) - 1])
+    grammar = Grammar.from_json_schema({"type": "string", "maxLength": 40}, length_bound=32)
+    matcher = structgen.Matcher(structgen.compile(grammar, info))
+    assert matcher.accept_string('"' + "a" * 29 + "\\")  # 30 characters, the last an escape begun
+    long_quote = len(pieces) - 2
+    assert long_quote not in matcher.allowed_tokens() and not matcher.fork().accept_token(long_quote)
+    assert matcher.accept_string('"' + "x" * 10 + '"') and matcher.can_terminate()  # 40 characters
 
 
 SCHEMA = {"type": "object", "properties": {"d": {"type": "string", "maxLength": 40}, "k": {"type": "string"}},
