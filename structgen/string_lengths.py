@@ -2,16 +2,18 @@
 
 A ``maxLength: 32767`` would cost the lexer tens of automaton states a character
 (``schema2grammar`` counts up to ``Options.length_bound``, 2,048). Past that the
-translator writes the string's terminal inside a group named ``max_length_N``,
-which the engine reads as plain grouping, and the matcher counts the characters:
+translator writes the string's terminal inside a group named ``max_length_N``
+(``_TAG``: its report entry), which the engine reads as plain grouping, and the matcher counts the characters:
 
 - ``step`` follows, one byte at a time, whether the text is inside a JSON string,
   how many characters it holds so far (an escape, a ``\\u`` pair of surrogates, a
   UTF-8 sequence is one character, as JSON Schema counts them) and where inside a
   character it is;
 - inside a string, the engine says which terminals the lexeme can still become
-  with the stack it has (``lexeme_terminals``); when all of them are marked, the
-  largest of their maxima is the one to keep to;
+  with the stack it has (``lexeme_terminals``); when all of them are marked, their
+  maximum is the one to keep to (``structgen.grammar`` leaves uncounted a marker a
+  value may share with another string terminal, or another maximum, under one LR
+  state: the count could learn the maximum only past it);
 - per vocabulary, the characters each token adds to the string it starts in
   (``TokenCounts``) make the mask a comparison of arrays, needed only within the
   longest token's count of the maximum. A token that opens a new string can only
