@@ -86,6 +86,7 @@ def test_sequences_are_interned() -> None:
     assert table.extend(table.extend(EMPTY_SEQUENCE, 3), 5) == a
     assert table.states(a) == [3, 5] and table.states(EMPTY_SEQUENCE) == []
     assert len(table) == 3
+    assert table.first[a] == 3 and table.first[table.parent[a]] == 3 and table.first[EMPTY_SEQUENCE] == -1
 
 
 @pytest.mark.parametrize("text", [b'{"a": 1}', b"[true,false]", b'"x"'])

@@ -65,6 +65,7 @@ class SequenceTable:
         # 128k tokens holds 165,000 sequences)
         self.parent: vec[i64] = vec[i64]([-1])  # sequence id without its last element
         self.last: vec[i64] = vec[i64]([-1])  # its last ended lexer state
+        self.first: vec[i64] = vec[i64]([-1])  # its first ended lexer state (tables._build)
         self._extend: dict[int, int] = {}
         self._stride = 1 << 32
 
@@ -76,6 +77,7 @@ class SequenceTable:
             found = len(self.parent)
             self.parent = append(self.parent, sequence)
             self.last = append(self.last, ended_state)
+            self.first = append(self.first, ended_state if sequence == EMPTY_SEQUENCE else self.first[sequence])
             self._extend[key] = found
         return found
 

@@ -473,18 +473,41 @@ class MaskTables:
         reach_class = self.lexer.reach_class
         classes = self.lexer.reach_class_count + 1
         verdicts: dict[int, int] = {}
+        # a lexeme the top has no action for (and not ignored) is never taken: most of
+        # a schema state's groups start with one, and a few lexemes start them all
+        actions = self.table.actions[states[-1]]
+        first = self.sequences.first
+        first_taken: dict[int, int] = {}  # first ended lexer state -> taken (1) or not (0)
         for group in groups:
+            sequence = group.sequence
+            if sequence != EMPTY_SEQUENCE:
+                lexeme = first[sequence]
+                taken = first_taken.get(lexeme, -1)
+                if taken < 0:
+                    taken = self._first_taken(lexeme, actions)
+                    first_taken[lexeme] = taken
+                if not taken:
+                    continue
             end_state = group.end_state
-            key = group.sequence * classes + (0 if end_state == START else reach_class[end_state] + 1)
+            key = sequence * classes + (0 if end_state == START else reach_class[end_state] + 1)
             verdict = verdicts.get(key, -1)
             if verdict < 0:
-                verdict = self._classify(context, group.sequence, end_state)
+                verdict = self._classify(context, sequence, end_state)
                 verdicts[key] = verdict
             if verdict == DEPENDS:
                 dependent.append(group)
             elif verdict == ALWAYS:
                 accepted.append(group)
         return MaskEntry(self._row(base, accepted), tuple(dependent), states)
+
+    def _first_taken(self, ended_state: int, actions: dict[int, list[int]]) -> int:
+        """1 if a lexeme ended in ``ended_state`` can be a terminal that ``actions``
+        (a top's) acts on or an ignored one, else 0: then no group starting with
+        it goes through (``_after`` would find no stack)."""
+        for terminal in self.lexer.accepts[ended_state]:
+            if self.ignored[terminal] or terminal in actions:
+                return 1
+        return 0
 
     def _row(self, base: bytes, accepted: list[TokenGroup]) -> bytes:
         """The row of ``base`` and the ``accepted`` groups. Many entries accept the
