@@ -474,13 +474,15 @@ class MaskTables:
         classes = self.lexer.reach_class_count + 1
         verdicts: dict[int, int] = {}
         # a lexeme the top has no action for (and not ignored) is never taken: most of
-        # a schema state's groups start with one, and a few lexemes start them all
+        # a schema state's groups start with one, and a few lexemes start them all;
+        # a refinement's groups all passed this under the same top already
+        by_first = len(states) == 1
         actions = self.table.actions[states[-1]]
         first = self.sequences.first
         first_taken: dict[int, int] = {}  # first ended lexer state -> taken (1) or not (0)
         for group in groups:
             sequence = group.sequence
-            if sequence != EMPTY_SEQUENCE:
+            if by_first and sequence != EMPTY_SEQUENCE:
                 lexeme = first[sequence]
                 taken = first_taken.get(lexeme, -1)
                 if taken < 0:
