@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from jsonschema import Draft202012Validator, validators
 from schema2grammar.translate import NOWHERE, follow_pointer
 
 MAX_DEPTH = 64
@@ -21,7 +22,8 @@ def rewritten(root: Any, data: Any) -> Any:
     """``data`` with every object's keys in the order ``root`` declares them there, as
     the grammar reads it: the schema's text order through ``$ref`` and ``allOf``, and
     through the one ``anyOf``/``oneOf`` branch that declares most of the object's keys;
-    a combinator written before ``properties`` puts its branches' new names first.
+    a combinator written before ``properties`` puts its branches' new names first;
+    after those, each ``if``'s names, then those of the ``then`` or ``else`` it picks.
     Undeclared keys follow as they came. A key's value follows its property, its
     first matching ``patternProperties`` or ``additionalProperties``."""
     return _rewrite(root, root, data, 0)
@@ -46,6 +48,7 @@ def _order(root: Any, schema: Any, data: dict[str, Any], hops: int) -> list[str]
         return []
     own = list(schema["properties"]) if isinstance(schema.get("properties"), dict) else []
     names: list[str] = []
+    conditionals = [schema] if "if" in schema else []
     for key, value in schema.items():
         if key == "properties":
             names += own
@@ -53,8 +56,25 @@ def _order(root: Any, schema: Any, data: dict[str, Any], hops: int) -> list[str]
             names += _order(root, _target(root, value), data, hops + 1)
         elif key in ("allOf", "anyOf", "oneOf") and isinstance(value, list):
             for branch in value if key == "allOf" else _chosen(root, value, data):
+                if key == "allOf" and isinstance(branch, dict) and "if" in branch:
+                    conditionals.append(branch)
+                    branch = {k: v for k, v in branch.items() if k not in ("if", "then", "else")}
                 names += [name for name in _order(root, branch, data, hops + 1) if name not in own]
+    for conditional in conditionals:  # after the others: the if's names, then those of the branch it picks
+        for branch in (conditional["if"], _branch(root, conditional, data)):
+            names += [name for name in _order(root, branch, data, hops + 1) if name not in own]
     return names
+
+
+def _branch(root: Any, schema: dict[str, Any], data: Any) -> Any:
+    """The ``then`` or ``else`` that a schema's ``if`` picks for ``data``."""
+    probe = {**schema["if"], **{key: root[key] for key in ("definitions", "$defs") if key in root}} \
+        if isinstance(schema["if"], dict) and isinstance(root, dict) else schema["if"]
+    try:
+        holds = validators.validator_for(root, default=Draft202012Validator)(probe).is_valid(data)
+    except Exception:  # noqa: BLE001 - a schema the validator cannot read: no branch, no order from it
+        return None
+    return schema.get("then") if holds else schema.get("else")
 
 
 def _chosen(root: Any, branches: list[Any], data: Any) -> list[Any]:
@@ -85,6 +105,8 @@ def _places(root: Any, schema: Any, data: Any, hops: int) -> list[dict[str, Any]
         if isinstance(branches, list):
             for branch in branches if key == "allOf" else _chosen(root, branches, data):
                 found += _places(root, branch, data, hops + 1)
+    if "if" in schema:
+        found += _places(root, _branch(root, schema, data), data, hops + 1)
     return found
 
 

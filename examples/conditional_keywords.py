@@ -1,7 +1,7 @@
-"""``not``, ``if``/``then``/``else``, ``contains``, ``uniqueItems`` and a ``oneOf`` whose
-branches may overlap, enforced by the grammar where the values a schema refuses have
-an exact grammar (a complement); the report, and what the grammar accepts next to
-what jsonschema says.
+"""``not``, ``if``/``then``/``else`` (a switch of them too), ``contains``,
+``uniqueItems`` and a ``oneOf`` whose branches may overlap, enforced by the grammar
+where the values a schema refuses have an exact grammar (a complement); the report,
+and what the grammar accepts next to what jsonschema says.
 
 Run: .venv/bin/python examples/conditional_keywords.py
 """
@@ -23,6 +23,16 @@ schemas = {
         "else": {"required": ["account"]},
     }, [{"kind": "card", "number": "4111"}, {"kind": "card", "account": "DE12"}, {"kind": "bank", "account": "DE12"},
         {"kind": "bank", "number": "4111"}]),
+    # a switch: one if per shape, each testing "shape" against a constant; built as
+    # one branch per case (schema2grammar/switch.py), exact past the 6 nested ifs
+    "switch": ({
+        "type": "object",
+        "properties": {"shape": {"type": "string"}, "r": {"type": "number"}, "w": {"type": "number"}},
+        "required": ["shape"],
+        "allOf": [{"if": {"properties": {"shape": {"const": shape}}}, "then": {"required": needs}}
+                  for shape, needs in [("circle", ["r"]), ("square", ["w"]), ("disc", ["r"]), ("tile", ["w"]),
+                                       ("ring", ["r"]), ("board", ["w"]), ("coin", ["r"]), ("plate", ["w"])]],
+    }, [{"shape": "coin", "r": 1}, {"shape": "coin", "w": 1}, {"shape": "plate", "w": 2}, {"shape": "blob"}]),
     # any string but these (in any spelling: "\u0061dmin" is "admin")
     "not": ({"type": "string", "not": {"enum": ["admin", "root"]}}, ["alice", "admin", "root", "\\u0061dmin"]),
     # one or two of the items are 0

@@ -6,10 +6,13 @@ spells it (itself, or ``\\"``, ``\\\\``, ``\\n``, ``\\u001f``), while the free
 stretches an unanchored search allows on either side take any spelling. ``\\d \\w
 \\s .`` are ECMA's (ASCII digits and word characters; ECMA's white space and line
 terminators). Anchors may stand anywhere (``anchored``: a ``^`` after what
-matched nothing); what no finite automaton expresses (lookarounds,
-backreferences, word boundaries) is ``Unsupported``. ``python_regex``
-gives the same meaning to Python's ``re`` over the decoded string, so that a
-validator checking values agrees with the grammar.
+matched nothing). Lookaheads at the start of a pattern anchored by ``^`` are a
+conjunction (``conjuncts``): ``^(?=A)(?!B)R`` is ``^(?:R)``, ``^(?:A)`` and not
+``^(?:B)``, each without lookaheads, whose automata the callers intersect. What no
+finite automaton expresses here (other lookarounds, backreferences, word
+boundaries) is ``Unsupported``. ``python_regex`` gives the same meaning to
+Python's ``re`` over the decoded string, so that a validator checking values
+agrees with the grammar.
 """
 
 from __future__ import annotations
@@ -37,7 +40,8 @@ Ranges = list[tuple[int, int]]
 class Node:
     """``set``: one character of ``ranges``; ``cat`` / ``alt``: ``children`` in
     sequence / as alternatives; ``rep``: ``children[0]`` ``low`` to ``high`` times
-    (-1: unbounded); ``^`` / ``$``: an anchor."""
+    (-1: unbounded); ``^`` / ``$``: an anchor; ``look``: a lookahead for
+    ``children[0]``, positive where ``low`` is 1."""
 
     kind: str
     ranges: Ranges = field(default_factory=list)
@@ -63,6 +67,38 @@ def parse(pattern: str) -> Node:
     return _Parser(pattern).parse()
 
 
+def conjuncts(pattern: str) -> list[tuple[bool, str]]:
+    """``pattern`` as patterns without lookaheads that a string must match (True)
+    or must not (False), the pattern's own rest first: ``[(True, pattern)]`` where
+    it has none. Lookaheads are read only at the start of a pattern anchored by
+    ``^`` (``^(?!(?:if|for)$)[a-z]+$``, ``^(?=.*[0-9])(?=.*[A-Z]).{8,}$``): there each
+    tests the whole string from its start, so ``^(?=A)R`` holds where ``^(?:R)``
+    and ``^(?:A)`` both do. Elsewhere they are ``Unsupported``."""
+    tree = parse(pattern)
+    if not _has_look(tree):
+        return [(True, pattern)]
+    leading = tree.children[1:] if tree.kind == "cat" and tree.children and tree.children[0].kind == "^" else []
+    looks = 0
+    while looks < len(leading) and leading[looks].kind == "look":
+        looks += 1
+    if not looks or any(_has_look(node) for node in leading[looks:]) \
+            or any(_has_look(look.children[0]) for look in leading[:looks]):
+        raise Unsupported("a lookaround other than at the start of a pattern anchored by ^")
+    tests: list[tuple[bool, str]] = []
+    at = 1
+    for _ in range(looks):  # each lookahead's text, as the parser delimits it
+        reader = _Parser(pattern)
+        reader.at = at + 3
+        reader.alternation()
+        tests.append((pattern[at + 2] == "=", f"^(?:{pattern[at + 3:reader.at]})"))
+        at = reader.at + 1
+    return [(True, f"^(?:{pattern[at:]})"), *tests]
+
+
+def _has_look(node: Node) -> bool:
+    return node.kind == "look" or any(_has_look(child) for child in node.children)
+
+
 def json_string_regex(pattern: str) -> str:
     """A regex for the text between the quotes of every JSON string (as
     ``json.dumps`` spells its characters) whose value the pattern matches somewhere."""
@@ -82,6 +118,8 @@ def anchored(tree: Node) -> list[tuple[bool, Node, bool]]:
     it, a ``$`` where nothing follows (``a^b`` finds nothing; ``(^a|b)c`` is
     ``^ac`` or ``bc``). An anchor inside a repetition is ``Unsupported``, as are
     more than ``MAX_ANCHORED`` ways, and a pattern that can match nowhere."""
+    if _has_look(tree):
+        raise Unsupported("a lookaround other than at the start of a pattern anchored by ^")
     found = _ways(tree)
     if not found:
         raise Unsupported("the pattern's anchors let it match nowhere")
@@ -240,8 +278,12 @@ class _Parser:
     def group(self) -> Node:
         if self.text.startswith("?:", self.at):
             self.at += 2
-        elif self.text.startswith(("?=", "?!", "?<=", "?<!"), self.at):
-            raise Unsupported("a lookaround")
+        elif self.text.startswith(("?=", "?!"), self.at):
+            positive = self.peek(1) == "="
+            self.at += 2
+            return Node("look", children=[self.group_body()], low=int(positive))
+        elif self.text.startswith(("?<=", "?<!"), self.at):
+            raise Unsupported("a lookbehind")
         elif self.text.startswith("?<", self.at):
             end = self.text.find(">", self.at)
             if end < 0:
@@ -249,6 +291,9 @@ class _Parser:
             self.at = end + 1
         elif self.peek() == "?":
             raise Unsupported(f"an unknown group (?{self.peek(1)}")
+        return self.group_body()
+
+    def group_body(self) -> Node:
         self.depth += 1
         if self.depth > MAX_GROUP_DEPTH:
             raise Unsupported(f"groups nested more than {MAX_GROUP_DEPTH} deep")
@@ -371,7 +416,9 @@ def _emit(node: Node, spell: Callable[[Ranges], str], anchors: dict[str, str] | 
         upper = "" if node.high == -1 else str(node.high)
         return f"(?:{_emit(node.children[0], spell, anchors)}){{{node.low},{upper}}}"
     if anchors is None:
-        raise Unsupported(f"an anchor {node.kind} inside the pattern")
+        raise Unsupported(f"an anchor {node.kind} inside the pattern" if node.kind != "look" else "a lookaround")
+    if node.kind == "look":  # only Python's re reads it (python_regex)
+        return ("(?=" if node.low else "(?!") + _emit(node.children[0], spell, anchors) + ")"
     return anchors[node.kind]
 
 

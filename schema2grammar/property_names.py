@@ -50,9 +50,10 @@ def regions(patterns: list[str], declared: list[str], unmatched: bool = True,
     (ECMA-262, unanchored search): one per set of patterns a name can match, the
     empty set included only when ``unmatched`` (no ``additionalProperties: false``);
     only names ``allowed`` (by ``propertyNames``) where it is given."""
-    if len(patterns) == 1 and not declared and not unmatched and allowed is None:
+    tests = [ecma.conjuncts(pattern) for pattern in patterns]  # a pattern with lookaheads: several automata
+    if len(patterns) == 1 and len(tests[0]) == 1 and not declared and not unmatched and allowed is None:
         return [Region((0,), ecma.json_string_regex(patterns[0]))]  # one region: the pattern's names, as a string's
-    nfas = [automata.search_nfa(ecma.parse(pattern)) for pattern in patterns]
+    nfas = [automata.search_nfa(ecma.parse(part)) for found in tests for _, part in found]
     cuts = automata.cut_points([ranges for nfa in nfas for moves in nfa.moves for ranges, _ in moves]
                                + [[(ord(c), ord(c))] for name in declared for c in name]
                                + (allowed.ranges() if allowed is not None else []))
@@ -61,13 +62,13 @@ def regions(patterns: list[str], declared: list[str], unmatched: bool = True,
     dfas.append(string_sets.listed_dfa(declared, classes))
     dfas += allowed.automata(classes) if allowed is not None else []
     product, signatures = automata.product(dfas, classes)
-    names_bit = 1 << len(patterns)
-    mask = names_bit - 1
-    kept = [not s & names_bit and (allowed is None or allowed.holds_bits(s >> (len(patterns) + 1))) for s in signatures]
+    names_bit = 1 << len(nfas)
+    kept = [not s & names_bit and (allowed is None or allowed.holds_bits(s >> (len(nfas) + 1))) for s in signatures]
+    matches = [_matched(tests, s) for s in signatures]
     found: list[Region] = []
     size = 0
-    for matched in sorted({s & mask for s, keep in zip(signatures, kept) if keep and (s & mask or unmatched)}):
-        accepting = [s & mask == matched and keep for s, keep in zip(signatures, kept)]
+    for matched in sorted({m for m, keep in zip(matches, kept) if keep and (m or unmatched)}):
+        accepting = [m == matched and keep for m, keep in zip(matches, kept)]
         try:
             regex = automata.to_regex(product, accepting, classes, 4 * MAX_REGEX)
         except ecma.Unsupported:
@@ -83,6 +84,17 @@ def regions(patterns: list[str], declared: list[str], unmatched: bool = True,
     return found
 
 
+def _matched(tests: list[list[tuple[bool, str]]], signature: int) -> int:
+    """The patterns (a bit each) whose automata's verdicts in ``signature`` (a bit
+    per automaton, each pattern's conjuncts in a row) say they match."""
+    matched, at = 0, 0
+    for i, found in enumerate(tests):
+        if all(bool(signature >> (at + j) & 1) == holds for j, (holds, _) in enumerate(found)):
+            matched |= 1 << i
+        at += len(found)
+    return matched
+
+
 def _by_lookaheads(patterns: list[str], matched: int, declared: list[str]) -> str:
     """A region as lookaheads the engine reads as intersections and differences
     (``structgen.engine.regex``): the names every pattern in ``matched`` (a bit per
@@ -90,8 +102,9 @@ def _by_lookaheads(patterns: list[str], matched: int, declared: list[str]) -> st
     elimination writes too much (a pattern counting 250 characters, left out of
     the other names), this stays the size of the patterns' own regexes; the
     engine builds the automaton, within its limit."""
-    ahead = [f'(?={ecma.json_string_regex(p)}")' for i, p in enumerate(patterns) if matched >> i & 1]
-    refused = [ecma.json_string_regex(p) for i, p in enumerate(patterns) if not matched >> i & 1]
+    ahead = [f'{"(?=" if holds else "(?!"}{ecma.json_string_regex(part)}")' for i, p in enumerate(patterns)
+             if matched >> i & 1 for holds, part in ecma.conjuncts(p)]
+    refused = [ecma.json_string_regex(p) for i, p in enumerate(patterns) if not matched >> i & 1]  # lookaheads: Unsupported
     refused += [re.escape(json.dumps(name, ensure_ascii=False)[1:-1]) for name in declared]
     if refused:
         ahead.append(f'(?!(?:{"|".join(refused)})")')

@@ -3,7 +3,8 @@
 ``complement`` sees a schema kind by kind as a few simple sets; a set of strings
 cut by ``pattern`` has no such form, and neither has the set a ``not`` of a
 ``pattern`` leaves. Here a schema's strings are a ``StringSet``: one automaton per
-keyword that judges a string (``pattern``'s ECMA-262 search, the values ``enum``
+keyword that judges a string (``pattern``'s ECMA-262 search, one per conjunct of a
+pattern with leading lookaheads, ``ecma.conjuncts``; the values ``enum``
 or ``const`` list, the ``minLength``/``maxLength`` range), and a formula over their
 verdicts for ``allOf``, ``anyOf``, ``oneOf``, ``not``, ``if``/``then``/``else`` and
 ``$ref``. Their product is one automaton, and ``spelled`` turns the strings it
@@ -260,8 +261,11 @@ class _Reader:
         if key == "pattern":
             if not isinstance(value, str):
                 raise shared.SchemaError(f"{pointer}: pattern must be a string")
-            _search(value)  # a pattern no automaton spells is Unsupported now
-            return self.base(("pattern", value))
+            found: list[Formula] = []
+            for holds, part in ecma.conjuncts(value):  # its leading lookaheads: a conjunction
+                _search(part)  # a pattern no automaton spells is Unsupported now
+                found.append(self.base(("pattern", part)) if holds else _not(self.base(("pattern", part))))
+            return _all(found)
         if key == "format":
             if self.draft.format_assertion:  # one the translator spells, or one a validator may know
                 raise ecma.Unsupported(f"format {value!r} is not read as a set of strings")

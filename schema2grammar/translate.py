@@ -24,7 +24,7 @@ from fractions import Fraction
 from typing import Any, Callable
 
 from schema2grammar import (applicators, automata, complement, ecma, formats, multiples, numbers, property_names, regexes,
-                            string_sets, unevaluated, unique_arrays)
+                            string_sets, switch, unevaluated, unique_arrays)
 from schema2grammar.object_states import (
     MAX_OBJECT_STATES,
     MAX_UNORDERED_STATES,
@@ -472,15 +472,16 @@ class _Translator:
         lengths beside a format are mostly loose limits (``maxLength: 255`` on an
         e-mail address)."""
         report = self.report
-        pattern = self.pattern(schema, pointer)
-        if pattern is not None:
+        found = self.pattern(schema, pointer)
+        if found is not None:
+            pattern, tests = found
             body = '"' + pattern + '"'
             lengths = self.pattern_lengths(schema, pointer)
             ahead = [lengths] if lengths else []  # the lookaheads: what else the terminal's strings meet
             ahead += self.format_beside(schema, [body, *ahead], pointer)
             if "x-url" in schema:
                 self.approximate(pointer, "x-url", "not enforced beside pattern")
-            return self.terminal("".join(f"(?={regex})" for regex in ahead) + body)
+            return self.terminal("".join(tests) + "".join(f"(?={regex})" for regex in ahead) + body)
         fmt = schema.get("format")
         spelled = fmt if isinstance(fmt, str) and fmt in formats.FORMATS else None  # a format with a grammar
         where = self.options.format_grammars
@@ -628,20 +629,25 @@ class _Translator:
             self.report.add(pointer, "x-url", ENFORCED, "the URL's schemes and host, as format 'uri' reads them")
         return (None if schemes is None else [v.lower() for v in schemes]), host_required
 
-    def pattern(self, schema: dict[str, Any], pointer: str) -> str | None:
-        """The regex for ``pattern`` (None when there is none, or it cannot be exact)."""
+    def pattern(self, schema: dict[str, Any], pointer: str) -> tuple[str, list[str]] | None:
+        """The regex for ``pattern``, and its leading lookaheads as the terminal's
+        (each over the whole quoted string: the engine intersects, or takes away,
+        their automata); None when there is none, or it cannot be exact."""
         if "pattern" not in schema:
             return None
         source = schema["pattern"]
         if not isinstance(source, str):
             raise SchemaError(f"{pointer or '#'}: pattern must be a string")
         try:
-            regex = ecma.json_string_regex(source)
+            [(_, rest), *lookaheads] = ecma.conjuncts(source)
+            regex = ecma.json_string_regex(rest)
+            tests = [f'{"(?=" if holds else "(?!"}"{ecma.json_string_regex(test)}")' for holds, test in lookaheads]
         except ecma.Unsupported as exc:
             self.approximate(pointer, "pattern", f"{exc}: any string")
             return None
-        self.report.add(pointer, "pattern", ENFORCED, "characters it names are spelled as json.dumps spells them")
-        return regex
+        self.report.add(pointer, "pattern", ENFORCED, "characters it names are spelled as json.dumps spells them"
+                        + ("; its lookaheads as the terminal's" if tests else ""))
+        return regex, tests
 
     def length_note(self) -> str:
         """Why a length bound is not counted: above ``Options.length_bound``."""
@@ -667,7 +673,8 @@ class _Translator:
                 self.approximate(pointer, key, self.length_note())
             return ""
         try:
-            found = automata.lengths_found(ecma.parse(schema["pattern"]), low, high)
+            rest = ecma.conjuncts(schema["pattern"])[0][1]  # its lookaheads aside: the terminal holds them
+            found = automata.lengths_found(ecma.parse(rest), low, high)
         except ecma.Unsupported as exc:
             for key in keys:
                 self.approximate(pointer, key, f"not enforced beside pattern: {exc}")
@@ -1251,6 +1258,9 @@ class _Translator:
             self.depth -= 1
 
     def merge(self, schema: dict[str, Any], parts: list[Any], pointer: str) -> str:
+        text = self.switched(schema, parts, pointer) if self.conditional_keywords else None
+        if text is not None:
+            return text
         merged, exact = self.merged(schema, parts, pointer)
         if exact:
             self.report.add(pointer, "allOf", ENFORCED, "merged")
@@ -1258,6 +1268,74 @@ class _Translator:
             self.approximate(pointer, "allOf", "branches disagree on a keyword, or one limits the others' "
                              "properties: the first one's value is used")
         return self.body(merged, pointer)
+
+    def switched(self, schema: dict[str, Any], parts: list[Any], pointer: str) -> str | None:
+        """The ``allOf`` as one branch per case of its conditionals (``switch``),
+        when they test one property against constants; None otherwise, or past
+        ``MAX_SWITCH_VALUES`` or ``MAX_SWITCH_RULES``, for ``merge`` to nest them."""
+        own = {k: v for k, v in schema.items() if k != "allOf"}
+        if any(unevaluated.present(self, part) for part in [own, *parts]):
+            return None  # then's properties count as evaluated: the conditionals stay with their part
+        found = switch.split([own, *parts], self.float_integers)
+        if found is None:
+            return None
+        [own, *rest], on = found
+        written = [k for k in switch.CONDITIONAL if any(isinstance(part, dict) and k in part for part in [schema, *parts])]
+        own = {k: v for k, v in schema.items() if k in own or k == "allOf"}  # allOf's place orders the properties
+        start, known, visited = len(self.report.entries), set(self.by_pointer), self.visited
+        merged, exact = self.merged(own, rest, pointer)
+        inexact: list[str] = []  # the cases whose merge is not exact
+
+        def branches() -> str:
+            built: list[str] = []
+            for case, guard, chosen in on.cases(merged):
+                before, cached = len(self.report.entries), set(self.by_pointer)
+                try:
+                    built.append(self.node({"allOf": [merged, guard, *chosen]}, pointer))
+                except NoValue:
+                    continue  # no value of this case satisfies the others
+                except SchemaError as exc:  # a limit in a then or else (a reference to itself in allOf...)
+                    if self.options.strict or not chosen:
+                        raise
+                    del self.report.entries[before:]
+                    for later in set(self.by_pointer) - cached:
+                        del self.by_pointer[later]
+                    inexact.append(f"{case} (its then and else left out: {exc})")
+                    try:
+                        built.append(self.node({"allOf": [merged, guard]}, pointer))
+                    except NoValue:
+                        pass
+                    continue
+                verdicts = self.report.entries[before:]
+                if any(e.pointer == pointer and e.keyword == "allOf" and e.status != ENFORCED for e in verdicts):
+                    inexact.append(case)
+            return " | ".join(built)
+
+        self.depth += 1  # a case may hold this schema again (a $ref): nesting, as through node()
+        try:
+            text = self.within_budget(switch.MAX_SWITCH_RULES, branches)
+        finally:
+            self.depth -= 1
+        if text is None:
+            del self.report.entries[start:]
+            for later in set(self.by_pointer) - known:  # rules on the way may stand on dropped ones
+                del self.by_pointer[later]
+            self.visited = visited
+            return None
+        self.report.entries[start:] = [e for e in self.report.entries[start:]
+                                       if (e.pointer, e.keyword) != (pointer, "allOf")]
+        for key in written:
+            self.report.add(pointer, key, ENFORCED, f"one branch per value of {on.name!r}, the property the ifs test")
+        if exact and not inexact:
+            self.report.add(pointer, "allOf", ENFORCED, "merged, one branch per case of its conditionals")
+        else:
+            where = "" if not inexact else " where " + "; where ".join(inexact)
+            self.approximate(pointer, "allOf", f"merged not exactly{where}: the parts disagree on a keyword, or one "
+                             "limits the others' properties, and the first one's value is used")
+        self.collapse_report(start)
+        if not text:
+            raise NoValue(f"{pointer or '#'}: no value satisfies the allOf in any case of its conditionals")
+        return text
 
     def merged(self, schema: dict[str, Any], parts: list[Any], pointer: str) -> tuple[dict[str, Any], bool]:
         """``schema`` (its own ``allOf`` aside) and ``parts`` as one schema object, and
@@ -1714,7 +1792,11 @@ def _both(first: Any, second: Any) -> Any:
     """A schema both ``first`` and ``second`` hold to (one of them where the other is true)."""
     if second is True or second == {} or first == second:
         return first
-    return second if first is True or first == {} else {"allOf": [first, second]}
+    if first is True or first == {}:
+        return second
+    if isinstance(first, dict) and set(first) == {"allOf"} and isinstance(first["allOf"], list):
+        return {"allOf": [*first["allOf"], second]}  # flat: a hundred parts merged one by one nest no deeper
+    return {"allOf": [first, second]}
 
 
 def _parts_names_first(properties: dict[str, Any], own: Any) -> dict[str, Any]:

@@ -77,3 +77,19 @@ def test_a_combinator_written_first_declares_its_new_names_first() -> None:
     ordered = declared_order.rewritten(schema, data)
     assert list(ordered) == ["from", "subject", "id"]
     assert Grammar.from_json_schema(schema).accepts(json.dumps(ordered))
+
+
+def test_conditionals_declare_their_names_after_the_others() -> None:
+    """SchemaStore minecraft-predicate: an allOf of if/then parts, one per value of
+    ``conditions``; the names of the then the if picks follow the schema's own, and
+    the values under them follow that then's schemas."""
+    schema = {"allOf": [{"if": {"properties": {"conditions": {"const": c}}},
+                         "then": {"properties": {"entity": {}, "predicate": {"properties": {"flags": {}, "type": {}}}}}
+                         if c == "entity" else {"properties": {"chance": {}}}} for c in ("chance", "entity")],
+              "properties": {"conditions": {"enum": ["chance", "entity"]}}}
+    data = {"predicate": {"type": "player", "flags": {}}, "conditions": "entity", "entity": "this"}
+    ordered = declared_order.rewritten(schema, data)
+    assert json.dumps(ordered) == ('{"conditions": "entity", "entity": "this", '
+                                   '"predicate": {"flags": {}, "type": "player"}}')
+    grammar = Grammar.from_json_schema(schema)
+    assert grammar.accepts(json.dumps(ordered)) and not grammar.accepts(json.dumps(data))
