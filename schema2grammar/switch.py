@@ -24,6 +24,7 @@ import json
 from dataclasses import dataclass
 from typing import Any, Iterator
 
+from schema2grammar.applicators import CONDITIONAL
 from schema2grammar.shared import ANNOTATIONS, has_type, json_equal
 
 MAX_SWITCH_VALUES = 32
@@ -36,7 +37,6 @@ switches test at most 17, but for one (cloudify: 125, whose cases took minutes).
 MAX_SWITCH_RULES = 20_000
 """Rules the cases of one switch may add; past it, as past ``MAX_SWITCH_VALUES``."""
 
-CONDITIONAL = ("if", "then", "else")
 NOT_OBJECTS = ["array", "boolean", "null", "number", "string"]
 
 
@@ -57,7 +57,10 @@ class Conditional:
 
 @dataclass(frozen=True)
 class Switch:
-    name: str  # the property every if tests
+    """Conditionals whose ``if``s each test the property ``name`` against one of
+    ``values``."""
+
+    name: str
     conditionals: list[Conditional]
     values: list[Any]  # the constants they test, each once
 

@@ -1280,7 +1280,7 @@ class _Translator:
         if found is None:
             return None
         [own, *rest], on = found
-        written = [k for k in switch.CONDITIONAL if any(isinstance(part, dict) and k in part for part in [schema, *parts])]
+        written = [k for k in applicators.CONDITIONAL if any(isinstance(part, dict) and k in part for part in [schema, *parts])]
         own = {k: v for k, v in schema.items() if k in own or k == "allOf"}  # allOf's place orders the properties
         start, known, visited = len(self.report.entries), set(self.by_pointer), self.visited
         merged, exact = self.merged(own, rest, pointer)
