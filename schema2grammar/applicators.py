@@ -416,8 +416,7 @@ def exclusive(t: _Translator, options: list[Any], branch: Callable[[int], Any], 
         notes += [f"{e.pointer or '#'}: {e.keyword}: {e.note}" for e in t.report.entries[start:] if e.status != ENFORCED]
     if text is None or notes:
         del t.report.entries[start:]
-        for later in set(t.by_pointer) - known:  # rules on the way may stand on dropped ones
-            del t.by_pointer[later]
+        t.forget_cached(known)
         t.visited = visited
         if text is None:
             return None, reason

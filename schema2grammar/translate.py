@@ -357,10 +357,15 @@ class _Translator:
             # forget what was cached meanwhile: those rules may stand on this one
             if isinstance(exc, NoValue):
                 self.empty.add(key)
-            for later in set(self.by_pointer) - known:
-                del self.by_pointer[later]
+            self.forget_cached(known)
             raise
         return name
+
+    def forget_cached(self, known: set[str]) -> None:
+        """Forget the references cached since ``known`` was taken: the rules they
+        name may stand on rules being given up."""
+        for later in set(self.by_pointer) - known:
+            del self.by_pointer[later]
 
     def merged_references(self, parts: list[Any], pointer: str) -> str:
         """An ``allOf`` with references among its parts, built once per list of parts
@@ -1279,9 +1284,9 @@ class _Translator:
         found = switch.split([own, *parts], self.float_integers)
         if found is None:
             return None
-        [own, *rest], on = found
+        [kept, *rest], on = found
         written = [k for k in applicators.CONDITIONAL if any(isinstance(part, dict) and k in part for part in [schema, *parts])]
-        own = {k: v for k, v in schema.items() if k in own or k == "allOf"}  # allOf's place orders the properties
+        own = {k: v for k, v in schema.items() if k in kept or k == "allOf"}  # allOf's place orders the properties
         start, known, visited = len(self.report.entries), set(self.by_pointer), self.visited
         merged, exact = self.merged(own, rest, pointer)
         inexact: list[str] = []  # the cases whose merge is not exact
@@ -1298,8 +1303,7 @@ class _Translator:
                     if self.options.strict or not chosen:
                         raise
                     del self.report.entries[before:]
-                    for later in set(self.by_pointer) - cached:
-                        del self.by_pointer[later]
+                    self.forget_cached(cached)
                     inexact.append(f"{case} (its then and else left out: {exc})")
                     try:
                         built.append(self.node({"allOf": [merged, guard]}, pointer))
@@ -1318,8 +1322,7 @@ class _Translator:
             self.depth -= 1
         if text is None:
             del self.report.entries[start:]
-            for later in set(self.by_pointer) - known:  # rules on the way may stand on dropped ones
-                del self.by_pointer[later]
+            self.forget_cached(known)
             self.visited = visited
             return None
         self.report.entries[start:] = [e for e in self.report.entries[start:]
