@@ -1,10 +1,10 @@
 """The compile's time for token groups (docs/tables.md): an object with many keys
 beside a bounded string makes each key prefix a lexer state that runs beside the
 string's count, and each such state's groups cost a walk of the vocabulary. By
-default ``compile`` builds them for up to ``GROUPS_SECONDS`` and leaves the rest
-to first use; this compares that with building every state up front, on the
-bundled SmolLM2 vocabulary: compile time, states built, and the steps of one
-instance (every mask equal).
+default ``compile`` builds them for up to ``GROUPS_WALKS`` walks of the
+vocabulary's worth of work and leaves the rest to first use; this compares that
+with building every state up front, on the bundled SmolLM2 vocabulary: compile
+time, states built, and the steps of one instance (every mask equal).
 
 Run: .venv/bin/python examples/compile_budget.py
 """
@@ -13,7 +13,7 @@ import json
 import time
 
 import structgen
-from structgen.engine.matcher import GROUPS_SECONDS
+from structgen.engine.matcher import GROUPS_WALKS
 
 WORDS = ["poll", "push", "sms", "email", "scene", "sensor", "unit", "value", "zwave", "user", "parent", "node"]
 SUFFIXES = ["Time", "Type", "ID", "State", "Version", "Info", "Template", "Support"]
@@ -29,12 +29,12 @@ info = structgen.TokenizerInfo.from_huggingface(tokenizer)
 ids = tokenizer.encode(json.dumps(INSTANCE), add_special_tokens=False)
 structgen.compile(structgen.Grammar.from_lark('start: "a"'), info)  # the vocabulary's trie, built once
 rows = {}
-for label, seconds in (("every state up front", 3600.0), (f"default ({GROUPS_SECONDS:g} s)", GROUPS_SECONDS)):
+for label, walks in (("every state up front", 10.0**9), (f"default ({GROUPS_WALKS} walks)", GROUPS_WALKS)):
     grammar = structgen.Grammar.from_json_schema(SCHEMA)  # a new grammar: compile caches per grammar
     started = time.perf_counter()
     matcher = structgen.Matcher(structgen.compile(grammar, info, lazy=True))
     engine = matcher._engine.compiled
-    engine.precompute(groups_seconds=seconds)  # what compile does, with this budget
+    engine.precompute(groups_walks=walks)  # what compile does, with this budget
     compile_s = time.perf_counter() - started
     built = sum(1 for groups in engine.tables._groups if groups is not None)
     times, rows[label] = [], []

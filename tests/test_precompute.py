@@ -1,6 +1,6 @@
 """``CompiledGrammar.precompute``: every lexer state's token groups at compile,
-within ``GROUPS_SECONDS`` and ``GROUPS_LIMIT``; past either, the rest on first
-use, in views, with the same masks."""
+within ``GROUPS_WALKS`` (work, not seconds) and ``GROUPS_LIMIT``; past either,
+the rest on first use, in views, with the same masks."""
 
 from __future__ import annotations
 
@@ -45,20 +45,20 @@ def built(grammar: CompiledGrammar) -> int:
     return sum(1 for groups in grammar.tables._groups if groups is not None)
 
 
-def test_within_its_seconds_every_state_is_built_at_compile() -> None:
+def test_within_its_budget_every_state_is_built_at_compile() -> None:
     grammar = compiled(vocabulary())
-    grammar.precompute(groups_seconds=600.0)
+    grammar.precompute(groups_walks=10.0**9)
     assert built(grammar) == grammar.lexer.dfa.state_count and grammar.tables.views is None
 
 
-@pytest.mark.parametrize("limits", [{"groups_seconds": 0.0}, {"groups_limit": 0}])
+@pytest.mark.parametrize("limits", [{"groups_walks": 0.0}, {"groups_limit": 0}])
 def test_past_a_limit_the_states_left_are_built_on_first_use_in_views(limits: dict[str, float]) -> None:
     info = vocabulary()
     lazy = compiled(info)
     lazy.precompute(**limits)
     assert built(lazy) == 0 and lazy.tables.views is not None
     full = compiled(info)
-    full.precompute(groups_seconds=600.0)
+    full.precompute(groups_walks=10.0**9)
     text = json.dumps({"title": "ab ab-ab", "code": "ab-c", "n": 100}).encode()
     first, second = EngineMatcher(lazy), EngineMatcher(full)
     for byte in text:  # ids 0-255 are the single bytes
@@ -66,3 +66,21 @@ def test_past_a_limit_the_states_left_are_built_on_first_use_in_views(limits: di
         assert allowed == second.allowed_tokens() == tried(first, info.vocab_size)
         assert first.accept_token(byte) and second.accept_token(byte)
     assert 0 < built(lazy) < len(lazy.tables._groups)  # only what the text visited
+
+
+def test_the_budget_is_work_so_the_same_states_are_left_on_any_machine() -> None:
+    """A budget of half the work every state takes builds some states, not all,
+    and the same ones each time: it counts trie nodes and ids, not seconds."""
+    info = vocabulary()
+    full = compiled(info)
+    full.precompute(groups_walks=10.0**9)
+    whole = full.tables.work.done
+    half = whole / 2 / len(full.trie.node_byte)
+    builds = []
+    for _ in range(2):
+        partial = compiled(info)
+        partial.precompute(groups_walks=half)
+        builds.append([groups is not None for groups in partial.tables._groups])
+        assert whole / 2 <= partial.tables.work.done < whole
+    assert builds[0] == builds[1]
+    assert 0 < sum(builds[0]) < len(builds[0])

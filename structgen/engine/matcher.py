@@ -21,7 +21,6 @@ and ``fork`` are O(1) per token.
 
 from __future__ import annotations
 
-import time
 from typing import Final
 
 from librt.vecs import vec
@@ -87,14 +86,15 @@ at most this many lexer states; past it (schemas whose bounded strings multiply
 into ten thousand states and more) a state's groups are built on first use."""
 
 
-GROUPS_SECONDS: Final = 2.0
-"""Most seconds ``precompute`` spends on token groups (the state it is on when
-they run out still finishes, with its chain of renamed groups); the states left
-are built on first use. A state's groups cost up to a walk of the vocabulary,
-10-15 ms at 128k tokens: where thousands of states do (keys beside bounded
-strings), all of them took one MaskBench schema 33 s to compile, while a text
-visits a few hundred. Go's and Java's grammars take about 1 s at 128k tokens:
-twice that keeps them whole."""
+GROUPS_WALKS: Final = 250
+"""The most work ``precompute`` spends on token groups, in walks of the whole
+vocabulary trie (``spanner.Work``: nodes stepped on, ids moved; the state it is
+on when the budget runs out still finishes, with its chain of renamed groups);
+the states left are built on first use. A state's groups cost up to a walk of
+the vocabulary, 10-15 ms at 128k tokens: where thousands of states do (keys
+beside bounded strings), all of them took one MaskBench schema 33 s to compile,
+while a text visits a few hundred. Counted in work, not seconds, so a grammar
+leaves the same states to its steps on a slower or busier machine."""
 
 
 def special_tokens(vocab: list[bytes], special_token_ids: list[int], stop_token_ids: list[int]) -> list[int]:
@@ -149,15 +149,16 @@ class CompiledGrammar:
         self,
         entry_limit: int = PRECOMPUTE_LIMIT,
         groups_limit: int = GROUPS_LIMIT,
-        groups_seconds: float = GROUPS_SECONDS,
+        groups_walks: float = GROUPS_WALKS,
     ) -> None:
         """Build the inverse table of every lexer state now (for at most
-        ``groups_seconds``, and with at most ``groups_limit`` states), and every
+        ``groups_walks`` walks of the vocabulary's worth of work, and with at most
+        ``groups_limit`` states), and every
         one-state table entry too when there are at most ``entry_limit`` of them.
         What is left is built on first use, in views (``MaskTables.use_views``),
         which then costs that mask more."""
         check_deadline()  # a compile under a time limit stops between two lexer states (engine/deadline.py)
-        if not self._precompute_groups(groups_limit, groups_seconds) and self.tables.views is None:
+        if not self._precompute_groups(groups_limit, groups_walks) and self.tables.views is None:
             self.tables.use_views()
         lexer_states = self.lexer.dfa.state_count
         lr_states = self.table.state_count
@@ -167,17 +168,18 @@ class CompiledGrammar:
                     self.tables.entry(lexer_state, lr_state)
                 check_deadline()
 
-    def _precompute_groups(self, groups_limit: int, seconds: float) -> bool:
-        """Build the groups of the lexer states in order until ``seconds`` are
-        spent; whether every state's groups were built."""
+    def _precompute_groups(self, groups_limit: int, walks: float) -> bool:
+        """Build the groups of the lexer states in order until ``walks`` walks of
+        the trie's worth of work are spent; whether every state's groups were built."""
         lexer_states = self.lexer.dfa.state_count
         if lexer_states > groups_limit:
             return False
-        stop = time.perf_counter() + seconds
+        work = self.tables.work
+        stop = work.done + int(walks * len(self.trie.node_byte))
         self.tables.chain_limit = MAX_PRECOMPUTED_CHAIN  # no step waits: whole chains, fewer walks
         try:
             for lexer_state in range(lexer_states):
-                if time.perf_counter() >= stop:
+                if work.done >= stop:
                     return False
                 self.tables.groups(lexer_state)
                 check_deadline()

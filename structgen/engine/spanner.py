@@ -56,6 +56,19 @@ once, on the automaton; only the tokens longer than this are followed one by one
 MAX_SHIFT_PAIRS: Final = 2_048
 """Most state pairs one such proof visits."""
 
+GROUP_WORK: Final = 4
+"""``Work`` per group a merge looks at (its first bytes, maybe a copy), in trie
+nodes stepped on: fitted to the compile times of 400 MaskBench grammars."""
+
+
+class Work:
+    """Trie nodes stepped through and token ids moved in building token groups: the
+    work ``CompiledGrammar.precompute`` budgets. A second of it differs between
+    machines (and with what else runs); this count does not."""
+
+    def __init__(self) -> None:
+        self.done = 0
+
 
 class SequenceTable:
     """Interned sequences of ended lexer states; id 0 is the empty sequence."""
@@ -211,15 +224,22 @@ class _Grouping:
 
 
 def token_groups(
-    lexer: Lexer, trie: TokenTrie, start: int, sequences: SequenceTable, first_bytes: list[bool] | None = None
+    lexer: Lexer,
+    trie: TokenTrie,
+    start: int,
+    sequences: SequenceTable,
+    first_bytes: list[bool] | None = None,
+    work: Work | None = None,
 ) -> Groups:
     """The inverse table from lexer state ``start``: every token that can be lexed
     from it, grouped by (ended-lexeme sequence, end state), groups in order of
     first appearance and tokens in trie order. Tokens in no group cannot be lexed
     from ``start`` at all. With ``first_bytes``, only the tokens whose first byte is
-    marked there are walked."""
+    marked there are walked. ``work``: counts the nodes walked."""
     grouping = _Grouping(lexer.dfa.state_count)
-    _walk(lexer, trie, 1, len(trie.node_byte), start, EMPTY_SEQUENCE, sequences, grouping, first_bytes)
+    walked = _walk(lexer, trie, 1, len(trie.node_byte), start, EMPTY_SEQUENCE, sequences, grouping, first_bytes)
+    if work is not None:
+        work.done += walked
     for found in grouping.groups:
         found.size = len(found.token_ids)
     return tuple(grouping.groups)
@@ -235,11 +255,11 @@ def _walk(
     sequences: SequenceTable,
     grouping: _Grouping,
     first_bytes: list[bool] | None,
-) -> None:
+) -> int:
     """Walk the trie's nodes ``first_node`` up to ``end_node`` (whole subtrees, all
     children of one parent, which the lexer left in ``parent_state`` having ended
-    ``parent_sequence``), adding each token to its group in ``grouping``. ``first_bytes``:
-    see ``token_groups``."""
+    ``parent_sequence``), adding each token to its group in ``grouping``; the nodes
+    stepped on. ``first_bytes``: see ``token_groups``."""
     table = lexer.table
     accepts = lexer.accepts
     node_byte = trie.node_byte
@@ -253,7 +273,9 @@ def _walk(
     last_key = -1
     group = TokenGroup(EMPTY_SEQUENCE, START)  # the group of last_key
     node = first_node
+    steps = 0
     while node < end_node:
+        steps += 1
         depth = node_depth[node]
         byte = node_byte[node]
         if depth == 1 and first_bytes is not None and not first_bytes[byte]:
@@ -286,10 +308,11 @@ def _walk(
                 ids = append(ids, i32(trie_tokens[k]))
             group.token_ids = ids
         node += 1
+    return steps
 
 
 def lexeme_groups(
-    lexer: Lexer, trie: TokenTrie, start: int, sequences: SequenceTable, vocab_size: int
+    lexer: Lexer, trie: TokenTrie, start: int, sequences: SequenceTable, vocab_size: int, work: Work | None = None
 ) -> Groups | None:
     """``token_groups(lexer, trie, start, ...)``, mostly from what the vocabulary
     does inside the lexeme ``start`` is in, shared by every grammar whose lexer has
@@ -301,7 +324,8 @@ def lexeme_groups(
     quote is the same in every schema's grammar. Stored per vocabulary: the
     tokens that stay in the lexeme, by state, and the trie nodes where the lexeme
     ends; here, only the subtrees under those nodes are walked (from the start,
-    as the grammar's lexer goes on)."""
+    as the grammar's lexer goes on). ``work``: counts the nodes walked and the ids
+    copied."""
     states = _lexeme_states(lexer, start)
     if not states:
         return None
@@ -313,8 +337,9 @@ def lexeme_groups(
             signature.append(-1 if target == DEAD else number[target])
     key = tuple(signature)
     found = trie.lexeme_walks.get(key)
+    done = 0
     if found is None:
-        found = _lexeme_walk(lexer, trie, start, number)
+        found, done = _lexeme_walk(lexer, trie, start, number)
         if len(trie.lexeme_walks) < MAX_LEXEME_WALKS:
             trie.lexeme_walks[key] = found
     grouping = _Grouping(lexer.dfa.state_count)
@@ -323,6 +348,7 @@ def lexeme_groups(
         group = grouping.group(EMPTY_SEQUENCE, states[found.staying_states[i]])
         group.token_ids = vec[i32](found.staying_ids[i])
         group.size = len(group.token_ids)
+        done += group.size
         if found.staying_sets[i] < 0 and group.size > LARGE_GROUP:  # built once per vocabulary
             found.staying_sets[i] = group.tokens(vocab_size)
             found.staying_first_bytes[i] = group.first_bytes(first_byte)
@@ -331,10 +357,12 @@ def lexeme_groups(
     subtree_end = trie.subtree_end
     for i in range(len(found.ending_nodes)):
         node = found.ending_nodes[i]
-        _walk(lexer, trie, node, subtree_end[node], states[found.ending_states[i]], EMPTY_SEQUENCE, sequences,
-              grouping, None)
+        done += _walk(lexer, trie, node, subtree_end[node], states[found.ending_states[i]], EMPTY_SEQUENCE,
+                      sequences, grouping, None)
     for group in grouping.groups:
         group.size = len(group.token_ids)
+    if work is not None:
+        work.done += done
     return tuple(grouping.groups)
 
 
@@ -366,9 +394,9 @@ def _lexeme_states(lexer: Lexer, start: int) -> list[int]:
     return states
 
 
-def _lexeme_walk(lexer: Lexer, trie: TokenTrie, start: int, number: dict[int, int]) -> LexemeWalk:
-    """One walk of the trie inside the lexeme from ``start``; states by their
-    ``number`` (their index in ``_lexeme_states``)."""
+def _lexeme_walk(lexer: Lexer, trie: TokenTrie, start: int, number: dict[int, int]) -> tuple[LexemeWalk, int]:
+    """One walk of the trie inside the lexeme from ``start``, and the nodes it
+    stepped on; states by their ``number`` (their index in ``_lexeme_states``)."""
     table = lexer.table
     accepts = lexer.accepts
     node_byte = trie.node_byte
@@ -381,7 +409,9 @@ def _lexeme_walk(lexer: Lexer, trie: TokenTrie, start: int, number: dict[int, in
     state_at = _per_depth(trie, start)
     node = 1
     node_count = len(node_byte)
+    steps = 0
     while node < node_count:
+        steps += 1
         depth = node_depth[node]
         state = state_at[depth - 1]
         following = table[state * 256 + node_byte[node]]
@@ -408,7 +438,7 @@ def _lexeme_walk(lexer: Lexer, trie: TokenTrie, start: int, number: dict[int, in
                 ids = append(ids, i32(trie_tokens[k]))
             walk.staying_ids[index] = ids
         node += 1
-    return walk
+    return walk, steps
 
 
 def first_moves(lexer: Lexer, trie: TokenTrie, state: int) -> vec[i64]:
@@ -444,9 +474,10 @@ def converged_groups(
     reference_groups: Groups,
     sequences: SequenceTable,
     vocab_size: int,
+    work: Work | None = None,
 ) -> Groups:
     """The groups of lexer state ``start`` from those of the state ``reference``,
-    walking only where the two differ.
+    walking only where the two differ (``work``: counts the nodes and ids).
 
     Both states are stepped along the trie together. Once a path leaves them in
     the same lexer state having ended the same lexemes, every token under it does
@@ -472,7 +503,9 @@ def converged_groups(
     removed = vec[i32]()  # tokens the reference's groups hold that ``start`` treats otherwise
     node = 1
     node_count = len(node_byte)
+    steps = 0
     while node < node_count:
+        steps += 1
         depth = node_depth[node]
         byte = node_byte[node]
         # both steps are ``_step`` written out: calling it here made every state's
@@ -516,7 +549,9 @@ def converged_groups(
             group.token_ids = ids
             group.size = len(ids)
         node += 1
-    return _merged(reference_groups, removed, walked.groups, trie.first_byte(), stride, vocab_size)
+    if work is not None:
+        work.done += steps
+    return _merged(reference_groups, removed, walked.groups, trie.first_byte(), stride, vocab_size, work)
 
 
 def shifted_groups(
@@ -528,9 +563,11 @@ def shifted_groups(
     reference_groups: Groups,
     sequences: SequenceTable,
     vocab_size: int,
+    work: Work | None = None,
 ) -> Groups:
     """The groups of lexer state ``start`` as those of ``reference`` with their
-    states renamed (``renamed``: ``shift_renaming(lexer, start, reference)``).
+    states renamed (``renamed``: ``shift_renaming(lexer, start, reference)``;
+    ``work``: counts the nodes and ids).
 
     A string with a maximum length counts its characters in states: the state
     with k characters left does from every byte what the state with k - 1 left
@@ -562,18 +599,19 @@ def shifted_groups(
         group.size = old.size
         group._first_bytes = old._first_bytes  # the same tokens (``_merged`` asks every group)
         groups.append(group)
-    removed, walked = _long_tokens(lexer, trie, start, reference, renamed, sequence_names, sequences, removed)
-    return _merged(tuple(groups), removed, walked, trie.first_byte(), lexer.dfa.state_count, vocab_size)
+    removed, walked = _long_tokens(lexer, trie, start, reference, renamed, sequence_names, sequences, removed, work)
+    return _merged(tuple(groups), removed, walked, trie.first_byte(), lexer.dfa.state_count, vocab_size, work)
 
 
 def shift_renaming(
-    lexer: Lexer, start: int, reference: int, runs: dict[int, vec[i64]] | None = None
+    lexer: Lexer, start: int, reference: int, runs: dict[int, vec[i64]] | None = None, work: Work | None = None
 ) -> dict[int, int] | None:
     """The states ``reference`` reaches inside its lexeme by byte strings of at most
     ``SHIFT_DEPTH`` bytes, each paired with the one ``start`` reaches by the same
     bytes, when the two automata agree on all of them (else None, also past
     ``MAX_SHIFT_PAIRS`` pairs: then the states are not worth proving alike).
-    ``runs``: rows already cut into runs (``row_runs``), filled here.
+    ``runs``: rows already cut into runs (``row_runs``), filled here; ``work``:
+    counts the runs compared.
 
     The two rows of a pair are compared run by run: a row of 256 bytes has a few
     dozen runs of equal targets, and byte by byte this proof was a sixth of a
@@ -591,6 +629,8 @@ def shift_renaming(
             ours = renamed[theirs]
             their_runs = row_runs(table, theirs, runs)
             our_runs = row_runs(table, ours, runs)
+            if work is not None:
+                work.done += (len(their_runs) + len(our_runs)) // 2
             i = 0
             j = 0
             while True:  # over the runs of both rows at once: each pair of targets once
@@ -671,6 +711,7 @@ def _long_tokens(
     names: dict[int, int],
     sequences: SequenceTable,
     removed: vec[i32],
+    work: Work | None,
 ) -> tuple[vec[i32], list[TokenGroup]]:
     """The tokens longer than ``SHIFT_DEPTH`` that ``start`` does not treat as the
     renamed reference does: added to ``removed`` (when the reference's groups hold
@@ -691,7 +732,9 @@ def _long_tokens(
     walked = _Grouping(lexer.dfa.state_count)
     node = 1
     node_count = len(node_byte)
+    steps = 0
     while node < node_count:
+        steps += 1
         if deepest[node] <= SHIFT_DEPTH:
             node = subtree_end[node]  # every token below is as short as the proof
             continue
@@ -727,6 +770,8 @@ def _long_tokens(
                         group.token_ids = append(group.token_ids, token_id)
                         group.size += 1
         node += 1
+    if work is not None:
+        work.done += steps
     return removed, walked.groups
 
 
@@ -751,6 +796,7 @@ def ended_groups(
     start_groups: Groups,
     sequences: SequenceTable,
     vocab_size: int,
+    work: Work | None = None,
 ) -> Groups:
     """The groups of a lexer state that can end its lexeme (a key's closing quote,
     the digits of a number), from the start's groups (``start_groups``).
@@ -759,7 +805,7 @@ def ended_groups(
     start: its group is the start's, with ``state`` in front of the sequence. Only
     the tokens whose first byte continues the lexeme are walked; for a state that
     every byte ends (a closing quote, a bracket), none are. ``moves``: the state's
-    ``first_moves``."""
+    ``first_moves``; ``work``: counts the nodes and ids."""
     roots = trie.roots()
     ending = [False] * 256
     continuing = [False] * 256
@@ -787,12 +833,14 @@ def ended_groups(
             for token_id in old.ids():
                 if ending[first_byte[token_id]]:
                     kept = append(kept, token_id)
+            if work is not None:
+                work.done += old.size
             group.token_ids = kept
             group.size = len(kept)
         if group.size:
             prefixed.append(group)
-    walked = list(token_groups(lexer, trie, state, sequences, continuing)) if any(continuing) else []
-    return _merged(tuple(prefixed), vec[i32](), walked, first_byte, lexer.dfa.state_count, vocab_size)
+    walked = list(token_groups(lexer, trie, state, sequences, continuing, work)) if any(continuing) else []
+    return _merged(tuple(prefixed), vec[i32](), walked, first_byte, lexer.dfa.state_count, vocab_size, work)
 
 
 def _prefixed(sequence: int, renamed: dict[int, int], sequences: SequenceTable) -> int:
@@ -810,9 +858,10 @@ def _prefixed(sequence: int, renamed: dict[int, int], sequences: SequenceTable) 
 
 def _merged(
     reference: Groups, removed: vec[i32], walked: list[TokenGroup], first_byte: tuple[int, ...], stride: int,
-    vocab_size: int,
+    vocab_size: int, work: Work | None,
 ) -> Groups:
-    """``reference``'s groups less the ``removed`` tokens, plus the ``walked`` groups."""
+    """``reference``'s groups less the ``removed`` tokens, plus the ``walked`` groups
+    (``work``: counts the ids removed and added)."""
     removed_first_bytes = _first_bytes_of(removed, first_byte)
     # marked in a bit buffer: a set of 100,000 boxed ids took longer than the walk that found them
     removed_bits = empty_buffer(vocab_size) if removed_first_bytes else vec[u8]()
@@ -854,6 +903,9 @@ def _merged(
             group._tokens = group._tokens | extra.tokens(vocab_size)
         group.size += extra.size
         group._first_bytes = -1
+    if work is not None:
+        work.done += len(removed) + sum([extra.size for extra in walked])
+        work.done += GROUP_WORK * (len(reference) + len(walked))
     return tuple(groups)
 
 

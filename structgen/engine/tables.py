@@ -40,6 +40,7 @@ from structgen.engine.spanner import (
     Groups,
     SequenceTable,
     TokenGroup,
+    Work,
     converged_groups,
     ended_groups,
     ends_lexeme,
@@ -76,6 +77,11 @@ CANDIDATES: Final = 3
 """States the first bytes lead to (those reached under the most tokens) that are
 tried as references for converging a lexer state's groups, besides the start, and
 as the next state of a chain of renamed groups."""
+
+STATE_WORK: Final = 1_600
+"""``spanner.Work`` per lexer state whose groups are built, beside its walks
+(its first moves, choosing a reference, the vocabulary-wide buffers of a merge),
+in trie nodes stepped on: fitted to the compile times of 400 MaskBench grammars."""
 
 SHIFT_FROM_STATES: Final = 1_000
 """Lexers with fewer states do without renamed groups: theirs are few and cheap to
@@ -234,6 +240,7 @@ class MaskTables:
         self._partner: dict[int, int] = {}  # lexer state -> the state a shift proof paired it with
         self._runs: dict[int, vec[i64]] = {}  # lexer state -> its row as runs (shift_renaming)
         self.chain_limit = MAX_SHIFT_CHAIN
+        self.work = Work()  # spent on groups so far (precompute's budget)
         # terminals as bit sets: most verdicts need no simulation of the last lexeme
         # (terminals_to_follow: _classify, and the matcher's check of a lexeme in progress)
         self._shift_bits, self._act_bits = _action_bits(table)
@@ -271,7 +278,8 @@ class MaskTables:
         moves = self._first_moves(lexer_state)
         if lexer_state != START and ends_lexeme(moves):
             return ended_groups(
-                self.lexer, self.trie, lexer_state, moves, self.groups(START), self.sequences, self.vocab_size
+                self.lexer, self.trie, lexer_state, moves, self.groups(START), self.sequences, self.vocab_size,
+                self.work,
             )
         reference, gain, followers = self._references(lexer_state)
         if self.lexer.dfa.state_count < SHIFT_FROM_STATES or (reference >= 0 and gain * 2 >= self._total_weight()):
@@ -286,7 +294,9 @@ class MaskTables:
         if base is None:  # walked whole, not converged in turn: no chains, no cycles
             base = self._walked_groups(reference)
             self._groups[reference] = base
-        return converged_groups(self.lexer, self.trie, lexer_state, reference, base, self.sequences, self.vocab_size)
+        return converged_groups(
+            self.lexer, self.trie, lexer_state, reference, base, self.sequences, self.vocab_size, self.work
+        )
 
     def _references(self, lexer_state: int) -> tuple[int, int, list[int]]:
         """The state to converge ``lexer_state``'s groups from (-1: none saves
@@ -349,7 +359,7 @@ class MaskTables:
                 check_deadline()  # a long chain in a compile under a time limit (engine/deadline.py)
             later = shifted_groups(
                 self.lexer, self.trie, chain[index], chain[index + 1], renamings[index], later, self.sequences,
-                self.vocab_size,
+                self.vocab_size, self.work,
             )
             self._groups[chain[index]] = later
         return later
@@ -374,7 +384,7 @@ class MaskTables:
                 continue
             if not self._moves_apart(lexer_state, following):
                 continue  # most tokens lead both to the same states: converging is cheaper than a proof
-            renamed = shift_renaming(self.lexer, lexer_state, following, self._runs)
+            renamed = shift_renaming(self.lexer, lexer_state, following, self._runs, self.work)
             if renamed is not None:
                 return following, renamed
         return None
@@ -403,15 +413,16 @@ class MaskTables:
     def _walked_groups(self, lexer_state: int) -> Groups:
         """A whole walk of the trie, but for what the vocabulary's shared lexeme walks hold."""
         if lexer_state != START:
-            shared = lexeme_groups(self.lexer, self.trie, lexer_state, self.sequences, self.vocab_size)
+            shared = lexeme_groups(self.lexer, self.trie, lexer_state, self.sequences, self.vocab_size, self.work)
             if shared is not None:
                 return shared
-        return token_groups(self.lexer, self.trie, lexer_state, self.sequences)
+        return token_groups(self.lexer, self.trie, lexer_state, self.sequences, None, self.work)
 
     def _first_moves(self, lexer_state: int) -> vec[i64]:
         found = self._moves.get(lexer_state)
         if found is None:
             found = first_moves(self.lexer, self.trie, lexer_state)
+            self.work.done += STATE_WORK
             self._moves[lexer_state] = found
         return found
 
