@@ -29,8 +29,9 @@ def compile(grammar: Grammar, tokenizer_info: TokenizerInfo, *, lazy: bool = Fal
     """Join ``grammar`` with a vocabulary; cached on the grammar per tokenizer.
 
     By default the token tables of the lexer states are built now, for up to
-    2 s (``engine.matcher.GROUPS_SECONDS``; and, for small grammars, every table
-    entry), so no mask pays for them later: the worst step stays fast. A grammar
+    250 walks of the vocabulary's worth of work (``engine.matcher.GROUPS_WALKS``,
+    about 2-5 s at 128k tokens; and, for small grammars, every table entry), so
+    no mask pays for them later: the worst step stays fast. A grammar
     whose tables take longer (a schema with thousands of states inside bounded
     strings) gets the rest on first use, as ``lazy=True`` builds them all: the
     first mask comes sooner, some later ones take longer.

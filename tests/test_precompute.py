@@ -1,6 +1,7 @@
 """``CompiledGrammar.precompute``: every lexer state's token groups at compile,
 within ``GROUPS_WALKS`` (work, not seconds) and ``GROUPS_LIMIT``; past either,
-the rest on first use, in views, with the same masks."""
+the rest on first use, in views, with the same masks: the views' automata at
+compile, and their states' groups with the work left."""
 
 from __future__ import annotations
 
@@ -42,7 +43,9 @@ def compiled(info: TokenizerInfo) -> CompiledGrammar:
 
 
 def built(grammar: CompiledGrammar) -> int:
-    return sum(1 for groups in grammar.tables._groups if groups is not None)
+    """Lexer states of the whole automaton (not of its views) whose groups are built."""
+    whole = grammar.lexer.dfa.state_count
+    return sum(1 for groups in grammar.tables._groups[:whole] if groups is not None)
 
 
 def test_within_its_budget_every_state_is_built_at_compile() -> None:
@@ -56,7 +59,10 @@ def test_past_a_limit_the_states_left_are_built_on_first_use_in_views(limits: di
     info = vocabulary()
     lazy = compiled(info)
     lazy.precompute(**limits)
-    assert built(lazy) == 0 and lazy.tables.views is not None
+    views = lazy.tables.views
+    assert views is not None and built(lazy) < lazy.lexer.dfa.state_count
+    regions = views.regions()
+    before = built(lazy)  # 0 without work; past the state limit, those the views' groups started from
     full = compiled(info)
     full.precompute(groups_walks=10.0**9)
     text = json.dumps({"title": "ab ab-ab", "code": "ab-c", "n": 100}).encode()
@@ -65,7 +71,8 @@ def test_past_a_limit_the_states_left_are_built_on_first_use_in_views(limits: di
         allowed = first.allowed_tokens()
         assert allowed == second.allowed_tokens() == tried(first, info.vocab_size)
         assert first.accept_token(byte) and second.accept_token(byte)
-    assert 0 < built(lazy) < len(lazy.tables._groups)  # only what the text visited
+    assert before < built(lazy) < lazy.lexer.dfa.state_count  # only what the text visited
+    assert views.regions() == regions  # every view the text needed was built at compile
 
 
 def test_the_budget_is_work_so_the_same_states_are_left_on_any_machine() -> None:
@@ -84,3 +91,22 @@ def test_the_budget_is_work_so_the_same_states_are_left_on_any_machine() -> None
         assert whole / 2 <= partial.tables.work.done < whole
     assert builds[0] == builds[1]
     assert 0 < sum(builds[0]) < len(builds[0])
+
+
+def test_views_are_built_at_compile_and_their_states_groups_within_the_budget() -> None:
+    """Past ``GROUPS_LIMIT`` the view of each set of terminals an LR state takes is
+    built at compile; its states' groups too, while the budget lasts."""
+    info = vocabulary()
+    found = []
+    for walks in (10.0**9, 0.0):
+        grammar = compiled(info)
+        grammar.tables.use_views()  # as past GROUPS_LIMIT
+        views = grammar.tables.views
+        assert views is not None
+        views.max_view_share = 1.0  # this small lexer's views are as big as itself
+        grammar.precompute(groups_walks=walks)
+        view_states = [state for offset, count in views.regions() for state in range(offset, offset + count)]
+        assert view_states and (walks > 0 or built(grammar) == 0)
+        assert all((grammar.tables._groups[state] is not None) == (walks > 0) for state in view_states)
+        found.append(views.regions())
+    assert found[0] == found[1]

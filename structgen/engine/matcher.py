@@ -153,32 +153,33 @@ class CompiledGrammar:
     ) -> None:
         """Build the inverse table of every lexer state now (for at most
         ``groups_walks`` walks of the vocabulary's worth of work, and with at most
-        ``groups_limit`` states), and every
-        one-state table entry too when there are at most ``entry_limit`` of them.
-        What is left is built on first use, in views (``MaskTables.use_views``),
-        which then costs that mask more."""
+        ``groups_limit`` states), and every one-state table entry too when there
+        are at most ``entry_limit`` of them. What is left is built on first use,
+        in views (``MaskTables.use_views``): their automata now, and their states'
+        groups with what is left of the work."""
         check_deadline()  # a compile under a time limit stops between two lexer states (engine/deadline.py)
-        if not self._precompute_groups(groups_limit, groups_walks) and self.tables.views is None:
-            self.tables.use_views()
+        tables = self.tables
+        stop = tables.work.done + int(groups_walks * len(self.trie.node_byte))
         lexer_states = self.lexer.dfa.state_count
+        if tables.views is None and (
+            lexer_states > groups_limit or not self._precompute_groups(list(range(lexer_states)), stop)
+        ):
+            tables.use_views()
+        self._precompute_groups(tables.prepare_views(), stop)
         lr_states = self.table.state_count
         if lexer_states * lr_states <= entry_limit:
             for lexer_state in range(lexer_states):
                 for lr_state in range(lr_states):
-                    self.tables.entry(lexer_state, lr_state)
+                    tables.entry(lexer_state, lr_state)
                 check_deadline()
 
-    def _precompute_groups(self, groups_limit: int, walks: float) -> bool:
-        """Build the groups of the lexer states in order until ``walks`` walks of
-        the trie's worth of work are spent; whether every state's groups were built."""
-        lexer_states = self.lexer.dfa.state_count
-        if lexer_states > groups_limit:
-            return False
+    def _precompute_groups(self, lexer_states: list[int], stop: int) -> bool:
+        """Build the groups of ``lexer_states`` in order until the tables' work
+        reaches ``stop``; whether every one's groups were built."""
         work = self.tables.work
-        stop = work.done + int(walks * len(self.trie.node_byte))
         self.tables.chain_limit = MAX_PRECOMPUTED_CHAIN  # no step waits: whole chains, fewer walks
         try:
-            for lexer_state in range(lexer_states):
+            for lexer_state in lexer_states:
                 if work.done >= stop:
                     return False
                 self.tables.groups(lexer_state)

@@ -81,7 +81,7 @@ as the next state of a chain of renamed groups."""
 STATE_WORK: Final = 1_600
 """``spanner.Work`` per lexer state whose groups are built, beside its walks
 (its first moves, choosing a reference, the vocabulary-wide buffers of a merge),
-in trie nodes stepped on: fitted to the compile times of 400 MaskBench grammars."""
+in trie nodes stepped on: fitted to the compile times of 414 MaskBench grammars."""
 
 SHIFT_FROM_STATES: Final = 1_000
 """Lexers with fewer states do without renamed groups: theirs are few and cheap to
@@ -456,14 +456,35 @@ class MaskTables:
         if views is None:
             return lexer_state
         seen_from = views.state_for(lexer_state, terminals)
-        if views.lexer is not self.lexer:  # a new view: its states joined after the others
+        self._joined(views)
+        return seen_from
+
+    def prepare_views(self) -> list[int]:
+        """Build now the view of every set of terminals an LR state takes (a step
+        that built one waited up to a second at 128k tokens and 38,000 lexer
+        states); the states of the views built, which their entries' groups are of."""
+        views = self.views
+        if views is None:
+            return []
+        done: set[int] = set()
+        for lr_state in range(self.lr_state_count):
+            terminals = self._act_bits[lr_state] | self._ignored_bits
+            if terminals not in done:
+                done.add(terminals)
+                views.prepare(terminals)
+                self._joined(views)
+                check_deadline()  # a compile under a time limit stops between two views
+        return [state for offset, count in views.regions() for state in range(offset, offset + count)]
+
+    def _joined(self, views: LexerViews) -> None:
+        """Take in the states of views built since the last call (joined after the others)."""
+        if views.lexer is not self.lexer:
             self.lexer = views.lexer
             grown = self.lexer.dfa.state_count - len(self._groups)
             self._groups.extend([None] * grown)
             self._reach_bits = self._reach_bits + tuple(
                 [_bits(reachable) for reachable in self.lexer.reachable_terminals[-grown:]]
             )
-        return seen_from
 
     def refine(self, entry: MaskEntry, below: int) -> MaskEntry:
         """``entry`` with LR state ``below`` known under its context: only its

@@ -137,6 +137,18 @@ class LexerViews:
             view.states[lexer_state] = found
         return found
 
+    def prepare(self, terminals: int) -> None:
+        """Build now the view that ``state_for`` gives a parser taking no terminal
+        outside ``terminals``, so that no step waits for its automaton."""
+        terminals &= self._terminals
+        terminals |= self._short
+        if terminals != self._terminals | self._short:
+            self._view(terminals)
+
+    def regions(self) -> list[tuple[int, int]]:
+        """The first state and the state count of each view built, in the joined lexer."""
+        return [(view.offset, view.count) for view in self._views.values() if view is not None]
+
     def _view(self, terminals: int) -> _View | None:
         """The view of ``terminals``, built on first use (None: none is built)."""
         if terminals in self._views:
