@@ -88,8 +88,9 @@ into ten thousand states and more) a state's groups are built on first use."""
 
 GROUPS_WALKS: Final = 250
 """The most work ``precompute`` spends on token groups, in walks of the whole
-vocabulary trie (``spanner.Work``: nodes stepped on, ids moved; the state it is
-on when the budget runs out still finishes, with its chain of renamed groups);
+vocabulary trie (``spanner.Work``: nodes stepped on, ids moved, groups merged,
+states begun; the state it is on when the budget runs out still finishes, with
+its chain of renamed groups);
 the states left are built on first use. A state's groups cost up to a walk of
 the vocabulary, 10-15 ms at 128k tokens: where thousands of states do (keys
 beside bounded strings), all of them took one MaskBench schema 33 s to compile,

@@ -62,7 +62,8 @@ nodes stepped on: fitted to the compile times of 414 MaskBench grammars."""
 
 
 class Work:
-    """Trie nodes stepped through and token ids moved in building token groups: the
+    """Trie nodes stepped through, token ids moved, groups merged (``GROUP_WORK``
+    each) and states begun (``tables.STATE_WORK``) in building token groups: the
     work ``CompiledGrammar.precompute`` budgets. A second of it differs between
     machines (and with what else runs); this count does not."""
 
