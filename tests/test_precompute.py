@@ -26,6 +26,7 @@ SCHEMA = {
     "required": ["title"],
 }
 ALPHABET = b'{}[],:"0123456789-titlecodn ab'
+TEXT = json.dumps({"title": "ab ab-ab", "code": "ab-c", "n": 100}).encode()
 
 
 def vocabulary() -> TokenizerInfo:
@@ -65,9 +66,8 @@ def test_past_a_limit_the_states_left_are_built_on_first_use_in_views(limits: di
     before = built(lazy)  # 0 without work; past the state limit, those the views' groups started from
     full = compiled(info)
     full.precompute(groups_walks=10.0**9)
-    text = json.dumps({"title": "ab ab-ab", "code": "ab-c", "n": 100}).encode()
     first, second = EngineMatcher(lazy), EngineMatcher(full)
-    for byte in text:  # ids 0-255 are the single bytes
+    for byte in TEXT:  # ids 0-255 are the single bytes
         allowed = first.allowed_tokens()
         assert allowed == second.allowed_tokens() == tried(first, info.vocab_size)
         assert first.accept_token(byte) and second.accept_token(byte)
@@ -109,4 +109,9 @@ def test_views_are_built_at_compile_and_their_states_groups_within_the_budget() 
         assert view_states and (walks > 0 or built(grammar) == 0)
         assert all((grammar.tables._groups[state] is not None) == (walks > 0) for state in view_states)
         found.append(views.regions())
+        matcher = EngineMatcher(grammar)
+        for byte in TEXT:  # ids 0-255 are the single bytes
+            assert matcher.allowed_tokens() == tried(matcher, info.vocab_size)
+            assert matcher.accept_token(byte)
+        assert views.regions() == found[-1]  # no step built a view
     assert found[0] == found[1]
