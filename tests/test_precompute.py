@@ -13,6 +13,7 @@ from view_walks import tried
 
 import structgen
 from structgen import Grammar, TokenizerInfo
+from structgen.engine.deadline import Deadline, run_within
 from structgen.engine.matcher import CompiledGrammar
 from structgen.engine.matcher import Matcher as EngineMatcher
 
@@ -73,6 +74,24 @@ def test_past_a_limit_the_states_left_are_built_on_first_use_in_views(limits: di
         assert first.accept_token(byte) and second.accept_token(byte)
     assert before < built(lazy) < lazy.lexer.dfa.state_count  # only what the text visited
     assert views.regions() == regions  # every view the text needed was built at compile
+
+
+@pytest.mark.parametrize("gone", [0.0, 31.0])
+def test_under_a_time_limit_precompute_gives_way_at_half_of_it(gone: float) -> None:
+    """Precompute is optional work: a compile that has used half its time limit
+    (a busy server's compiles wait for each other) builds no more groups and no
+    views, and does not raise; steps build what they need, with the same masks."""
+    info = vocabulary()
+    grammar = compiled(info)
+    deadline = Deadline(60.0)
+    deadline.started -= gone  # 31 s: past half of the limit, well within it
+    run_within(deadline, lambda: grammar.precompute(groups_walks=10.0**9))
+    assert built(grammar) == (0 if gone else grammar.lexer.dfa.state_count)
+    assert grammar.tables.views is None
+    matcher = EngineMatcher(grammar)
+    for byte in TEXT:  # ids 0-255 are the single bytes
+        assert matcher.allowed_tokens() == tried(matcher, info.vocab_size)
+        assert matcher.accept_token(byte)
 
 
 def test_the_budget_is_work_so_the_same_states_are_left_on_any_machine() -> None:

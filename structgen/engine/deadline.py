@@ -8,6 +8,12 @@ work)`` makes ``deadline`` the current one for ``work`` (in the thread running i
 ``check_deadline()`` raises ``CompileTimeout`` once it is past or cancelled, and
 costs one context lookup when there is none. ``Deadline.cancel()`` (from any
 thread) ends it now: the compiling thread stops at its next check.
+
+Part of a compile is optional: precomputing what a step would otherwise build on
+first use. ``optional_work_over()`` says when that part should give way: once a
+compile has used ``OPTIONAL_SHARE`` of its limit, the rest of its time is kept
+for what it must do (a busy server runs several compiles at once, and each one's
+wall time includes waiting for the others).
 """
 
 from __future__ import annotations
@@ -20,6 +26,8 @@ from mypy_extensions import mypyc_attr
 
 T = TypeVar("T")
 
+OPTIONAL_SHARE: Final = 0.5  # of a compile's time limit, the most optional work may use
+
 
 @mypyc_attr(native_class=False)  # mypyc compiles no native subclass of OSError
 class CompileTimeout(TimeoutError):
@@ -31,7 +39,8 @@ class Deadline:
 
     def __init__(self, seconds: float) -> None:
         self.seconds = seconds
-        self.expires = time.monotonic() + seconds
+        self.started = time.monotonic()
+        self.expires = self.started + seconds
         self.cancelled = False
 
     def cancel(self) -> None:
@@ -40,6 +49,10 @@ class Deadline:
 
     def expired(self) -> bool:
         return self.cancelled or time.monotonic() >= self.expires
+
+    def used(self, share: float) -> bool:
+        """Whether ``share`` of the time is gone (or it was cancelled)."""
+        return self.cancelled or time.monotonic() >= self.started + share * self.seconds
 
     def check(self) -> None:
         """Raise ``CompileTimeout`` when past or cancelled."""
@@ -61,6 +74,13 @@ def check_deadline() -> None:
     deadline = _current.get()
     if deadline is not None:
         deadline.check()
+
+
+def optional_work_over() -> bool:
+    """Whether this context's compile should skip optional work now: it has used
+    ``OPTIONAL_SHARE`` of its time limit. Never, outside a limit."""
+    deadline = _current.get()
+    return deadline is not None and deadline.used(OPTIONAL_SHARE)
 
 
 def run_within(deadline: Deadline, work: Callable[[], T]) -> T:

@@ -26,7 +26,7 @@ from typing import Final
 from librt.vecs import vec
 from mypy_extensions import i32
 
-from structgen.engine.deadline import check_deadline
+from structgen.engine.deadline import check_deadline, optional_work_over
 from structgen.engine.dfa import DEAD
 from structgen.engine.lexer import START, Lexer
 from structgen.engine.lr import LRTable
@@ -157,31 +157,39 @@ class CompiledGrammar:
         ``groups_limit`` states), and every one-state table entry too when there
         are at most ``entry_limit`` of them. What is left is built on first use,
         in views (``MaskTables.use_views``): their automata now, and their states'
-        groups with what is left of the work."""
+        groups with what is left of the work. All of it is optional: under a time
+        limit it stops once half the time is gone (``optional_work_over``), and
+        steps build the rest."""
         check_deadline()  # a compile under a time limit stops between two lexer states (engine/deadline.py)
         tables = self.tables
         stop = tables.work.done + int(groups_walks * len(self.trie.node_byte))
         lexer_states = self.lexer.dfa.state_count
-        if tables.views is None and (
-            lexer_states > groups_limit or not self._precompute_groups(list(range(lexer_states)), stop)
-        ):
-            tables.use_views()
+        if tables.views is None:
+            if lexer_states > groups_limit:
+                tables.use_views()
+            elif not self._precompute_groups(list(range(lexer_states)), stop):
+                if optional_work_over():
+                    return  # out of time, not of work: no views, a step builds what it needs
+                tables.use_views()
         self._precompute_groups(tables.prepare_views(), stop)
         lr_states = self.table.state_count
         if lexer_states * lr_states <= entry_limit:
             for lexer_state in range(lexer_states):
+                if optional_work_over():
+                    return
                 for lr_state in range(lr_states):
                     tables.entry(lexer_state, lr_state)
                 check_deadline()
 
     def _precompute_groups(self, lexer_states: list[int], stop: int) -> bool:
         """Build the groups of ``lexer_states`` in order until the tables' work
-        reaches ``stop``; whether every one's groups were built."""
+        reaches ``stop`` (or a time limit's optional share is gone); whether every
+        one's groups were built."""
         work = self.tables.work
         self.tables.chain_limit = MAX_PRECOMPUTED_CHAIN  # no step waits: whole chains, fewer walks
         try:
             for lexer_state in lexer_states:
-                if work.done >= stop:
+                if work.done >= stop or optional_work_over():
                     return False
                 self.tables.groups(lexer_state)
                 check_deadline()

@@ -31,7 +31,7 @@ from typing import Final
 from librt.vecs import append, vec
 from mypy_extensions import i64, mypyc_attr
 
-from structgen.engine.deadline import check_deadline
+from structgen.engine.deadline import check_deadline, optional_work_over
 from structgen.engine.dfa import DEAD
 from structgen.engine.lexer import START, Lexer
 from structgen.engine.lr import ACCEPT, LRTable
@@ -462,7 +462,9 @@ class MaskTables:
     def prepare_views(self) -> list[int]:
         """Build now the view of every set of terminals an LR state takes (a step
         that built one waited up to a second at 128k tokens and 38,000 lexer
-        states); the states of the views built, which their entries' groups are of."""
+        states); the states of the views built, which their entries' groups are of.
+        Under a time limit it stops once the optional share is gone (a step builds
+        the views left)."""
         views = self.views
         if views is None:
             return []
@@ -470,6 +472,8 @@ class MaskTables:
         for lr_state in range(self.lr_state_count):
             terminals = self._act_bits[lr_state] | self._ignored_bits
             if terminals not in done:
+                if optional_work_over():
+                    break
                 done.add(terminals)
                 views.prepare(terminals)
                 self._joined(views)
