@@ -22,7 +22,7 @@ from structgen.tokenizer_info import TokenizerInfo
 from structgen.engine.tokenset import row_token_ids
 from structgen.trie_cache import trie_for
 from structgen.string_lengths import OUTSIDE, StringLengths, counts_for, step
-from structgen.unique_items import DUP, Scan, SearchMemo, UniqueItems, token_rows
+from structgen.unique_items import DUP, Scan, SearchMemo, UniqueItems, comma_tokens
 
 
 def compile(grammar: Grammar, tokenizer_info: TokenizerInfo, *, lazy: bool = False) -> CompiledGrammar:  # noqa: A001
@@ -52,7 +52,7 @@ def compile(grammar: Grammar, tokenizer_info: TokenizerInfo, *, lazy: bool = Fal
         if grammar.unique_items is not None or grammar.string_lengths is not None:
             compiled.checks = Checks(grammar.unique_items, grammar.string_lengths)
         if grammar.unique_items is not None:  # once per vocabulary, now rather than in a mask
-            token_rows(tokenizer_info.decoded_vocab, compiled.words)
+            comma_tokens(tokenizer_info.decoded_vocab)
         if grammar.string_lengths is not None:
             counts_for(tokenizer_info.decoded_vocab)
         if not lazy:

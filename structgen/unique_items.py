@@ -18,7 +18,7 @@ A mask is the grammar's, less the tokens ``refused`` finds:
   that can still become a repeat is refused when no continuation the grammar
   allows avoids one (``avoidable``);
 - elsewhere a repeat needs a whole new item inside one token after a comma
-  (``,"a"``), which few tokens hold (``TokenRows.new_item``): each of those the
+  (``,"a"``), which few tokens hold (``CommaTokens.new_item``): each of those the
   grammar allows is fed on its own (and, where an array's last value may be in
   use, each token with a comma: after it no item may begin).
 """
@@ -37,6 +37,7 @@ import numpy as np
 from schema2grammar.unique_arrays import UniqueArrays
 from structgen.engine.matcher import Matcher as EngineMatcher
 from structgen.engine.vocab import TokenTrie
+from structgen.unique_strings import walk_string
 
 VALUE, FIRST, MEMBER_FIRST, MEMBER, COLON, NEXT, END, STRING, KEY, NUMBER, LITERAL = range(11)
 """What comes next: a value, a value or ``]``, a key or ``}``, a key, ``:``, ``,`` or
@@ -64,9 +65,13 @@ MAX_SEARCH: Final = 2_000
 way out (items mostly diverge at their next byte: the largest search on the 96
 MaskBench schemas with ``uniqueItems`` visits 65)."""
 
-BYTE_ORDER: Final = list(dict.fromkeys(b"xq0Z ~_-.9KJ" + bytes(range(256))))
+BYTE_ORDER: Final = list(dict.fromkeys(b"xq0Z ~_-.9KJ" + bytes(range(0x20, 256)) + bytes(range(0x20))))
 """The order ``avoidable`` tries bytes in: inside a free string or key, one of the
-first few usually leaves every earlier item behind."""
+first few usually leaves every earlier item behind; control bytes, which JSON
+takes only as whitespace between values, last."""
+
+SURROGATE: Final = re.compile("[\ud800-\udfff]")
+"""A character no unescaped UTF-8 spells (``unique_strings`` compares bytes)."""
 
 MAX_MEMO: Final = 100_000
 """Search verdicts and allowed bytes one matcher remembers (``SearchMemo``)."""
@@ -139,6 +144,7 @@ class UniqueItems:
         self.formulas = arrays.formulas
         self.root = arrays.root
         self._candidates_cache: dict[tuple[int, int], tuple[tuple[Frame, ...], Candidates]] = {}
+        self._frames_keys: dict[int, tuple[tuple[Frame, ...], tuple[Any, ...]]] = {}
 
     # -- following the text
 
@@ -352,9 +358,9 @@ class UniqueItems:
         to_check: list[tuple[int, Scan]] = []
         if self.at_risk(scan):
             self._walk(scan, compiled.trie, refused, to_check)
-        rows = token_rows(compiled.vocab, compiled.words)
-        row = rows.new_item | rows.comma if nearly_full else rows.new_item  # after the last value, no comma
-        for token in np.flatnonzero(np.unpackbits((words & row).view(np.uint8), bitorder="little")).tolist():
+        commas = comma_tokens(compiled.vocab)
+        ids = commas.every if nearly_full else commas.new_item  # after the last value, no comma
+        for token in ids[(words[ids >> 5] >> (ids & 31)) & 1 != 0].tolist():
             if token in refused:
                 continue
             after = self.feed(scan, compiled.vocab[token])
@@ -373,7 +379,8 @@ class UniqueItems:
     def _walk(self, scan: Scan, trie: TokenTrie, refused: set[int], to_check: list[tuple[int, Scan]]) -> None:
         """The trie walk of the module docstring, from ``scan``."""
         node_byte, subtree_end, first_token, token_ids = trie.node_byte, trie.subtree_end, trie.first_token, trie.token_ids
-        todo: list[tuple[int, Scan]] = [(node, scan) for node in trie.roots()]
+        todo: list[tuple[int, Scan]] = []
+        self._descend(trie.roots(), scan, trie, todo, to_check)
         while todo:
             node, before = todo.pop()
             after = self.step(before, node_byte[node])
@@ -385,10 +392,58 @@ class UniqueItems:
             if first_token[node] < first_token[node + 1] and self.may_end_as_repeat(after):
                 to_check.extend((token, after) for token in token_ids[first_token[node]:first_token[node + 1]])
             if after is before or self.at_risk(after):
+                children = []
                 child = node + 1
                 while child < subtree_end[node]:
-                    todo.append((child, after))
+                    children.append(child)
                     child = subtree_end[child]
+                self._descend(children, after, trie, todo, to_check)
+
+    def _descend(self, children: list[int], scan: Scan, trie: TokenTrie, todo: list[tuple[int, Scan]],
+                 to_check: list[tuple[int, Scan]]) -> None:
+        """Walk on below ``scan`` into ``children``: inside a string, by characters
+        (``unique_strings``: ``Scan`` again where the string may end), else to ``todo``."""
+        inside = self._string_point(scan)
+        if inside is None:
+            todo.extend((child, scan) for child in children)
+            return
+        targets, written, pending = inside
+        found = walk_string(trie, children, targets, written, pending)
+        mode, frames, node, raw = scan.mode, scan.frames, scan.node, scan.raw
+        for child, path, escaped in found.handoffs:
+            todo.append((child, Scan(mode, frames, node, raw + path, escaped)))
+        first_token, token_ids = trie.first_token, trie.token_ids
+        for child, path, escaped in found.risky:
+            after = Scan(mode, frames, node, raw + path, escaped)
+            to_check.extend((token, after) for token in token_ids[first_token[child]:first_token[child + 1]])
+
+    def _string_point(self, scan: Scan) -> tuple[list[str], int, bytes] | None:
+        """Inside a string or key whose value is kept: the earlier strings it can
+        still become (of every checked array it is in), how many characters are
+        written and the bytes of one begun; None elsewhere, and where ``Scan``
+        must decode (a ``\\u`` escape begun, an earlier string with a lone surrogate)."""
+        frames = scan.frames
+        if scan.mode not in (STRING, KEY) or not frames:
+            return None
+        if scan.mode == STRING and not (frames[-1].tracked or frames[-1].checked):
+            return None  # not kept: no repeat can begin here
+        started = _decoded(scan.raw)
+        if started is None or started[1][:2] == b"\\u":
+            return None
+        text, pending = started
+        targets: list[str] = []
+        for level, frame in enumerate(frames):
+            if frame.checked and frame.values:
+                found = self._candidates(frames, level)
+                if scan.mode == STRING:
+                    targets.extend(found.strings)
+                elif level < len(frames) - 1:
+                    targets.extend(found.keys)
+        least = len(text) + 1 if pending else len(text)  # a character begun: only a longer string takes it
+        targets = [target for target in targets if len(target) >= least and target.startswith(text)]
+        if any(SURROGATE.search(target) for target in targets):
+            return None
+        return targets, len(text), pending
 
     def avoidable(self, engine: EngineMatcher, scan: Scan, memo: SearchMemo) -> bool:
         """Whether some continuation the grammar allows (``engine`` is at ``scan``)
@@ -396,7 +451,7 @@ class UniqueItems:
         over bytes, each point once (``MAX_SEARCH`` at most). Its verdicts are kept
         in ``memo``: where it gets out, for every point on the way; where it
         cannot, for every point it saw."""
-        start = (engine.state_key(), _scan_key(scan))
+        start = (engine.state_key(), self._scan_key(scan))
         known = memo.verdicts.get(start)
         if known is not None:
             return known[0]
@@ -415,7 +470,7 @@ class UniqueItems:
                 if not way_out:
                     probe = here.fork()
                     probe.accept_bytes(bytes([byte]))
-                    key = (probe.state_key(), _scan_key(following))
+                    key = (probe.state_key(), self._scan_key(following))
                     known = memo.verdicts.get(key)
                     way_out = known is not None and known[0]
                     if known is None and key not in seen:
@@ -431,6 +486,22 @@ class UniqueItems:
             memo.remember(key, False, at)
         return False
 
+    def _scan_key(self, scan: Scan) -> tuple[Any, ...]:
+        """Equal for two points of the JSON text that go on alike: mode, what is
+        written of the value in progress (a number by what of it still matters),
+        and each open container's place, count, key and values (the same for
+        every point inside one container: remembered)."""
+        raw = _number_phase(scan.raw) if scan.mode == NUMBER else scan.raw
+        frames = scan.frames
+        known = self._frames_keys.get(id(frames))
+        if known is None or known[0] is not frames:
+            key = tuple((f.is_object, f.node, f.count, f.key, id(f.values),
+                         tuple((k, _canonical(v)) for k, v in f.parts) if f.is_object else tuple(map(_canonical, f.parts)))
+                        for f in frames)
+            if len(self._frames_keys) > 64:
+                self._frames_keys.clear()
+            known = self._frames_keys[id(frames)] = (frames, key)
+        return (scan.mode, raw, scan.escaped, scan.node, known[1])
 
 class SearchMemo:
     """What ``avoidable`` found, for a matcher and its forks (their stacks share
@@ -465,42 +536,26 @@ def _allows(engine: EngineMatcher, viable: bytearray, byte: int) -> bool:
     return known == 1
 
 
-class TokenRows:
-    """Token sets of one vocabulary the checks use, as bitmask rows."""
+class CommaTokens:
+    """The tokens of one vocabulary that hold a comma (ids, sorted): all of them,
+    and those that may hold a whole new item after it (``NEW_ITEM``)."""
 
-    def __init__(self, vocab: list[bytes], words: int) -> None:
+    def __init__(self, vocab: list[bytes]) -> None:
         self.vocab = vocab  # kept: its id keys the cache
-        self.new_item = _row([i for i, spelled in enumerate(vocab) if b"," in spelled and NEW_ITEM.search(spelled)], words)
-        self.comma = _row([i for i, spelled in enumerate(vocab) if b"," in spelled], words)
+        self.every = np.array([i for i, spelled in enumerate(vocab) if b"," in spelled], dtype=np.int64)
+        self.new_item = np.array([i for i in self.every.tolist() if NEW_ITEM.search(vocab[i])], dtype=np.int64)
 
 
-_TOKEN_ROWS: dict[int, TokenRows] = {}
+_COMMA_TOKENS: dict[int, CommaTokens] = {}
 
 
-def token_rows(vocab: list[bytes], words: int) -> TokenRows:
-    """The vocabulary's ``TokenRows``, built once (``structgen.compile`` builds them
-    with the grammar, so no mask waits for them)."""
-    found = _TOKEN_ROWS.get(id(vocab))
+def comma_tokens(vocab: list[bytes]) -> CommaTokens:
+    """The vocabulary's ``CommaTokens``, found once (``structgen.compile`` finds
+    them with the grammar, so no mask waits for them)."""
+    found = _COMMA_TOKENS.get(id(vocab))
     if found is None or found.vocab is not vocab:
-        found = _TOKEN_ROWS[id(vocab)] = TokenRows(vocab, words)
+        found = _COMMA_TOKENS[id(vocab)] = CommaTokens(vocab)
     return found
-
-
-def _row(ids: list[int], words: int) -> np.ndarray[Any, np.dtype[np.uint32]]:
-    bits = np.zeros(words * 32, dtype=np.uint8)
-    bits[ids] = 1
-    return np.packbits(bits, bitorder="little").view("<u4")
-
-
-def _scan_key(scan: Scan) -> tuple[Any, ...]:
-    """Equal for two points of the JSON text that go on alike: mode, what is
-    written of the value in progress (a number by what of it still matters),
-    and each open container's place, count, key and values."""
-    raw = _number_phase(scan.raw) if scan.mode == NUMBER else scan.raw
-    frames = tuple((f.is_object, f.node, f.count, f.key, id(f.values),
-                    tuple((k, _canonical(v)) for k, v in f.parts) if f.is_object else tuple(map(_canonical, f.parts)))
-                   for f in scan.frames)
-    return (scan.mode, raw, scan.escaped, scan.node, frames)
 
 
 def _canonical(value: Any) -> Any:
