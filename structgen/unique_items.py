@@ -503,6 +503,7 @@ class UniqueItems:
             known = self._frames_keys[id(frames)] = (frames, key)
         return (scan.mode, raw, scan.escaped, scan.node, known[1])
 
+
 class SearchMemo:
     """What ``avoidable`` found, for a matcher and its forks (their stacks share
     node ids, which the keys hold): verdicts by point, the bytes the grammar
