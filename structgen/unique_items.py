@@ -70,6 +70,18 @@ BYTE_ORDER: Final = list(dict.fromkeys(b"xq0Z ~_-.9KJ" + bytes(range(0x20, 256))
 first few usually leaves every earlier item behind; control bytes, which JSON
 takes only as whitespace between values, last."""
 
+_BETWEEN: Final = {  # the bytes ``step`` takes besides whitespace, in each mode outside a scalar
+    VALUE: b'"{[-0123456789tfn', FIRST: b'"{[-0123456789tfn]', MEMBER_FIRST: b'"}', MEMBER: b'"',
+    COLON: b":", NEXT: b",]}", END: b"",
+}
+MODE_BYTES: Final = tuple(frozenset(_BETWEEN[mode]) | WHITESPACE if mode in _BETWEEN else frozenset(range(256))
+                          for mode in range(LITERAL + 1))
+"""Per mode, every byte ``step`` may take (a superset): the walk and ``avoidable``
+try no other, so a byte that is no JSON there costs nothing."""
+
+MODE_ORDER: Final = tuple([byte for byte in BYTE_ORDER if byte in taken] for taken in MODE_BYTES)
+"""``BYTE_ORDER`` per mode, less the bytes ``step`` never takes there."""
+
 SURROGATE: Final = re.compile("[\ud800-\udfff]")
 """A character no unescaped UTF-8 spells (``unique_strings`` compares bytes)."""
 
@@ -405,7 +417,8 @@ class UniqueItems:
         (``unique_strings``: ``Scan`` again where the string may end), else to ``todo``."""
         inside = self._string_point(scan)
         if inside is None:
-            todo.extend((child, scan) for child in children)
+            node_byte, taken = trie.node_byte, MODE_BYTES[scan.mode]
+            todo.extend((child, scan) for child in children if node_byte[child] in taken)
             return
         targets, written, pending = inside
         found = walk_string(trie, children, targets, written, pending)
@@ -462,7 +475,7 @@ class UniqueItems:
             index = todo.pop()
             here, at, _, _ = points[index]
             viable = memo.viable(here)
-            for byte in BYTE_ORDER:
+            for byte in MODE_ORDER[at.mode]:
                 following = self.step(at, byte)
                 if following is None or following is DUP or not _allows(here, viable, byte):
                     continue

@@ -1,6 +1,7 @@
 """``unique_strings``: the ``uniqueItems`` trie walk inside strings and keys, by
 characters, finds what stepping ``Scan`` byte by byte finds: the same tokens
-refused, the same tokens left to ``avoidable`` at the same points."""
+refused, the same tokens left to ``avoidable`` at the same points. Between values
+the walk tries only the bytes ``Scan`` may take there."""
 
 from __future__ import annotations
 
@@ -12,7 +13,9 @@ import pytest
 import structgen
 from structgen import Grammar, TokenizerInfo
 from structgen import unique_items
-from structgen.unique_items import Scan, UniqueItems, _canonical
+from structgen.unique_items import (
+    COLON, END, FIRST, MEMBER, MEMBER_FIRST, MODE_BYTES, NEXT, VALUE, Scan, UniqueItems, _canonical,
+)
 from structgen.unique_strings import utf8_length, walk_string
 
 # escapes (short and \u, a surrogate pair, a lone surrogate), UTF-8 of 2-4 bytes, a quote inside
@@ -77,3 +80,18 @@ def test_utf8_lengths() -> None:
         assert utf8_length(spelled[0]) == len(spelled)
         assert all(utf8_length(b) == 0 for b in spelled[1:])  # a continuation byte begins nothing
     assert utf8_length(0xC0) == utf8_length(0xF5) == 0
+
+
+def test_between_values_the_walk_tries_every_byte_scan_takes() -> None:
+    """``MODE_BYTES`` (the bytes the walk and ``avoidable`` try in each mode) holds
+    every byte ``Scan.step`` takes there: leaving the others out changes no mask."""
+    schema = {"type": "array", "uniqueItems": True, "items": {
+        "type": "object", "properties": {"k": {"type": "string"}}, "additionalProperties": {"type": "string"}}}
+    unique = structgen.compile(Grammar.from_json_schema(schema), vocabulary(), lazy=True).checks.unique
+    modes = set()
+    for text in ["", "[", '[{"k": "a"}, ', "[{", '[{"k": "a", ', '[{"k"', '[{"k": "a"', '[{"k": "a"}]', '[{"k": "a"} ']:
+        scan = unique.feed(unique.start(), text.encode())
+        assert isinstance(scan, Scan)
+        modes.add(scan.mode)
+        assert {byte for byte in range(256) if unique.step(scan, byte) is not None} <= MODE_BYTES[scan.mode], text
+    assert modes == {VALUE, FIRST, MEMBER_FIRST, MEMBER, COLON, NEXT, END}
