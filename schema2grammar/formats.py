@@ -2,9 +2,10 @@
 them by their RFCs' grammars.
 
 Every character these formats allow is printable ASCII (but a URI template's
-non-ASCII ones), written by ``json.dumps`` as itself but for ``"`` and ``\\``
-(only in an e-mail's quoted local part, spelled ``\\"`` and ``\\\\`` here); other
-spellings of the same text (``\\/``, ``\\u0041``) are refused, as for ``pattern``.
+non-ASCII ones, and a regex's: any), written by ``json.dumps`` as itself but for
+``"`` and ``\\`` (in an e-mail's quoted local part, spelled ``\\"`` and ``\\\\``
+here; in a regex, as ``pattern`` spells them); other spellings of the same text
+(``\\/``, ``\\u0041``) are refused, as for ``pattern``.
 Quoted strings in the RFCs' ABNF are case-insensitive, and so are these
 (``[ipv6:::1]`` is an address literal), but for a duration's designators (below).
 """
@@ -277,6 +278,20 @@ def _leap_years(first: int, last: int) -> list[str]:
     return out
 
 
+REGEX_SYNTAX = (
+    r"^(?:\||\((?:\?[^\\])?"  # a bar; a group's opening, with its prefix's first character
+    r"|(?:[^\\\[()|*+?]|\\[\s\S]|\[\^?\]?(?:[^\\\]]|\\[\s\S])*\]|\))(?:[*+?][?+]?)?)*$"  # an atom, a quantifier
+    r"|^\(\?[aiLmsux]*x[aiLmsux]*\)[\s\S]*$"  # Python's verbose mode: comments and spaces anywhere
+)
+"""``format: regex`` as a regular language that holds every pattern ECMA-262
+(with Annex B) or Python's ``re`` reads: an atom (a character, an escape, a
+character class, a group's closing) may take a quantifier, and a lazy or
+possessive mark after it; the start, a bar or a group's opening takes none; an
+escape needs its character, a class its ``]`` (a ``]`` first in it may be
+Python's literal or ECMA's end). Parentheses are not counted, nor escapes,
+group names or braced quantifiers read: refused are ``*``, ``a**``, ``(+a)``,
+``a|?``, ``\\`` at the end and ``[a``."""
+
 FORMATS = {
     # RFC 3339 full-date: years 0001-9999 (Python's and Pydantic's dates have no
     # year 0), each month's own days, February 29 only in leap years
@@ -294,6 +309,7 @@ FORMATS = {
     "uri-template": _uri_template(),
 }
 FORMATS["date-time"] = FORMATS["date"] + "[tT]" + FORMATS["time"]
+FORMATS["regex"] = ecma.json_string_regex(REGEX_SYNTAX)
 
 LEAP_SECOND = "|60)"
 """Where ``time`` allows second 60; ``Options(leap_seconds=False)`` takes it out."""
@@ -309,5 +325,7 @@ NOTES = {
 
 WIDER = {
     "hostname": "labels of 1-63 characters checked; a name over 253 characters in all is not refused",
+    "regex": "a quantifier with nothing to repeat, an escape or a character class left open are refused; unbalanced "
+    "parentheses, unknown escapes and group names pass",
 }
 """Formats whose regex takes more than the RFC (reported approximated)."""

@@ -1,11 +1,14 @@
 """``format`` (``schema2grammar/formats.py``): each format's regex against valid
-and invalid values, IPv6 against Python's ``ipaddress`` on random addresses."""
+and invalid values, IPv6 against Python's ``ipaddress`` on random addresses,
+``regex`` against Python's ``re`` on random patterns."""
 
 from __future__ import annotations
 
 import ipaddress
 import json
 import random
+import re
+import warnings
 
 import pytest
 
@@ -51,6 +54,11 @@ CASES: dict[str, tuple[list[str], list[str]]] = {
         ["", ":", "1:2:3:4:5:6:7", "1:2:3:4:5:6:7:8:9", "1::2::3", "12345::", "::ffff:256.0.0.1", "1:2:3:4:5:6:7:1.2.3.4",
          "g::", ":1:2:3:4:5:6:7"],
     ),
+    "regex": (  # ECMA-262's and Python's; quoted and escaped as json.dumps writes them
+        ["", "^[a-z]+$", "a*?", "a*+", "(?:x|y){2,3}", "(?<n>a)\\k<n>", "(?<=a)b", "[^]", "[]", "[]a]", "a{", "]", "}",
+         "\\u{1F600}", '"\\"', "é+", "(?i)ab", "(?x) a # [ comment", "^(abc]", "\\*", "[*+?]", "a|"],
+        ["*", "+a", "?", "\\", "a**", "a*??", "(+a)", "(?:*a)", "a|?", "[a", "[\\]", "x\\", "(*)"],
+    ),
 }
 
 
@@ -88,6 +96,28 @@ def test_ipv6_equals_the_ipaddress_module() -> None:
         except ValueError:
             valid = False
         assert grammar.accepts(json.dumps(text)) == valid, text
+
+
+def test_regex_takes_every_pattern_python_reads() -> None:
+    """``format: regex`` is a regular superset (parentheses are not counted):
+    random patterns that ``re.compile`` reads are all taken, and it is reported
+    approximated."""
+    rng = random.Random(8)
+    grammar = Grammar.from_json_schema({"type": "string", "format": "regex"})
+    pieces = [*"ab()[]{}*+?|\\^$.-:=!<>Px1,", "(?:", "(?=", "(?<n>", "\\d", "[^", "{2}", "é", '"', "\n", "(?x)", "#"]
+    refused = 0
+    for _ in range(3_000):
+        text = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 8)))
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", FutureWarning)  # "possible nested set": read all the same
+                re.compile(text)
+        except re.error:
+            refused += not grammar.accepts(json.dumps(text, ensure_ascii=False))
+            continue
+        assert grammar.accepts(json.dumps(text, ensure_ascii=False)), text
+    assert refused > 500  # and many of the others are refused
+    assert ("format", APPROXIMATED) in {(e.keyword, e.status) for e in grammar.report.entries}
 
 
 def test_hostname_is_reported_wider_than_its_rfc() -> None:
