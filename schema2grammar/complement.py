@@ -260,12 +260,16 @@ def _keyword(key: str, value: Any, schema: dict[str, Any], draft: Draft, pointer
 def _one_of(branches: list[Any], draft: Draft, pointer: str, depth: int) -> Kinds:
     """The values exactly one branch accepts, per kind, where that is simple: the
     one branch that accepts some of the kind; none where two accept all of it; the
-    values one branch does not accept where another accepts all (else inexact)."""
+    values one branch does not accept where another accepts all; objects of
+    branches no object satisfies two of (tagged variants), as for ``anyOf``
+    (else inexact)."""
     conditions: dict[str, list[Condition]] = {kind: [] for kind in KINDS}
+    holding: dict[str, list[Any]] = {kind: [] for kind in KINDS}  # the branches, beside their conditions
     for i, branch in enumerate(branches):
         for kind, condition in satisfying(branch, draft, f"{pointer}/{i}", depth).items():
             if condition != NONE:
                 conditions[kind].append(condition)
+                holding[kind].append(branch)
     found: Kinds = {}
     for kind, listed in conditions.items():
         whole = sum(condition == ANY for condition in listed)
@@ -275,9 +279,27 @@ def _one_of(branches: list[Any], draft: Draft, pointer: str, depth: int) -> Kind
             found[kind] = NONE  # every value of the kind matches two branches
         elif whole == 1 and len(listed) == 2:
             found[kind] = _negate_whole(next(condition for condition in listed if condition != ANY))
+        elif kind == "object" and whole == 0 and _objects_apart(holding[kind], draft):
+            found[kind] = listed[0]
+            for condition in listed[1:]:
+                found[kind] = disjoin(found[kind], condition)
         else:
             found[kind] = Inexact("oneOf with branches that overlap has no complement here")
     return found
+
+
+MAX_APART_BRANCHES = 16
+"""Branches of one ``oneOf`` whose objects ``_one_of`` tells apart pairwise (120
+questions); past it, inexact."""
+
+
+def _objects_apart(branches: list[Any], draft: Draft) -> bool:
+    """Whether no object satisfies two of ``branches`` (proved)."""
+    from schema2grammar import disjoint  # (it reads conditions from here)
+
+    if len(branches) > MAX_APART_BRANCHES:
+        return False
+    return all(disjoint.objects_apart(a, b, draft) for i, a in enumerate(branches) for b in branches[i + 1:])
 
 
 def _recurring(properties: Any, draft: Draft) -> str | None:
@@ -431,12 +453,22 @@ def conjoin(a: Condition, b: Condition) -> Condition:
         items = b.items if a.items is True else a.items if b.items is True else {"allOf": [a.items, b.items]}
         highs = [h for h in (a.high, b.high) if h is not None]
         return _normal(Arrays(items, max(a.low, b.low), min(highs) if highs else None))
-    if isinstance(a, Objects) and isinstance(b, Objects):
-        properties = dict(a.properties)
-        for name, sub in b.properties.items():
-            properties[name] = {"allOf": [properties[name], sub]} if name in properties else sub
-        return Objects(tuple(dict.fromkeys(a.required + b.required)), properties)
-    return Inexact("a union of object schemas beside other object keywords")
+    if isinstance(a, (Objects, ObjectUnion)) and isinstance(b, (Objects, ObjectUnion)):
+        ours = a.parts if isinstance(a, ObjectUnion) else (a,)
+        theirs = b.parts if isinstance(b, ObjectUnion) else (b,)
+        if len(ours) * len(theirs) > MAX_OBJECT_BRANCHES:
+            return Inexact(f"more than {MAX_OBJECT_BRANCHES} object schemas in a union beside other object keywords")
+        parts = tuple(_both_objects(x, y) for x in ours for y in theirs)  # and distributes over or
+        return parts[0] if len(parts) == 1 else ObjectUnion(parts)
+    return Inexact("conditions that do not combine here")
+
+
+def _both_objects(a: Objects, b: Objects) -> Objects:
+    """Objects satisfying both: every name either requires, each property both schemas."""
+    properties = dict(a.properties)
+    for name, sub in b.properties.items():
+        properties[name] = {"allOf": [properties[name], sub]} if name in properties else sub
+    return Objects(tuple(dict.fromkeys(a.required + b.required)), properties)
 
 
 def disjoin(a: Condition, b: Condition) -> Condition:
@@ -600,6 +632,9 @@ def object_branches(condition: Objects | ObjectUnion) -> list[list[dict[str, Any
         found += [{"required": [name], "properties": {name: {"not": sub}}}
                   for name, sub in condition.properties.items() if sub is not True and sub != {}]
         return [[branch] for branch in found]
+    tagged = _tagged_branches(condition)
+    if tagged is not None:
+        return tagged if len(tagged) <= MAX_OBJECT_BRANCHES else None
     combined: list[list[dict[str, Any]]] = [[]]
     for part in condition.parts:
         ways = object_branches(part)
@@ -608,6 +643,39 @@ def object_branches(condition: Objects | ObjectUnion) -> list[list[dict[str, Any
         if len(combined) > MAX_OBJECT_BRANCHES:
             return None
     return combined
+
+
+def _tagged_branches(union: ObjectUnion) -> list[list[dict[str, Any]]] | None:
+    """The objects no part of a tagged union takes, one way per failure rather than
+    per choice of failures (``object_branches``'s product): where every part
+    requires one name and lists its own strings for it (``"type": "file"`` against
+    ``"type": "dir"``), an object takes no part when it lacks the name, holds
+    another value there, or holds a part's value and fails that part otherwise.
+    None where no name tags the parts so."""
+    for name in union.parts[0].required:
+        listed = [_tag_values(part, name) for part in union.parts]
+        every = [value for values in listed if values is not None for value in values]
+        if any(values is None for values in listed) or len(every) != len(set(every)):
+            continue
+        found: list[list[dict[str, Any]]] = [[{"properties": {name: False}}],
+                                             [{"required": [name], "properties": {name: {"not": {"enum": every}}}}]]
+        for part, values in zip(union.parts, listed):
+            tag = {"required": [name], "properties": {name: {"enum": values}}}
+            rest = Objects(tuple(n for n in part.required if n != name),
+                           {n: sub for n, sub in part.properties.items() if n != name})
+            found += [[tag, *way] for way in object_branches(rest) or []]
+        return found
+    return None
+
+
+def _tag_values(part: Objects, name: str) -> list[str] | None:
+    """The strings ``part`` lists for the name it requires (None: not a list of strings)."""
+    if name not in part.required or name not in part.properties:
+        return None
+    values = finite_values(part.properties[name], lambda value, allowed: shared.has_type(value, allowed, False))
+    if not values or not all(isinstance(value, str) for value in values):
+        return None
+    return list(dict.fromkeys(values))
 
 
 # -- strings other than some, in every spelling

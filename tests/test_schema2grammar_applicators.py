@@ -126,6 +126,17 @@ NOT_CASES: list[tuple[str, Any, list[Any], list[Any]]] = [
                                                  {"required": ["p"]}]},
      [{}, {"p": {"n": "x"}}, {"q": 1}], [{"p": {}}, {"p": {"n": ""}}]),
     ("one of", {"not": {"oneOf": [{"type": "string"}, {"type": "object", "required": ["a"]}]}}, [{}, 1, None], [{"a": 1}, "x"]),
+    ("one of tagged variants", {"not": {"oneOf": [
+        {"required": ["kind"], "properties": {"kind": {"const": "a"}, "n": {"type": "integer"}}},
+        {"required": ["kind", "m"], "properties": {"kind": {"enum": ["b", "c"]}}}]}},
+     [{}, {"kind": "d"}, {"kind": "b"}, {"kind": "a", "n": "x"}, {"kind": 1}, 1, "x"],
+     [{"kind": "a"}, {"kind": "a", "n": 1}, {"kind": "b", "m": 1}, {"kind": "c", "m": None}]),
+    ("a tagged union beside required names", {"type": "object", "not": {"allOf": [{"required": ["name"]}, {"oneOf": [
+        {"required": ["type", "size"], "properties": {"type": {"enum": ["file"]}, "size": {"type": "integer"}}},
+        {"required": ["type"], "properties": {"type": {"enum": ["link"]}}}]}]}},
+     [{}, {"type": "file", "size": 1}, {"type": "file", "name": "a"}, {"type": "dir", "name": "a"},  # (as the branches
+      {"type": "file", "size": "x", "name": "a"}, {"name": "a"}],                                 # declare the names)
+     [{"type": "file", "size": 1, "name": "a"}, {"type": "link", "name": "a"}, {"type": "link", "size": "x", "name": "a"}]),
     ("one of overlapping wholly", {"not": {"oneOf": [{"type": "object"}, {"required": ["a"]}]}}, [{"a": 1}], [{}, "x", 1]),
     ("one of twice the same", {"not": {"oneOf": [{"type": "string"}, {"type": "string"}, {"type": "integer"}]}}, ["x", 1.5, None], [1]),
     ("reference in a property", {"$defs": {"s": {"type": "string", "minLength": 1}},
@@ -264,6 +275,21 @@ def test_number_and_object_complement_limits() -> None:
     assert 2 ** 6 == complement.MAX_OBJECT_BRANCHES
     assert status({"type": "object", "not": {"anyOf": parts[:6]}}) == [ENFORCED]
     assert status({"type": "object", "not": {"anyOf": parts}}) == [APPROXIMATED]
+
+
+def test_a_tagged_union_fails_one_way_per_failure() -> None:
+    """Seven tagged parts with three names each: 3**7 choices of failures, but an
+    object fails a tagged union by lacking the tag, holding another value, or
+    failing the one part its value names: 2 + 7 * 2 ways, within the limit."""
+    parts = [{"type": "object", "required": ["kind", f"a{i}", f"b{i}"], "properties": {"kind": {"const": f"k{i}"}}}
+             for i in range(7)]
+    schema = {"type": "object", "not": {"oneOf": parts}}
+    assert {e.status for e in translate(schema)[1].entries if e.keyword == "not"} == {ENFORCED}
+    agrees(schema, [{}, {"kind": "k7"}, {"kind": "k0", "a0": 1}, {"kind": "k6", "b6": 1}, {"kind": 0, "a0": 1, "b0": 1}],
+           [{"kind": "k0", "a0": 1, "b0": 1}, {"kind": "k6", "a6": 1, "b6": 1, "c": 1}])
+    untagged = [{"type": "object", "required": [f"a{i}", f"b{i}"]} for i in range(7)]  # the product: 2**7 > 64
+    assert [e.status for e in translate({"type": "object", "not": {"anyOf": untagged}})[1].entries
+            if e.keyword == "not"] == [APPROXIMATED]
 
 
 def test_nesting_limit_of_a_negated_schema() -> None:
