@@ -405,12 +405,14 @@ def _bound(key: str, value: Any, schema: dict[str, Any]) -> Condition:
 
 def _negate_whole(condition: Condition) -> Condition:
     """The complement of ``condition`` within its kind, where the conditions spell
-    it: all and none swap, and objects not satisfying object conditions are the
-    union of ``object_branches``' ways to fail them."""
+    it: all and none swap, booleans are the others, and objects not satisfying
+    object conditions are the union of ``object_branches``' ways to fail them."""
     if condition == ANY:
         return NONE
     if condition == NONE:
         return ANY
+    if isinstance(condition, frozenset):  # some booleans: the others
+        return _normal(frozenset((True, False)) - condition)
     if isinstance(condition, (Objects, ObjectUnion)):
         ways = object_branches(condition)
         if ways is None:
@@ -458,9 +460,21 @@ def conjoin(a: Condition, b: Condition) -> Condition:
         theirs = b.parts if isinstance(b, ObjectUnion) else (b,)
         if len(ours) * len(theirs) > MAX_OBJECT_BRANCHES:
             return Inexact(f"more than {MAX_OBJECT_BRANCHES} object schemas in a union beside other object keywords")
-        parts = tuple(_both_objects(x, y) for x in ours for y in theirs)  # and distributes over or
+        parts = tuple(part for x in ours for y in theirs  # and distributes over or
+                      if not _impossible(part := _both_objects(x, y)))
+        if not parts:
+            return NONE
         return parts[0] if len(parts) == 1 else ObjectUnion(parts)
     return Inexact("conditions that do not combine here")
+
+
+def _impossible(part: Objects) -> bool:
+    """Whether ``part`` requires a name whose schema is ``false`` (alone or in an
+    ``allOf``): such parts come of distributing ways to fail over one another."""
+    def false(schema: Any) -> bool:
+        return schema is False or isinstance(schema, dict) and set(schema) == {"allOf"} and any(map(false, schema["allOf"]))
+
+    return any(name in part.properties and false(part.properties[name]) for name in part.required)
 
 
 def _both_objects(a: Objects, b: Objects) -> Objects:

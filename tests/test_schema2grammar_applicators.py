@@ -137,6 +137,8 @@ NOT_CASES: list[tuple[str, Any, list[Any], list[Any]]] = [
      [{}, {"type": "file", "size": 1}, {"type": "file", "name": "a"}, {"type": "dir", "name": "a"},  # (as the branches
       {"type": "file", "size": "x", "name": "a"}, {"name": "a"}],                                 # declare the names)
      [{"type": "file", "size": 1, "name": "a"}, {"type": "link", "name": "a"}, {"type": "link", "size": "x", "name": "a"}]),
+    ("booleans, a not inside a not", {"type": "boolean", "not": {"allOf": [{"not": {"const": False}}, {"not": {"not": {}}}]}},
+     [False], [True]),
     ("one of overlapping wholly", {"not": {"oneOf": [{"type": "object"}, {"required": ["a"]}]}}, [{"a": 1}], [{}, "x", 1]),
     ("one of twice the same", {"not": {"oneOf": [{"type": "string"}, {"type": "string"}, {"type": "integer"}]}}, ["x", 1.5, None], [1]),
     ("reference in a property", {"$defs": {"s": {"type": "string", "minLength": 1}},
@@ -326,6 +328,16 @@ IF_CASES: list[tuple[str, Any, list[Any], list[Any]]] = [
      ["y", 2], []),
     ("nested", {"type": "object", "properties": {"a": {"if": {"type": "string"}, "then": {"enum": ["x"]}}}},
      [{"a": "x"}, {"a": 1}], [{"a": "y"}]),
+    ("not both flags (SchemaStore ui5.yaml)", {  # ways to fail four parts, distributed: the impossible ones dropped
+        "type": "object", "additionalProperties": False, "required": ["name"],
+        "properties": {"name": {"type": "string"}, "optional": {"type": "boolean"}, "development": {"type": "boolean"}},
+        "if": {"not": {"anyOf": [{"properties": {"optional": {"enum": [False, None]}}},
+                                 {"properties": {"development": {"enum": [False, None]}}},
+                                 {"not": {"properties": {"optional": {"type": "boolean"}}}},
+                                 {"not": {"properties": {"development": {"type": "boolean"}}}}]}},
+        "then": {"additionalProperties": False, "properties": {"name": {"type": "string"}}}},
+     [{"name": "a"}, {"name": "a", "optional": True}, {"name": "a", "optional": True, "development": False}],
+     [{"name": "a", "optional": True, "development": True}, {"name": "a", "optional": 1}]),
 ]
 
 
