@@ -47,12 +47,12 @@ class Deadline:
         """End it now (safe from another thread: the compiling one sees it at its next check)."""
         self.cancelled = True
 
-    def expired(self) -> bool:
-        return self.cancelled or time.monotonic() >= self.expires
-
     def used(self, share: float) -> bool:
         """Whether ``share`` of the time is gone (or it was cancelled)."""
         return self.cancelled or time.monotonic() >= self.started + share * self.seconds
+
+    def expired(self) -> bool:
+        return self.used(1.0)
 
     def check(self) -> None:
         """Raise ``CompileTimeout`` when past or cancelled."""
