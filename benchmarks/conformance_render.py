@@ -83,10 +83,13 @@ def _maskbench(bench: dict[str, Any]) -> list[str]:
         if len(failing) > LISTED:
             lines.append(f"- … {len(failing) - LISTED} more in conformance.json")
         lines += ["", "structgen's slowest schemas (the tails of the TTFM and step distributions):", ""]
-        for key, what in (("ttfm_ms", "TTFM"), ("max_step_ms", "slowest step")):
-            timed = sorted((row for row in bench["schemas"] if key in row["structgen"]),
+        for key, what, unit in (("ttfm_ms", "TTFM", " ms"), ("max_step_ms", "slowest step", " ms"),
+                                ("slow_steps", "most steps over 0.3 ms", "")):
+            timed = sorted((row for row in bench["schemas"] if row["structgen"].get(key)),
                            key=lambda row: -row["structgen"][key])[:SLOWEST]
-            lines.append(f"- {what}: " + ", ".join(f"`{row['id']}` {_num(row['structgen'][key])} ms" for row in timed))
+            if timed:  # results files before session 24 have no slow_steps
+                lines.append(f"- {what}: " + ", ".join(f"`{row['id']}` {_num(row['structgen'][key])}{unit}"
+                                                       for row in timed))
     return lines + [""]
 
 
