@@ -45,10 +45,12 @@ schemas, annotate, or are unknown): a formula has a place for it when it holds o
 OPEN_FORMATS: Final = frozenset({"date-time", "time", "hostname", "email", "uri", "uri-reference", "uri-template"})
 """Formats with endless values (their grammars repeat without bound)."""
 
-LIMITING_OBJECT_KEYWORDS: Final = frozenset({"propertyNames", "minProperties", "maxProperties", "dependentRequired",
-                                            "dependentSchemas", "dependencies", "unevaluatedProperties"})
+LIMITING_OBJECT_KEYWORDS: Final = frozenset({"propertyNames", "minProperties", "maxProperties", "dependentSchemas",
+                                            "unevaluatedProperties"})
 """Object keywords that may keep a property from being written: an object schema
-without them takes endless values where one of its properties does."""
+without them takes endless values where one of its properties does (and
+``dependentRequired``, or a draft-7 ``dependencies`` of names, lets a property be
+written with the names it requires: ``_dependent_names``)."""
 
 ROOM_CAP: Final = 10**9
 """Values counted before a kind's room is called that many (a string pattern's)."""
@@ -191,7 +193,7 @@ class Formulas:
         if kind == PLACE:
             return self._place_child(self.schema[node], name, matched)
         parts = [p for p in self.parts[node] if "object" in self.admits(p)] if kind != AND else list(self.parts[node])
-        return self.combine(kind, [self._child(p, name, matched) for p in parts])
+        return self.combine(_projected(kind), [self._child(p, name, matched) for p in parts])
 
     def _place_child(self, schema: dict[str, Any], name: str | None, matched: frozenset[str]) -> int:
         properties, patterns = _mapping(schema, "properties"), _mapping(schema, "patternProperties")
@@ -223,7 +225,7 @@ class Formulas:
                 prefix, items = items, schema.get("additionalItems", True)
             return self.of(prefix[index]) if index < len(prefix) else self.of(items)
         parts = [p for p in self.parts[node] if "array" in self.admits(p)] if kind != AND else list(self.parts[node])
-        return self.combine(kind, [self._item(p, index) for p in parts])
+        return self.combine(_projected(kind), [self._item(p, index) for p in parts])
 
     def places(self, node: int) -> list[dict[str, Any]]:
         """The schema objects whose own keywords are in ``node`` (through its parts)."""
@@ -393,11 +395,14 @@ class Formulas:
                 places.append([self.schema[p] for p in self.parts[part] if "object" in self.admits(p)])
             else:
                 return False
-        if any("enum" in p or "const" in p or set(p) & LIMITING_OBJECT_KEYWORDS for group in places for p in group):
+        if any("enum" in p or "const" in p or set(p) & LIMITING_OBJECT_KEYWORDS or _dependent_names(p) is None
+               for group in places for p in group):
             return False
         for name in self.names(node):
-            writable = all(any(_writable(p, name) for p in group) for group in places)
-            if writable and self.room(self.child(node, name), depth + 1) is None:
+            with_it = _written_with(name, [p for group in places for p in group])
+            writable = all(all(any(_writable(p, n) for p in group) for group in places) for n in with_it)
+            if writable and all(self.room(self.child(node, n), depth + 1) not in (0, UNKNOWN) for n in with_it - {name}) \
+                    and self.room(self.child(node, name), depth + 1) is None:
                 return True
         return False
 
@@ -433,6 +438,45 @@ class Formulas:
                     if len(reached) > MAX_EXPLORED:
                         return None
         return reached
+
+
+def _projected(kind: int) -> int:
+    """The kind of the node that applies to a property or item of a node of
+    ``kind``: a ``oneOf``'s branches hold one at a time, but what one of them asks of a
+    property is all that applies to it, as for ``anyOf`` (the one holding is some
+    one): "exactly one" of the branches' properties would refuse a property that two
+    branches ask alike (a ``oneOf`` of two ``required``s asks nothing of either)."""
+    return ANY if kind == ONE else kind
+
+
+def _dependent_names(schema: dict[str, Any]) -> dict[str, list[str]] | None:
+    """The names each property requires beside it (``dependentRequired``, and
+    ``dependencies`` whose values are lists of names); None where a dependency is
+    a schema, or not read here (it may keep a property from being written)."""
+    found: dict[str, list[str]] = {}
+    for key in ("dependentRequired", "dependencies"):
+        mapping = schema.get(key, {})
+        if not isinstance(mapping, dict):
+            return None
+        for name, required in mapping.items():
+            if not isinstance(required, list) or not all(isinstance(n, str) for n in required):
+                return None
+            found.setdefault(name, []).extend(required)
+    return found
+
+
+def _written_with(name: str, places: list[dict[str, Any]]) -> set[str]:
+    """``name`` and every name that writing it requires, through each other."""
+    found = {name}
+    todo = [name]
+    while todo:
+        current = todo.pop()
+        for place in places:
+            for required in (_dependent_names(place) or {}).get(current, []):
+                if required not in found:
+                    found.add(required)
+                    todo.append(required)
+    return found
 
 
 def _writable(schema: dict[str, Any], name: str) -> bool:

@@ -28,6 +28,11 @@ OWNERS = {
     "items": {"type": "object", "properties": {"name": {"type": "string"}, "email": {"type": "string"}},
               "required": ["name", "email"], "additionalProperties": False},
 }
+FIELDS = {  # SchemaStore's statamic blueprint: a field names its handle
+    "type": "array", "uniqueItems": True,
+    "items": {"type": "object", "properties": {"handle": {"type": "string"}, "field": {"type": "string"}},
+              "dependentRequired": {"field": ["handle"]}},
+}
 
 
 def verdict(schema: Any) -> tuple[str, str]:
@@ -51,6 +56,12 @@ def verdict(schema: Any) -> tuple[str, str]:
     {"type": "array", "items": {"enum": [f"v{i}" for i in range(20)]}, "uniqueItems": True},
     {"type": "array", "items": {"allOf": [{"$ref": "#/$defs/a"}, {"properties": {"b": {"type": "integer"}}}]},
      "uniqueItems": True, "$defs": {"a": {"anyOf": [{"properties": {"x": {"type": "string"}}}, {"required": ["y"]}]}}},
+    # a oneOf asks of a property what the branch that holds asks: here nothing, in either
+    {"type": "object", "oneOf": [{"required": ["a"]}, {"required": ["b"]}], "properties": {"tags": STRINGS}},
+    FIELDS,  # writing field writes handle too: both endless
+    {"$schema": "http://json-schema.org/draft-07/schema#", "type": "array", "uniqueItems": True,
+     "items": {"type": "object", "properties": {"handle": {"type": "string"}, "field": {"type": "string"}},
+               "dependencies": {"field": ["handle"]}}},
 ])
 def test_the_matcher_checks_arrays_every_path_makes_unique(schema: Any) -> None:
     assert verdict(schema) == (ENFORCED, CHECKED_NOTE)
@@ -65,6 +76,11 @@ def test_the_matcher_checks_arrays_every_path_makes_unique(schema: Any) -> None:
     {"type": "array", "prefixItems": [{"type": "string"}], "uniqueItems": True},
     {"type": "array", "items": {"$ref": "#"}, "uniqueItems": True},  # arrays of arrays of ...: past MAX_OPEN_DEPTH
     {"type": "object", "dependentSchemas": {"x": {"properties": {"a": STRINGS}}}},  # only sometimes: not followed
+    # the one endless property needs a name that cannot be written: only {} is left (not counted)
+    {"type": "array", "uniqueItems": True, "items": {"type": "object", "properties": {"a": {"type": "string"}},
+                                                    "additionalProperties": False, "dependentRequired": {"a": ["b"]}}},
+    {"type": "array", "uniqueItems": True, "items": {"type": "object", "properties": {"a": {"type": "string"}},
+                                                    "dependencies": {"a": {"required": ["b"]}}}},  # a schema
 ])
 def test_other_arrays_stay_approximated(schema: Any) -> None:
     assert verdict(schema)[0] == APPROXIMATED
@@ -131,6 +147,8 @@ def test_pydantic_sets() -> None:
               '[{"name": "a", "email": "b"}, {"name": "a", "email": "c"}]']),
     ({"type": "array", "items": STRINGS, "uniqueItems": True},
      ['[["a"], ["a"]]', '[["a", "b"], ["b", "a"]]', '[["a", "a"]]', '[[], []]']),
+    (FIELDS, ['[{"handle": "a", "field": "x"}, {"handle": "a", "field": "x"}]', '[{"handle": "a"}, {"handle": "b"}]',
+              '[{"field": "x"}]', '[{"handle": "a", "field": "x"}, {"field": "x", "handle": "a"}]', '[{}, {}]']),
 ])
 def test_accepts_compares_values_as_json_schema_does(schema: Any, texts: list[str]) -> None:
     grammar = Grammar.from_json_schema(schema)
@@ -212,6 +230,7 @@ def smollm2(infos: dict[str, TokenizerInfo], hf_tokenizers: dict[str, Any]) -> t
     ({"type": "array", "items": {"type": "number"}, "uniqueItems": True},
      ['[1, 12, 123, 12]', '[10, 1, 100, 10.0]', '[0.5, 5e-1]']),
     ({"type": "array", "items": STRINGS, "uniqueItems": True}, ['[["a"], ["a", "b"], ["b", "a"], ["a"]]']),
+    (FIELDS, ['[{"handle": "a", "field": "x"}, {"handle": "a", "field": "y"}, {"handle": "a", "field": "x"}]']),
 ])
 def test_masks_equal_the_oracle_at_every_token(schema: Any, texts: list[str], smollm2: tuple[TokenizerInfo, Any]) -> None:
     info, tokenizer = smollm2
