@@ -1,4 +1,4 @@
-"""``not``, ``if``/``then``/``else`` (a switch of them too), ``contains``,
+"""``not`` (of ``patternProperties`` too), ``if``/``then``/``else`` (a switch of them too), ``contains``,
 ``uniqueItems`` and a ``oneOf`` whose branches may overlap, enforced by the grammar
 where the values a schema refuses have an exact grammar (a complement); the report,
 and what the grammar accepts next to what jsonschema says.
@@ -33,6 +33,20 @@ schemas = {
                   for shape, needs in [("circle", ["r"]), ("square", ["w"]), ("disc", ["r"]), ("tile", ["w"]),
                                        ("ring", ["r"]), ("board", ["w"]), ("coin", ["r"]), ("plate", ["w"])]],
     }, [{"shape": "coin", "r": 1}, {"shape": "coin", "w": 1}, {"shape": "plate", "w": 2}, {"shape": "blob"}]),
+    # at most one way to sign in, written as SchemaStore's prometheus writes it: for
+    # each method, "if it is set (not null), the others are null"; a switch on three
+    # properties, whose cases with two methods set are ruled out and not built
+    "mutually exclusive": ({
+        "type": "object",
+        "properties": {method: {"type": ["string", "null"]} for method in ("password", "token", "oauth")},
+        "allOf": [{"if": {"not": {"properties": {method: {"const": None}}}},
+                   "then": {"properties": {other: {"const": None} for other in ("password", "token", "oauth")
+                                           if other != method}}} for method in ("password", "token", "oauth")],
+    }, [{"token": "t"}, {"password": None, "oauth": "o"}, {"password": "p", "token": "t"}, {}]),
+    # some "x-" property that is not a string: the complement of patternProperties,
+    # a bit in the object's rules set by such a property, needed to close it
+    "not patternProperties": ({"type": "object", "not": {"patternProperties": {"^x-": {"type": "string"}}}},
+                              [{"x-a": 1}, {"x-a": "s"}, {"x-a": "s", "x-b": 2}, {"b": 1}]),
     # any string but these (in any spelling: "\u0061dmin" is "admin")
     "not": ({"type": "string", "not": {"enum": ["admin", "root"]}}, ["alice", "admin", "root", "\\u0061dmin"]),
     # one or two of the items are 0

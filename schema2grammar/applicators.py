@@ -59,6 +59,7 @@ _BEFORE_TYPES = ("const", "enum", "anyOf", "oneOf", "allOf", "if", "$ref", "depe
 def negation(t: _Translator, schema: dict[str, Any], pointer: str) -> str:
     """A schema object with ``not``: its other keywords, less what ``not`` refuses."""
     notes: list[str] = []
+    start = len(t.report.entries)
     checked(schema["not"], f"{pointer}/not")
     rest = {k: v for k, v in schema.items() if k != "not"}
     inner = complement.unnegated(schema["not"])
@@ -78,6 +79,7 @@ def negation(t: _Translator, schema: dict[str, Any], pointer: str) -> str:
                       f"more than {MAX_SPLIT_RULES} rules: not enforced")
         return t.body(rest, pointer)
     _report_negation(t, pointer, notes)
+    t.collapse_report(start)  # the complement's objects may say of some property (shared.SOME) what not could not
     return text
 
 

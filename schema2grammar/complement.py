@@ -87,10 +87,14 @@ class Numbers:
 @dataclass(frozen=True)
 class Objects:
     """Objects holding every name of ``required``, whose ``properties`` (where
-    present) satisfy their schemas."""
+    present) satisfy their schemas, whose properties named as a ``patterns`` key
+    finds satisfy its schema, and which, for each pair of ``some``, hold a property
+    named as its pattern finds with a value of its schema."""
 
     required: tuple[str, ...] = ()
     properties: dict[str, Any] = field(default_factory=dict)
+    patterns: dict[str, Any] = field(default_factory=dict)
+    some: tuple[tuple[str, Any], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -114,8 +118,8 @@ Condition = Union[str, Inexact, "frozenset[bool]", Strings, Numbers, Objects, Ob
 Kinds = dict[str, Condition]
 
 _ANNOTATIONS = shared.ANNOTATIONS | frozenset(shared.DEFINITIONS)
-_READ = frozenset("properties required minLength maxLength minimum maximum exclusiveMinimum exclusiveMaximum "
-                  "items minItems maxItems uniqueItems".split())
+_READ = frozenset("properties required patternProperties minLength maxLength minimum maximum exclusiveMinimum "
+                  "exclusiveMaximum items minItems maxItems uniqueItems".split()) | {shared.SOME}
 """Type keywords ``_keyword`` reads; the others are inexact for their type."""
 _KIND_OF = {key: kind for kind, keys in shared.TYPE_KEYWORDS.items() for key in keys if key not in _READ}
 _KIND_OF["divisibleBy"] = "number"  # draft 3's multipleOf
@@ -229,6 +233,12 @@ def _keyword(key: str, value: Any, schema: dict[str, Any], draft: Draft, pointer
         if why is not None:
             return {"object": Inexact(why)}
         return {"object": Objects(properties=dict(value))}
+    if key == "patternProperties":
+        why = _recurring(value, draft)
+        return {"object": Inexact(why) if why is not None else Objects(patterns=dict(value))}
+    if key == shared.SOME:
+        why = _recurring(value, draft)
+        return {"object": Inexact(why) if why is not None else Objects(some=tuple((p, sub) for p, sub in value))}
     if key == "items":
         if isinstance(value, list):
             return {"array": Inexact("items as a tuple has no complement here")}
@@ -421,7 +431,9 @@ def _negate_whole(condition: Condition) -> Condition:
         for way in ways:
             part: Condition = ANY
             for branch in way:
-                part = conjoin(part, Objects(tuple(branch.get("required", ())), dict(branch["properties"])))
+                part = conjoin(part, Objects(tuple(branch.get("required", ())), dict(branch.get("properties", {})),
+                                             dict(branch.get("patternProperties", {})),
+                                             tuple((p, sub) for p, sub in branch.get(shared.SOME, ()))))
             parts.append(part)
         found: Condition = NONE
         for part in parts:
@@ -478,11 +490,14 @@ def _impossible(part: Objects) -> bool:
 
 
 def _both_objects(a: Objects, b: Objects) -> Objects:
-    """Objects satisfying both: every name either requires, each property both schemas."""
-    properties = dict(a.properties)
+    """Objects satisfying both: every name either requires, each property (and
+    pattern) both schemas, every witness either asks for."""
+    properties, patterns = dict(a.properties), dict(a.patterns)
     for name, sub in b.properties.items():
         properties[name] = {"allOf": [properties[name], sub]} if name in properties else sub
-    return Objects(tuple(dict.fromkeys(a.required + b.required)), properties)
+    for pattern, sub in b.patterns.items():
+        patterns[pattern] = {"allOf": [patterns[pattern], sub]} if pattern in patterns else sub
+    return Objects(tuple(dict.fromkeys(a.required + b.required)), properties, patterns, a.some + b.some)
 
 
 def disjoin(a: Condition, b: Condition) -> Condition:
@@ -638,13 +653,17 @@ def unnegated(schema: Any) -> Any:
 
 def object_branches(condition: Objects | ObjectUnion) -> list[list[dict[str, Any]]] | None:
     """Object schemas (each the ``allOf`` of its parts) whose union is the objects
-    ``condition`` refuses: one lacks a required name, or has a property whose value
-    its schema refuses; for a union, one such way per part. None past
-    ``MAX_OBJECT_BRANCHES``."""
+    ``condition`` refuses: one lacks a required name, has a property whose value
+    its schema refuses (a named one, or one a pattern finds: ``shared.SOME``), or holds
+    no property a ``some`` pair asks for (each one its pattern finds refused by its
+    schema); for a union, one such way per part. None past ``MAX_OBJECT_BRANCHES``."""
     if isinstance(condition, Objects):
         found: list[dict[str, Any]] = [{"properties": {name: False}} for name in condition.required]
         found += [{"required": [name], "properties": {name: {"not": sub}}}
                   for name, sub in condition.properties.items() if sub is not True and sub != {}]
+        found += [{shared.SOME: [[pattern, {"not": sub}]]} for pattern, sub in condition.patterns.items()
+                  if sub is not True and sub != {}]
+        found += [{"patternProperties": {pattern: {"not": sub}}} for pattern, sub in condition.some]
         return [[branch] for branch in found]
     tagged = _tagged_branches(condition)
     if tagged is not None:
@@ -676,7 +695,7 @@ def _tagged_branches(union: ObjectUnion) -> list[list[dict[str, Any]]] | None:
         for part, values in zip(union.parts, listed):
             tag = {"required": [name], "properties": {name: {"enum": values}}}
             rest = Objects(tuple(n for n in part.required if n != name),
-                           {n: sub for n, sub in part.properties.items() if n != name})
+                           {n: sub for n, sub in part.properties.items() if n != name}, part.patterns, part.some)
             found += [[tag, *way] for way in object_branches(rest) or []]
         return found
     return None
@@ -879,7 +898,7 @@ def accepts(kinds: Kinds, value: Any, draft: Draft) -> bool | None:
         return True if True in found else None if None in found else False
     verdicts: list[bool | None] = []
     if isinstance(condition, Objects):
-        verdicts = [name in value for name in condition.required]
+        verdicts = [name in value for name in condition.required] + [None] * bool(condition.patterns or condition.some)
         verdicts += [accepts(satisfying(sub, draft, f"/properties/{name}"), value[name], draft)
                      for name, sub in condition.properties.items() if name in value]
     elif isinstance(condition, Arrays):

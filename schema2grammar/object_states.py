@@ -5,10 +5,14 @@ the whole object: ``minProperties``/``maxProperties`` and ``dependentRequired``
 The members are decided one by one in declared order (written or skipped), then
 extra properties repeat; the extras include *special* names, undeclared names
 that take part in a dependency, each with a terminal of its own. A state is
-``(position, written, owed, had)``: the member to decide next (``len(members)`` for
-the extras), how many properties were written (capped where more no longer
-matters), the names a written property needs that are still to come, and the
-names written that a property still to come may need. Only the reachable states
+``(position, written, owed, had, found)``: the member to decide next
+(``len(members)`` for the extras), how many properties were written (capped where
+more no longer matters), the names a written property needs that are still to
+come, the names written that a property still to come may need, and which of the
+object's *witnesses* (``shared.SOME``: some property a pattern finds holds a value
+of a schema) a property written so far was (a bit each). A property a witness's
+pattern finds is written as one of its *marks*, the bits of the witnesses its
+value is. Only the reachable states
 from which the object can still be closed are kept, so a rule is never a dead end;
 none at all means no object satisfies the keywords.
 """
@@ -38,16 +42,19 @@ class State(NamedTuple):
     written: int  # properties written so far, capped
     owed: frozenset[str]
     had: frozenset[str]
+    found: int = 0  # the witnesses met, a bit each
 
 
 class Move(NamedTuple):
     """One alternative of a state's rule: ``member``/``special`` write a property
     (``name``), ``extra`` an undeclared one of no dependency, ``skip`` leaves the
-    member out, ``end`` closes the object (``target`` None)."""
+    member out, ``end`` closes the object (``target`` None); ``mark``: the
+    witnesses the property's value is."""
 
     kind: str
     name: str | None
     target: State | None
+    mark: int = 0
 
 
 class ObjectStates:
@@ -57,15 +64,22 @@ class ObjectStates:
     counts; ``needs``: name -> the names that must be present beside it;
     ``limit``: the most states (None: no limit). ``unordered``: members in any
     order, extras among them (``property_order="any"``): every state is then at
-    the extras' position, and ``had`` keeps every member written."""
+    the extras' position, and ``had`` keeps every member written. ``witnesses``:
+    how many there are (the object ends once each is met); ``marks``: name -> the
+    marks a member or special may be written with (absent: none, 0), and
+    ``extra_marks`` those of the other extra properties."""
 
     def __init__(self, members: list[tuple[str, bool]], specials: list[str], generic: bool, low: int,
                  high: int | None, needs: dict[str, tuple[str, ...]], limit: int | None = MAX_OBJECT_STATES,
-                 unordered: bool = False) -> None:
+                 unordered: bool = False, witnesses: int = 0, marks: dict[str, tuple[int, ...]] | None = None,
+                 extra_marks: tuple[int, ...] = (0,)) -> None:
         self.unordered = unordered
         self.members = members
         self.specials = specials
         self.generic = generic
+        self.every_witness = (1 << witnesses) - 1
+        self.marks = marks or {}
+        self.extra_marks = extra_marks
         self.low = low
         self.high = high
         self.needs = {name: tuple(n for n in wanted if n != name) for name, wanted in needs.items()}
@@ -75,28 +89,30 @@ class ObjectStates:
             self.slot = {name: self.extras_at for name in self.slot}
         self.required = frozenset(name for name, needed in members if needed)
         self.cap = high if high is not None else max(low, 1)  # counts past it behave alike
-        start = self.canonical(self.extras_at if unordered else 0, 0, frozenset(), frozenset())
+        start = self.canonical(self.extras_at if unordered else 0, 0, frozenset(), frozenset(), 0)
         self.moves = self.live(self.reachable(start, limit)) if start is not None else {}
         self.start = start if start in self.moves else None
 
     # -- one step
 
-    def canonical(self, position: int, written: int, owed: frozenset[str], had: frozenset[str]) -> State | None:
+    def canonical(self, position: int, written: int, owed: frozenset[str], had: frozenset[str],
+                  found: int) -> State | None:
         """The state at ``position``, forgetting what no later choice depends on;
         None when a name still owed can no longer come."""
         if any(self.slot[name] < position for name in owed):
             return None
         if had and not self.unordered:
             had = frozenset(name for name in had if self.needed_later(name, position))
-        return State(position, written, owed, had)
+        return State(position, written, owed, had, found)
 
     def needed_later(self, name: str, position: int) -> bool:
         """Whether a property still to come at ``position`` may need ``name``."""
         return any(name in wanted and self.slot.get(source, -1) >= position
                    for source, wanted in self.needs.items())
 
-    def write(self, name: str, state: State) -> State | None:
-        """The state after writing ``name``; None when something it needs was left out."""
+    def write(self, name: str, state: State, mark: int) -> State | None:
+        """The state after writing ``name`` with ``mark``; None when something it
+        needs was left out."""
         if self.high is not None and state.written >= self.high:
             return None
         owed = set(state.owed - {name})
@@ -108,35 +124,42 @@ class ObjectStates:
                 return None  # never allowed here, or decided already and absent
             owed.add(wanted)
         after = state.position + 1 if state.position < self.extras_at else state.position
-        return self.canonical(after, min(state.written + 1, self.cap), frozenset(owed), state.had | {name})
+        return self.canonical(after, min(state.written + 1, self.cap), frozenset(owed), state.had | {name},
+                              state.found | mark)
 
     def step(self, state: State) -> list[Move]:
         """Every move out of ``state`` that keeps the state set's rules."""
         moves: list[Move] = []
         if state.position < self.extras_at:
             name, required = self.members[state.position]
-            written = self.write(name, state)
-            if written is not None:
-                moves.append(Move("member", name, written))
+            moves += self.written("member", name, state)
             if not required and name not in state.owed:
-                skipped = self.canonical(state.position + 1, state.written, state.owed, state.had)
+                skipped = self.canonical(state.position + 1, state.written, state.owed, state.had, state.found)
                 if skipped is not None:
                     moves.append(Move("skip", None, skipped))
             return moves
         if self.unordered:
             for name, _ in self.members:
                 if name not in state.had:
-                    written = self.write(name, state)
-                    if written is not None:
-                        moves.append(Move("member", name, written))
-        if state.written >= self.low and not state.owed and (not self.unordered or self.required <= state.had):
+                    moves += self.written("member", name, state)
+        if state.written >= self.low and not state.owed and (not self.unordered or self.required <= state.had) \
+                and state.found == self.every_witness:
             moves.append(Move("end", None, None))
         if self.generic and (self.high is None or state.written < self.high):
-            moves.append(Move("extra", None, State(state.position, min(state.written + 1, self.cap), state.owed, state.had)))
+            written = min(state.written + 1, self.cap)
+            moves += [Move("extra", None, State(state.position, written, state.owed, state.had, state.found | mark), mark)
+                      for mark in self.extra_marks]
         for name in self.specials:
-            written = self.write(name, state)
-            if written is not None:
-                moves.append(Move("special", name, written))
+            moves += self.written("special", name, state)
+        return moves
+
+    def written(self, kind: str, name: str, state: State) -> list[Move]:
+        """The moves writing ``name``, one per mark it may have."""
+        moves = []
+        for mark in self.marks.get(name, (0,)):
+            target = self.write(name, state, mark)
+            if target is not None:
+                moves.append(Move(kind, name, target, mark))
         return moves
 
     # -- the whole set

@@ -17,10 +17,17 @@ ANNOTATIONS = frozenset(
 )
 DEFINITIONS = ("$defs", "definitions")
 
+SOME = "structgen:someProperty"
+"""Not a JSON Schema keyword, and reserved: what the complement of
+``patternProperties`` says of an object, written by ``complement`` for the
+translator. Its value lists ``[pattern, schema]`` pairs; for each, some property
+whose name the pattern finds holds a value of the schema (the ``not`` of
+``{"patternProperties": {pattern: {"not": schema}}}``)."""
+
 TYPE_KEYWORDS = {
     "object": ("properties", "required", "additionalProperties", "patternProperties", "propertyNames",
                "minProperties", "maxProperties", "dependentRequired", "dependentSchemas", "dependencies",
-               "unevaluatedProperties"),
+               "unevaluatedProperties", SOME),
     "array": ("items", "prefixItems", "additionalItems", "minItems", "maxItems", "uniqueItems", "contains",
               "minContains", "maxContains", "unevaluatedItems"),
     "string": ("minLength", "maxLength", "pattern"),

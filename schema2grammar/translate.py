@@ -40,6 +40,7 @@ from schema2grammar.shared import (
     DEFINITIONS,
     MAX_ITEMS_CHAIN,
     NOWHERE,
+    SOME,
     TYPE_KEYWORDS,
     NoValue,
     SchemaError,
@@ -57,6 +58,12 @@ from schema2grammar.unique_arrays import UniqueArrays
 
 MAX_SCHEMA_NODES = 20_000
 """Schema places one translation may visit (a bound on grammar size and time)."""
+
+MAX_WITNESSES = 3
+"""Witnesses (``shared.SOME``: some property a pattern finds holds a value of a
+schema) one object keeps: a bit each in its states, and a property their patterns
+find has a value symbol per subset of them; past it they are left out (the
+``not`` that wrote them reported approximated)."""
 
 MAX_DEPTH = 100
 """Schema places nested in one another (through ``allOf`` merges too): deeper is an
@@ -924,10 +931,18 @@ class _Translator:
         undeclared = [name for name in dict.fromkeys(n for source, wanted in needs.items() for n in (source, *wanted))
                       if name not in properties and name not in missing]
         patterns = self.pattern_properties(schema, pointer)
+        some = self.witnesses(schema, pointer)
         names = None
-        if patterns is not None or language is not None and additional is not False:
-            names = self.name_regions(patterns, list(properties) + missing + undeclared + absent,
-                                      additional is not False, language, pointer)
+        if patterns is not None or some or language is not None and additional is not False:
+            declared = list(properties) + missing + undeclared + absent
+            names = self.name_regions(patterns, declared, additional is not False, language, pointer,
+                                      [pattern for pattern, _ in some])
+            if names is None and some:
+                self.approximate(pointer, "not", "some property a pattern finds holds a value: not enforced, the "
+                                 "names are not told apart by the patterns")
+                some = []
+                names = self.name_regions(patterns, declared, additional is not False, language, pointer) \
+                    if patterns is not None or language is not None and additional is not False else None
             patterns = {} if patterns is None and names is not None else patterns
         elif language is not None:
             report.add(pointer, "propertyNames", ENFORCED, "the declared names judged one by one (no extra names)")
@@ -949,18 +964,18 @@ class _Translator:
                 if names is None else f"{place}, names spelled as json.dumps spells them",
             )
         colon = self.punct(":")
-        written: dict[str, str] = {}  # name -> its member's text
+        written: dict[str, dict[int, str]] = {}  # name -> its member's text, per mark
         members: list[tuple[str, bool]] = []
         for key, sub in properties.items():
             key_pointer = f"{pointer}/properties/{_pointer_token(key)}"
             matched = _found_by(patterns, key)
             try:
-                value = self.node({"allOf": [sub, *matched]} if matched else sub, key_pointer)
+                values = self.marked_values({"allOf": [sub, *matched]} if matched else sub, some, key, key_pointer)
             except NoValue:
                 if key in required:
                     raise
                 continue  # a property no value satisfies must be absent
-            written[key] = f"{self.literal(key)} {colon} {value}"
+            written[key] = {mark: f"{self.literal(key)} {colon} {value}" for mark, value in values.items()}
             members.append((key, key in required))
         for key in missing:  # required but undeclared: in the order `required` lists them
             matched = _found_by(patterns, key)
@@ -970,12 +985,14 @@ class _Translator:
                 raise NoValue(f"{pointer or '#'}: required property {key!r} is not allowed")
             else:
                 sub = additional
-            written[key] = f"{self.literal(key)} {colon} {self.node(sub, f'{pointer}/required')}"
+            literal = self.literal(key)
+            values = self.marked_values(sub, some, key, f"{pointer}/required")
+            written[key] = {mark: f"{literal} {colon} {value}" for mark, value in values.items()}
             members.append((key, True))
         # an undeclared name's own schema is known unless patterns Python cannot run may match it
         known = names is not None or "patternProperties" not in schema or patterns is not None
         extra, separable = self.extra_properties(
-            names, patterns, additional, list(properties) + missing + absent, undeclared if known else [], pointer)
+            names, patterns, additional, list(properties) + missing + absent, undeclared if known else [], some, pointer)
         separable = separable and known
         specials: list[str] = []
         for name in undeclared if separable else []:
@@ -983,15 +1000,56 @@ class _Translator:
             sub = {"allOf": matched} if matched else own_additional
             try:
                 if sub is not False:
-                    written[name] = f"{self.literal(name)} {colon} {self.node(sub, f'{pointer}/additionalProperties')}"
+                    literal = self.literal(name)
+                    values = self.marked_values(sub, some, name, f"{pointer}/additionalProperties")
+                    written[name] = {mark: f"{literal} {colon} {value}" for mark, value in values.items()}
                     specials.append(name)
             except NoValue:
                 pass  # no value for it: an object holding it is no instance
         if not separable:  # a name only an extra property can hold is not told apart from the others
             needs = {source: wanted for source, wanted in needs.items() if not {source, *wanted} & set(undeclared)}
         unseparated = bool(undeclared) and not separable
-        states = self.counted_states(schema, members, specials, extra is not None, needs, unseparated, pointer)
+        marks = {name: tuple(values) for name, values in written.items()}
+        states = self.counted_states(schema, members, specials, (len(some), marks, tuple(extra)), needs, unseparated,
+                                     pointer)
         return f"{self.punct('{')} {self.object_rules(states, written, extra)} {self.punct('}')}"
+
+    def witnesses(self, schema: dict[str, Any], pointer: str) -> list[tuple[str, Any]]:
+        """The object's witnesses (``shared.SOME``, which ``complement`` writes):
+        (pattern, schema) pairs. Past ``MAX_WITNESSES``, or with a pattern Python
+        cannot run on the declared names, none (the ``not`` that made them reported)."""
+        found = schema.get(SOME, [])
+        if not isinstance(found, list) or not all(isinstance(pair, (list, tuple)) and len(pair) == 2
+                                                  and isinstance(pair[0], str) for pair in found):
+            raise SchemaError(f"{pointer or '#'}: {SOME} must list [pattern, schema] pairs")
+        pairs = [(pattern, sub) for pattern, sub in found]
+        if len(pairs) > MAX_WITNESSES or (pairs and _matchable(dict(pairs)) is None):
+            self.approximate(pointer, "not", f"some property a pattern finds holds a value: not enforced (more than "
+                             f"{MAX_WITNESSES} such conditions, or a pattern Python cannot run)")
+            return []
+        return pairs
+
+    def marked_values(self, schema: Any, some: list[tuple[str, Any]], name: str | None, pointer: str,
+                      found: list[int] | None = None) -> dict[int, str]:
+        """The value symbols of a property (``name``, or an extra one the witnesses
+        ``found`` find), one per mark: ``schema``, and for each witness in the
+        mark (a bit each, among those whose pattern finds the name) its schema.
+        Mark 0 is ``schema`` alone, so the marks overlap: the parser keeps each
+        reading until the object tells them apart (no complement is needed, and
+        each witness's schema is reported as any other). Raises ``NoValue`` when
+        ``schema`` has no value."""
+        if found is None:  # the patterns run in Python (``witnesses`` checked)
+            found = [i for i, (pattern, _) in enumerate(some)
+                     if name is not None and re.search(ecma.python_regex(pattern), name) is not None]
+        values = {0: self.node(schema, pointer)}
+        for mark in range(1, 1 << len(some)):
+            if all(mark >> i & 1 == 0 or i in found for i in range(len(some))):
+                try:
+                    values[mark] = self.node({"allOf": [schema, *(sub for i, (_, sub) in enumerate(some) if mark >> i & 1)]},
+                                             pointer)
+                except NoValue:
+                    continue
+        return values
 
     def unevaluated_annotation(self, schema: dict[str, Any], key: str, pointer: str) -> None:
         """``unevaluated*`` where a type's keywords are read: before 2019-09 an
@@ -1021,16 +1079,20 @@ class _Translator:
         return {name: wanted for name, wanted in needs.items() if wanted}
 
     def extra_properties(self, names: list[property_names.Region] | None, patterns: dict[str, Any] | None,
-                         additional: Any, declared: list[str], apart: list[str], pointer: str) -> tuple[str | None, bool]:
-        """The symbol of one undeclared property (None: none allowed), names
-        ``apart`` left out, and whether they could be."""
+                         additional: Any, declared: list[str], apart: list[str], some: list[tuple[str, Any]],
+                         pointer: str) -> tuple[dict[int, str], bool]:
+        """The symbol of one undeclared property per mark (none: none allowed), names
+        ``apart`` left out, and whether they could be. ``names`` were split by the
+        witnesses' patterns too (``some``: after the ``patterns`` in each region's
+        ``matched``)."""
         colon = self.punct(":")
-        extras: list[str] = []
+        extras: dict[int, list[str]] = {}
         kept_apart = True
         if names is not None:
             assert patterns is not None
+            keys = list(patterns)
             for region in names:
-                chosen = [list(patterns)[i] for i in region.matched]
+                chosen = [keys[i] for i in region.matched if i < len(keys)]
                 if chosen:
                     sub = patterns[chosen[0]] if len(chosen) == 1 else {"allOf": [patterns[p] for p in chosen]}
                     where = f"{pointer}/patternProperties/{_pointer_token(chosen[0])}"
@@ -1039,10 +1101,13 @@ class _Translator:
                 else:
                     sub, where = additional, f"{pointer}/additionalProperties"
                 try:
-                    value = self.node(sub, where)
+                    values = self.marked_values(sub, some, None, where, [i - len(keys) for i in region.matched
+                                                                         if i >= len(keys)])
                 except NoValue:  # no value satisfies these names' schemas: none of them allowed
                     continue
-                extras.append(f"{self.terminal(chr(34) + region.regex + chr(34))} {colon} {value}")
+                key = self.terminal(chr(34) + region.regex + chr(34))
+                for mark, value in values.items():
+                    extras.setdefault(mark, []).append(f"{key} {colon} {value}")
         else:
             try:
                 extra_value = None if additional is False else self.node(additional, f"{pointer}/additionalProperties")
@@ -1056,15 +1121,19 @@ class _Translator:
                 if other is None:
                     self.approximate(pointer, "additionalProperties", "a declared name with an escaped character may repeat as an extra property")
                     other = regexes.STRING
-                extras.append(f"{self.terminal(other)} {colon} {extra_value}")
-        extra = None if not extras else extras[0] if len(extras) == 1 else self.rule("extra", " | ".join(extras))
-        return extra, kept_apart
+                extras[0] = [f"{self.terminal(other)} {colon} {extra_value}"]
+        return {mark: found[0] if len(found) == 1 else self.rule("extra", " | ".join(found))
+                for mark, found in sorted(extras.items())}, kept_apart
 
     def counted_states(self, schema: dict[str, Any], members: list[tuple[str, bool]], specials: list[str],
-                       generic: bool, needs: dict[str, tuple[str, ...]], unseparated: bool, pointer: str) -> ObjectStates:
+                       marked: tuple[int, dict[str, tuple[int, ...]], tuple[int, ...]], needs: dict[str, tuple[str, ...]],
+                       unseparated: bool, pointer: str) -> ObjectStates:
         """The object's states with as much of the property counts and dependencies
         as ``MAX_OBJECT_STATES`` allows: past it, maxProperties goes first, then
-        minProperties, then the dependencies (each reported approximated)."""
+        minProperties, then the dependencies (each reported approximated).
+        ``marked``: how many witnesses, the marks of each name, and those of the
+        extra properties (none: no extra property)."""
+        witnesses, marks, extra_marks = marked
         low = self.count_value(schema, "minProperties", pointer) or 0
         high = self.count_value(schema, "maxProperties", pointer)
         dependency_keys: list[str] = [key for key in ("dependentRequired", "dependencies") if key in schema
@@ -1082,16 +1151,19 @@ class _Translator:
         for unordered in [True, False] if any_order else [False]:
             limit = MAX_UNORDERED_STATES if unordered else MAX_OBJECT_STATES
             for low, high, kept, dropped in attempts:
-                plain = (low, high, kept) == (0, None, {}) and not unordered  # two states a member: never limited
+                plain = (low, high, kept) == (0, None, {}) and not unordered and not witnesses  # never limited
                 try:
-                    states = ObjectStates(members, specials, generic, low, high, kept, None if plain else limit, unordered)
+                    states = ObjectStates(members, specials, bool(extra_marks), low, high, kept,
+                                          None if plain else limit, unordered, witnesses, marks, extra_marks)
                     break
                 except TooManyStates:
                     continue
             if states is not None:
                 break
-        if states is None:
-            raise AssertionError("the last attempt is the plain chain in declared order, which has no limit")
+        if states is None:  # the plain chain in declared order has no limit: witnesses past it
+            self.approximate(pointer, "not", f"some property a pattern finds holds a value: not enforced, the object "
+                             f"would need more than {MAX_OBJECT_STATES} grammar rules")
+            states = ObjectStates(members, specials, bool(extra_marks), low, high, kept, None)
         if any_order and not states.unordered:
             self.approximate(pointer, "properties", f"property_order 'any' would need more than {MAX_UNORDERED_STATES} "
                              "grammar rules here: the declared order is kept (narrower)")
@@ -1110,7 +1182,7 @@ class _Translator:
                                 "\\u escapes is another name" if key in dependency_keys else "")
         return states
 
-    def object_rules(self, states: ObjectStates, written: dict[str, str], extra: str | None) -> str:
+    def object_rules(self, states: ObjectStates, written: dict[str, dict[int, str]], extra: dict[int, str]) -> str:
         """One rule per state, from the extras back to the first member (a state
         whose one way on is to skip its member is that next state's rule); the
         text of the start state."""
@@ -1128,7 +1200,7 @@ class _Translator:
             assert move.target is not None
             if move.kind == "skip":
                 return text[move.target]
-            symbol = extra if move.kind == "extra" else written[move.name or ""]
+            symbol = extra[move.mark] if move.kind == "extra" else written[move.name or ""][move.mark]
             return f"{comma if state.written else ''} {symbol} {text[move.target]}".strip()
 
         for state in sorted(states.moves, key=lambda state: -state.position):
@@ -1193,13 +1265,18 @@ class _Translator:
             [name for name in named if name in absent]
 
     def name_regions(self, patterns: dict[str, Any] | None, declared: list[str], unmatched: bool,
-                     language: string_sets.StringSet | None, pointer: str) -> list[property_names.Region] | None:
+                     language: string_sets.StringSet | None, pointer: str,
+                     witnesses: list[str] | None = None) -> list[property_names.Region] | None:
         """The names beside the ``declared`` ones, split by the patterns they match
         (those matching none only when ``unmatched``), of the ``language`` where
-        there is one; None, reported, when no regex of bounded size says so."""
+        there is one; None, reported, when no regex of bounded size says so. The
+        ``witnesses``' patterns split them too (after the others in ``matched``;
+        unreported where they do not, for the caller to try without them)."""
         try:
-            found = property_names.regions(list(patterns or {}), declared, unmatched, language)
+            found = property_names.regions(list(patterns or {}) + (witnesses or []), declared, unmatched, language)
         except ecma.Unsupported as exc:
+            if witnesses:
+                return None
             if patterns is not None:
                 self.approximate(pointer, "patternProperties", f"not enforced: {exc}")
             if language is not None:
@@ -1276,8 +1353,9 @@ class _Translator:
 
     def switched(self, schema: dict[str, Any], parts: list[Any], pointer: str) -> str | None:
         """The ``allOf`` as one branch per case of its conditionals (``switch``),
-        when they test one property against constants; None otherwise, or past
-        ``MAX_SWITCH_VALUES`` or ``MAX_SWITCH_RULES``, for ``merge`` to nest them."""
+        when each tests one property against constants or its presence; None
+        otherwise, or past ``MAX_SWITCH_VALUES``, ``MAX_SWITCH_CASES`` or
+        ``MAX_SWITCH_RULES``, for ``merge`` to nest them."""
         own = {k: v for k, v in schema.items() if k != "allOf"}
         if any(unevaluated.present(self, part) for part in [own, *parts]):
             return None  # then's properties count as evaluated: the conditionals stay with their part
@@ -1327,8 +1405,11 @@ class _Translator:
             return None
         self.report.entries[start:] = [e for e in self.report.entries[start:]
                                        if (e.pointer, e.keyword) != (pointer, "allOf")]
+        [name, *more] = on.names
+        note = f"one branch per case of {', '.join(map(repr, on.names))}, the properties the ifs test" if more else \
+            f"one branch per value of {name!r}, the property the ifs test"
         for key in written:
-            self.report.add(pointer, key, ENFORCED, f"one branch per value of {on.name!r}, the property the ifs test")
+            self.report.add(pointer, key, ENFORCED, note)
         if exact and not inexact:
             self.report.add(pointer, "allOf", ENFORCED, "merged, one branch per case of its conditionals")
         else:
@@ -1378,6 +1459,8 @@ class _Translator:
                     merged[key] = list(dict.fromkeys(merged[key] + value))
                 elif key == "not":  # not A, and not B: not (A or B)
                     merged[key] = {"anyOf": [merged[key], value]}
+                elif key == SOME:  # each part's witnesses
+                    merged[key] = [*merged[key], *value]
                 elif key == "propertyNames":  # every name holds to both
                     merged[key] = _both(merged[key], value)
                 elif key == "type" and "nullable" not in merged and "nullable" not in part:
@@ -1390,6 +1473,8 @@ class _Translator:
                     merged[key] = tighter
                 elif key == "multipleOf" and (common := _common_multiple(merged[key], value)) is not None:
                     merged[key] = common
+                elif key == "pattern" and (both := _both_patterns(merged[key], value)) is not None:
+                    merged[key] = both
                 elif key in ("anyOf", "oneOf") and (pairs := _distributed(merged[key], value)) is not None:
                     merged[key] = pairs
                 else:
@@ -1934,6 +2019,20 @@ def _common_multiple(first: Any, second: Any) -> int | float | None:
         return found.numerator
     as_float = float(found)
     return as_float if Fraction(Decimal(repr(as_float))) == found else None
+
+
+def _both_patterns(first: Any, second: Any) -> str | None:
+    """One pattern that finds what both do: the first as a lookahead from the
+    start (which ``ecma.conjuncts`` reads as a second automaton). None where either
+    has lookarounds of its own (they would not be leading ones) or does not parse."""
+    if not isinstance(first, str) or not isinstance(second, str):
+        return None
+    try:
+        if any(ecma.conjuncts(pattern) != [(True, pattern)] for pattern in (first, second)):
+            return None
+    except ecma.Unsupported:
+        return None
+    return f"^(?=[\\s\\S]*?(?:{first}))[\\s\\S]*?(?:{second})"
 
 
 def _distributed(first: Any, second: Any) -> list[Any] | None:

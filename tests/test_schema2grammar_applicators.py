@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import random
 import re
+import sys
 from typing import Any
 
 import jsonschema
@@ -17,6 +18,7 @@ from schema_checks import agrees
 
 from schema2grammar import APPROXIMATED, ENFORCED, Options, SchemaError, applicators, complement, disjoint, translate
 from schema2grammar.applicators import MAX_CONTAINS_STATES
+from schema2grammar.translate import MAX_WITNESSES
 from schema2grammar.unique_arrays import CHECKED_NOTE
 from structgen import Grammar
 
@@ -148,6 +150,21 @@ NOT_CASES: list[tuple[str, Any, list[Any], list[Any]]] = [
      [[1], ["a"], ["b", "xa"]], [[], ["b"], ["b", "c"]]),
     ("reference in items", {"$defs": {"s": {"type": "string"}}, "type": "array", "not": {"items": {"$ref": "#/$defs/s"}}},
      [[1], ["a", None]], [[], ["a"]]),
+    # some property a pattern finds holds a value the pattern's schema refuses
+    ("pattern properties", {"type": "object", "not": {"patternProperties": {"^x": {"type": "integer"}}}},
+     [{"x": "a"}, {"b": 1, "xy": None}, {"x1": 1, "x2": "2"}], [{}, {"b": "a"}, {"x": 1}, {"x": 1, "xa": 2, "c": "s"}]),
+    ("pattern properties, declared names among them", {
+        "type": "object", "properties": {"xa": {"type": ["integer", "string"]}, "b": {}},
+        "not": {"patternProperties": {"^x": {"type": "integer"}}}},
+     [{"xa": "s"}, {"xa": 1, "xb": "s"}, {"b": "x", "xc": None}], [{}, {"xa": 1}, {"b": "s"}, {"xa": 1, "b": 2, "xd": 3}]),
+    ("two pattern properties", {"type": "object", "not": {"anyOf": [{"patternProperties": {"a": {"type": "integer"}}},
+                                                                    {"patternProperties": {"b": {"type": "string"}}}]}},
+     [{"a": "s", "b": 1}, {"ab": None}, {"a": "s", "ab": "t", "b": 2}], [{}, {"a": 1}, {"b": "s", "a": "s"}, {"ab": 1}]),
+    ("some property, by its own pattern", {"type": "object", "additionalProperties": {"type": "integer"},
+                                           "not": {"patternProperties": {"^k": {"maximum": 5}}}},
+     [{"k": 6}, {"a": 1, "kk": 7}], [{}, {"k": 5}, {"k": "x"}, {"a": 9}]),
+    ("not of some property", {"type": "object", "not": {"allOf": [{"not": {"patternProperties": {"c": {"pattern": "99"}}}}]}},
+     [{}, {"c": "99"}, {"a": 1}, {"c": 5, "ac": "x99"}], [{"c": "9"}, {"ac": "1", "c": "99"}]),
 ]
 
 
@@ -547,6 +564,21 @@ ONE_OF_CASES: list[tuple[str, Any, list[Any], list[Any]]] = [
 ]
 
 
+ONE_OF_CASES.append(  # MaskBench Handwritten oneofpr2: a pattern's names, with some of them holding a value
+    ("pattern properties, and some property", {"type": "object", "oneOf": [
+        {"allOf": [{"patternProperties": {"a": {"$ref": "#/definitions/inside1"}}},
+                   {"not": {"patternProperties": {"a": {"not": {"$ref": "#/definitions/inside1"}}}}}]},
+        {"allOf": [{"patternProperties": {"b": {"$ref": "#/definitions/inside2"}}},
+                   {"not": {"patternProperties": {"b": {"not": {"$ref": "#/definitions/inside1"}}}}}]}],
+        "definitions": {
+            "inside1": {"type": "object", "not": {"patternProperties": {"c": {"not": {"type": "string", "pattern": "99"}}}}},
+            "inside2": {"type": "object", "patternProperties": {"c": {"type": "string", "pattern": "77"}}}}},
+     [{"a": {"c": "99"}}, {"b": {"c": "7799"}}, {"ba": {"c": "99"}}, {"a": {"c": "99"}, "x": {}},
+      {"b": {"c": "7799"}, "ab": {"c": "99"}}],
+     [{"a": {"c": "101"}}, {"a": {"c": 99}}, {"b": {"c": "99"}}, {"ab": {"c": "7799"}}, {},
+      {"b": {"c": "7799"}, "ab": {"c": "7799"}}]))
+
+
 @pytest.mark.parametrize(("name", "schema", "valid", "invalid"), ONE_OF_CASES, ids=[case[0] for case in ONE_OF_CASES])
 def test_one_of_refuses_values_matching_several_branches(name: str, schema: Any, valid: list[Any], invalid: list[Any]) -> None:
     """Each branch less what the other branches accept, by complement."""
@@ -938,3 +970,65 @@ def test_splits_past_their_rule_budget_are_approximated(monkeypatch: pytest.Monk
 def test_malformed_schemas_inside_applicators_are_schema_errors(schema: dict[str, Any], message: str) -> None:
     with pytest.raises(SchemaError, match=re.escape(message)):
         translate(schema)
+
+
+def test_witnesses_past_their_limit_are_approximated() -> None:
+    """Each ``not`` of ``patternProperties`` at one object is a witness, a bit of the
+    object's states: past ``MAX_WITNESSES`` they are left out, the grammar wider."""
+    def schema(count: int) -> dict[str, Any]:
+        return {"type": "object", "allOf": [{"not": {"patternProperties": {f"^{chr(97 + i)}": {"type": "integer"}}}}
+                                            for i in range(count)]}
+
+    at = Grammar.from_json_schema(schema(MAX_WITNESSES))
+    assert at.report.exact and at.accepts('{"a": "x", "b": "x", "c": "x"}') and not at.accepts('{"a": "x", "b": "x"}')
+    past = Grammar.from_json_schema(schema(MAX_WITNESSES + 1))
+    assert [e.status for e in past.report.entries if e.keyword == "not"] == [APPROXIMATED]
+    assert past.accepts('{"a": "x"}')
+
+
+def _witness_branch(rng: random.Random) -> dict[str, Any]:
+    """An object schema with patterns, sometimes a ``not`` of them, sometimes closed."""
+    branch: dict[str, Any] = {"patternProperties": {rng.choice(["^a", "b", "^a.", "c$"]): _leaf(rng)
+                                                    for _ in range(rng.randint(1, 2))}}
+    if rng.random() < 0.4:
+        branch["not"] = {"patternProperties": {rng.choice(["a", "^b"]): _leaf(rng)}}
+    if rng.random() < 0.3:
+        branch["additionalProperties"] = rng.choice([False, _leaf(rng)])
+    if rng.random() < 0.3:
+        branch["required"] = [rng.choice(["a", "b", "ab"])]
+    return branch
+
+
+def test_random_pattern_property_complements_agree_with_jsonschema() -> None:
+    """not and oneOf over objects with patternProperties (whose complement holds
+    some property a pattern finds): wherever the report says exact, acceptance is
+    validity; elsewhere the grammar is only wider."""
+    rng = random.Random(7)
+    names = ["a", "b", "ab", "ba", "c", "ac", "a1"]
+    exact = checked = 0
+    for _ in range(120):
+        schema: dict[str, Any] = {"type": "object", "properties": {name: {} for name in names}}
+        if rng.random() < 0.5:
+            schema["oneOf"] = [_witness_branch(rng) for _ in range(2)]
+        else:
+            schema["not"] = _witness_branch(rng)
+        instances = [{name: rng.choice(SCALARS) for name in names if rng.random() < 0.4} for _ in range(40)]
+        found = _judged(schema, instances)
+        if found is not None:
+            exact += found[0]
+            checked += found[1]
+    assert exact >= 50 and checked >= 2000, (exact, checked)  # 0 and 0 with patternProperties inexact
+
+
+def test_witnesses_past_the_object_state_limit_are_approximated(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A witness doubles the states of the members its pattern finds (met or not
+    yet): past ``MAX_OBJECT_STATES`` it is left out, reported, the grammar wider."""
+    monkeypatch.setattr(sys.modules["schema2grammar.translate"], "MAX_OBJECT_STATES", 40)
+    schema = {"type": "object", "properties": {f"q{i}": {} for i in range(30)},
+              "not": {"patternProperties": {"^q": {"type": "string"}}}}
+    grammar = Grammar.from_json_schema(schema)
+    [entry] = [e for e in grammar.report.entries if e.keyword == "not" and e.pointer == ""]
+    assert entry.status == APPROXIMATED and "more than 40 grammar rules" in entry.note
+    assert grammar.accepts('{"q0": "s"}')
+    small = Grammar.from_json_schema({**schema, "properties": {f"q{i}": {} for i in range(5)}})
+    assert small.report.exact and small.accepts('{"q0": "s", "q1": 1}') and not small.accepts('{"q0": "s"}')

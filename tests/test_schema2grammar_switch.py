@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import jsonschema
 import pytest
 from schema_checks import agrees
 
@@ -62,10 +63,12 @@ def test_cases_the_schema_rules_out_are_not_built() -> None:
 
 
 @pytest.mark.parametrize("ifs", [
-    [{"properties": {"kind": {"const": "a"}}}, {"properties": {"other": {"const": "b"}}}],  # two properties
-    [{"properties": {"kind": {"const": "a"}}}, {"properties": {"kind": {"enum": ["b", "c"]}}}],  # two values
     [{"properties": {"kind": {"const": "a"}}}, {"properties": {"kind": {"const": "b"}}, "minProperties": 2}],
     [{"properties": {"kind": {"const": "a"}}}, {"properties": {"kind": {"const": "b", "type": "integer"}}}],
+    [{"properties": {"kind": {"const": "a"}}}, {"properties": {"kind": {"const": "b"}, "other": {"const": 1}}}],
+    [{"properties": {"kind": {"const": "a"}}}, {"properties": {"kind": {"minimum": 1}}}],
+    [{"properties": {"kind": {"const": "a"}}}, {"required": ["kind", "other"]}],
+    [{"properties": {"kind": {"const": "a"}}}, {"not": {"not": {"properties": {"kind": {"const": "b"}}}}}],
     [{"properties": {"kind": {"const": "a"}}}],  # one
 ])
 def test_other_conditionals_are_no_switch(ifs: list[Any]) -> None:
@@ -91,8 +94,8 @@ def test_past_the_rule_budget_the_conditionals_nest_as_before(monkeypatch: pytes
 
 
 def test_a_case_whose_merge_is_not_exact_is_named() -> None:
-    """Where the value is not an object every then applies; two patterns do not merge."""
-    schema = {"allOf": [{"if": {"properties": {"kind": {"const": v}}}, "then": {"pattern": v}} for v in ("a", "b")]}
+    """Where the value is not an object every then applies; two patterns with lookaheads do not merge."""
+    schema = {"allOf": [{"if": {"properties": {"kind": {"const": v}}}, "then": {"pattern": f"^(?!x){v}"}} for v in ("a", "b")]}
     entries = translate(schema)[1].entries
     [verdict] = [e for e in entries if e.keyword == "allOf" and e.pointer == ""]
     assert verdict.status == APPROXIMATED
@@ -119,3 +122,82 @@ def test_a_case_past_a_translation_limit_drops_only_its_branches() -> None:
     assert grammar.accepts('{"kind": "b", "n": "x"}') and not grammar.accepts('{"kind": "b", "n": 0}')
     with pytest.raises(SchemaError, match="nests more than"):
         translate(schema, Options(strict=True))
+
+
+EXCLUSIVE = ["basic", "token", "oauth"]
+
+
+def exclusive(names: list[str]) -> dict[str, Any]:
+    """At most one of ``names`` holds a value other than null, as SchemaStore's
+    prometheus writes it: one conditional per name, on the others."""
+    return {"type": "object", "properties": {name: {"type": ["integer", "null"]} for name in names},
+            "allOf": [{"if": {"not": {"properties": {name: {"const": None}}}},
+                       "then": {"properties": {other: {"const": None} for other in names if other != name}}}
+                      for name in names]}
+
+
+def objects(names: list[str], values: list[Any]) -> list[dict[str, Any]]:
+    """Every object whose properties are some of ``names`` (in that order), each
+    holding one of ``values``."""
+    found: list[dict[str, Any]] = [{}]
+    for name in names:
+        found = [instance | ({} if value is _ABSENT else {name: value}) for instance in found
+                 for value in [_ABSENT, *values]]
+    return found
+
+
+_ABSENT = object()
+
+
+def test_mutually_exclusive_properties_are_exact_with_a_case_each() -> None:
+    """Six conditionals on three names: of the 2^3 combinations of "null or absent"
+    and "another value", the three with two names set are ruled out by the thens
+    and not built; the none-set case takes the values that are no object too."""
+    schema = exclusive(EXCLUSIVE)
+    instances = [*objects(EXCLUSIVE, [None, 1]), "x", 3, None, [1]]
+    validator = jsonschema.Draft202012Validator(schema)
+    valid = [i for i in instances if validator.is_valid(i)]
+    agrees(schema, valid, [i for i in instances if not validator.is_valid(i)])
+    assert {"basic": 1, "token": None} in valid and {"basic": 1, "oauth": 1} not in valid
+    parts = [{"properties": schema["properties"]}, *schema["allOf"]]
+    kept, on = switch.split(parts, True) or pytest.fail("no switch")
+    assert [case for case, _, _ in on.cases({"properties": schema["properties"]})] == [
+        "('basic' is null or 'basic' is absent) and ('token' is null or 'token' is absent) and "
+        "('oauth' is null or 'oauth' is absent) or the value is not an object",
+        "('basic' is null or 'basic' is absent) and ('token' is null or 'token' is absent) and "
+        "'oauth' holds another value",
+        "('basic' is null or 'basic' is absent) and 'token' holds another value and "
+        "('oauth' is null or 'oauth' is absent)",
+        "'basic' holds another value and ('token' is null or 'token' is absent) and "
+        "('oauth' is null or 'oauth' is absent)"]
+    [note] = {e.note for e in translate(schema)[1].entries if e.keyword == "if"}
+    assert note == "one branch per case of 'basic', 'token', 'oauth', the properties the ifs test"
+
+
+def test_presence_enum_and_negated_tests_on_several_properties() -> None:
+    """``required`` alone tests presence, an ``enum`` several constants, ``not`` the
+    opposite; each combination of what the properties hold is checked against
+    jsonschema."""
+    schema = {"properties": {"a": {}, "b": {}, "c": {}},
+              "allOf": [{"if": {"required": ["a"]}, "then": {"required": ["b"]}},
+                        {"if": {"properties": {"b": {"enum": [1, 2]}}, "required": ["b"]},
+                         "then": {"properties": {"c": {"const": 1}}}, "else": {"properties": {"c": {"const": 2}}}},
+                        {"if": {"not": {"properties": {"c": {"const": 1}}}}, "then": {"not": {"required": ["a"]}}},
+                        {"if": {"properties": {"a": {"const": 3}}, "type": "object"}, "else": {"maxProperties": 2}}]}
+    instances = [*objects(["a", "b", "c"], [1, 2, 3]), "x", 0]
+    validator = jsonschema.Draft202012Validator(schema)
+    valid = [i for i in instances if validator.is_valid(i)]
+    assert 0 < len(valid) < len(instances)
+    agrees(schema, valid, [i for i in instances if not validator.is_valid(i)])
+    assert switch.split([{}, *schema["allOf"]], True) is not None
+
+
+def test_past_the_case_limit_the_conditionals_nest_as_before() -> None:
+    """One constant per property is three kinds each: six properties are 729
+    combinations, seven 2,187 (past ``MAX_SWITCH_CASES``)."""
+    def tests(count: int) -> list[Any]:
+        return [{}, *[{"if": {"properties": {f"p{i}": {"const": i}}}, "then": {"required": ["x"]}} for i in range(count)]]
+
+    assert 3 ** 6 <= switch.MAX_SWITCH_CASES < 3 ** 7
+    assert switch.split(tests(6), True) is not None
+    assert switch.split(tests(7), True) is None
