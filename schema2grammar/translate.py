@@ -159,6 +159,14 @@ def _found_by(patterns: dict[str, Any] | None, name: str) -> list[Any]:
     return [sub for pattern, sub in patterns.items() if re.search(ecma.python_regex(pattern), name) is not None]
 
 
+def _other_names(declared: list[str]) -> str | None:
+    """A quoted name that is none of ``declared``: as ``json.dumps`` spells them (a
+    name spelled with ``\\u`` escapes is another name), or, where one of them needs
+    an escape, in any spelling (then refused however spelled: ``complement``);
+    None past the complement's limit."""
+    return regexes.string_except(declared) or complement.strings_except(declared)
+
+
 def _matchable(patterns: dict[str, Any] | None) -> dict[str, Any] | None:
     """``patterns`` when Python's ``re`` can run every one of them (to match declared
     names one by one), else None."""
@@ -960,7 +968,8 @@ class _Translator:
                      else "extra properties among the declared ones")
             report.add(
                 pointer, "additionalProperties", ENFORCED,
-                f"{place}; a declared name spelled with \\u escapes counts as extra"
+                f"{place}; a declared name spelled with \\u escapes counts as extra (where one needs an escape, "
+                "it is refused in any other spelling)"
                 if names is None else f"{place}, names spelled as json.dumps spells them",
             )
         colon = self.punct(":")
@@ -1114,12 +1123,14 @@ class _Translator:
             except NoValue:  # additionalProperties no value satisfies: none allowed
                 extra_value = None
             if extra_value is not None:
-                other = regexes.string_except(declared + apart) if apart else None
+                other = _other_names(declared + apart) if apart else None
                 if other is None:
                     kept_apart = not apart
-                    other = regexes.string_except(declared)
+                    other = _other_names(declared)
                 if other is None:
-                    self.approximate(pointer, "additionalProperties", "a declared name with an escaped character may repeat as an extra property")
+                    self.approximate(pointer, "additionalProperties", "a declared name with an escaped character may "
+                                     f"repeat as an extra property (the names pass {complement.MAX_EXCLUDED_CHARACTERS} "
+                                     "characters)")
                     other = regexes.STRING
                 extras[0] = [f"{self.terminal(other)} {colon} {extra_value}"]
         return {mark: found[0] if len(found) == 1 else self.rule("extra", " | ".join(found))

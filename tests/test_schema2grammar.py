@@ -68,6 +68,20 @@ def test_names_other_than_the_declared_ones() -> None:
     assert regexes.string_except(['a"b']) is None  # needs an escape: not built
 
 
+def test_declared_names_that_need_an_escape_are_no_extra_names() -> None:
+    """Where a declared (or dependency's) name needs an escape, the other names are
+    the complement of its every spelling (JSON-Schema-Test-Suite "properties with
+    escaped characters"): that name in another spelling is refused, not taken as
+    an extra property."""
+    names = ["foo\nbar", 'foo"bar', "foo\\bar", "foo\tbar"]
+    schema = {"properties": {name: {"type": "number"} for name in names},
+              "dependentRequired": {"foo\nbar": ["a\rb"]}}
+    agrees(schema, [{}, {"x": "s"}, {"foo\nbar": 1, "a\rb": None}, {names[1]: 2, names[2]: 3, "q": "s"}],
+           [{"foo\nbar": "1"}, {'foo"bar': "x"}, {"foo\nbar": 1}, {"foo\\bar": 1, "foo\tbar": "s", "x": 1}])
+    grammar = Grammar.from_json_schema(schema)
+    assert not grammar.accepts('{"foo\\u000abar": 1, "a\\rb": 2}')  # the same name, spelled otherwise
+
+
 def test_string_lengths_count_characters() -> None:
     pattern = re.compile(regexes.string_of_length(2, 3))
     for text, inside in [("ab", True), ("abc", True), ("a", False), ("abcd", False), ("日本", True), ('a"', True), ("\n\n\n", True), ("é", False)]:
