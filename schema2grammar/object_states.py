@@ -132,7 +132,7 @@ class ObjectStates:
         moves: list[Move] = []
         if state.position < self.extras_at:
             name, required = self.members[state.position]
-            moves += self.written("member", name, state)
+            moves += self.writing("member", name, state)
             if not required and name not in state.owed:
                 skipped = self.canonical(state.position + 1, state.written, state.owed, state.had, state.found)
                 if skipped is not None:
@@ -141,7 +141,7 @@ class ObjectStates:
         if self.unordered:
             for name, _ in self.members:
                 if name not in state.had:
-                    moves += self.written("member", name, state)
+                    moves += self.writing("member", name, state)
         if state.written >= self.low and not state.owed and (not self.unordered or self.required <= state.had) \
                 and state.found == self.every_witness:
             moves.append(Move("end", None, None))
@@ -150,10 +150,10 @@ class ObjectStates:
             moves += [Move("extra", None, State(state.position, written, state.owed, state.had, state.found | mark), mark)
                       for mark in self.extra_marks]
         for name in self.specials:
-            moves += self.written("special", name, state)
+            moves += self.writing("special", name, state)
         return moves
 
-    def written(self, kind: str, name: str, state: State) -> list[Move]:
+    def writing(self, kind: str, name: str, state: State) -> list[Move]:
         """The moves writing ``name``, one per mark it may have."""
         moves = []
         for mark in self.marks.get(name, (0,)):

@@ -946,8 +946,7 @@ class _Translator:
             names = self.name_regions(patterns, declared, additional is not False, language, pointer,
                                       [pattern for pattern, _ in some])
             if names is None and some:
-                self.approximate(pointer, "not", "some property a pattern finds holds a value: not enforced, the "
-                                 "names are not told apart by the patterns")
+                self.witnesses_left_out(pointer, "the names are not told apart by the patterns")
                 some = []
                 names = self.name_regions(patterns, declared, additional is not False, language, pointer) \
                     if patterns is not None or language is not None and additional is not False else None
@@ -1033,10 +1032,13 @@ class _Translator:
             raise SchemaError(f"{pointer or '#'}: {SOME} must list [pattern, schema] pairs")
         pairs = [(pattern, sub) for pattern, sub in found]
         if len(pairs) > MAX_WITNESSES or (pairs and _matchable(dict(pairs)) is None):
-            self.approximate(pointer, "not", f"some property a pattern finds holds a value: not enforced (more than "
-                             f"{MAX_WITNESSES} such conditions, or a pattern Python cannot run)")
+            self.witnesses_left_out(pointer, f"more than {MAX_WITNESSES} such conditions, or a pattern Python cannot run")
             return []
         return pairs
+
+    def witnesses_left_out(self, pointer: str, why: str) -> None:
+        """Reported on the ``not`` (or ``oneOf``) whose complement wrote them."""
+        self.approximate(pointer, "not", f"some property a pattern finds holds a value: not enforced, {why}")
 
     def marked_values(self, schema: Any, some: list[tuple[str, Any]], name: str | None, pointer: str,
                       found: list[int] | None = None) -> dict[int, str]:
@@ -1172,8 +1174,7 @@ class _Translator:
             if states is not None:
                 break
         if states is None:  # the plain chain in declared order has no limit: witnesses past it
-            self.approximate(pointer, "not", f"some property a pattern finds holds a value: not enforced, the object "
-                             f"would need more than {MAX_OBJECT_STATES} grammar rules")
+            self.witnesses_left_out(pointer, f"the object would need more than {MAX_OBJECT_STATES} grammar rules")
             states = ObjectStates(members, specials, bool(extra_marks), low, high, kept, None)
         if any_order and not states.unordered:
             self.approximate(pointer, "properties", f"property_order 'any' would need more than {MAX_UNORDERED_STATES} "
