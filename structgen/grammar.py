@@ -14,13 +14,14 @@ import time
 from typing import Any
 
 from structgen.engine.deadline import check_deadline
-from structgen.engine.dfa import DEAD, AutomatonLimitError, PatternCache, build_dfa
+from structgen.engine.dfa import DEAD, AutomatonLimitError, build_dfa
 from structgen.engine.lexer import Lexer, LexerError
 from structgen.engine.lr import LRTable, build_lalr
-from structgen.engine.regex import Node, RegexError, literal, parse_terminal
+from structgen.engine.regex import Node, RegexError, literal
 from structgen.engine.stack import GLRParser
 from structgen.gc_pause import paused_gc
 from structgen.lark_rules import GrammarError, LarkRules, LexerTooLarge, Terminal, read_lark
+from structgen.pattern_caches import SHARED_AUTOMATA, TERMINAL_TREES
 from structgen.pydantic_schema import model_schema
 from structgen.string_lengths import StringLengths, marked_maximum
 from structgen.unique_items import DUP, UniqueItems
@@ -54,7 +55,7 @@ class Grammar:
         # a lazy repeat makes a terminal end at its first match, as re.match (lark) ends it
         shortest = [ends_at_first_match for _, ends_at_first_match in read]
         try:
-            cache = PatternCache()
+            cache = SHARED_AUTOMATA.cache()
             self.lexer = Lexer(build_dfa(nodes, shortest=shortest, cache=cache), nodes, shortest, pattern_cache=cache)
         except LexerError as exc:
             names = [rules.terminals[i].name for i in _empty_terminals(nodes)]
@@ -249,7 +250,7 @@ def _terminal_node(terminal: Terminal) -> tuple[Node, bool]:
     try:
         if terminal.kind == "str":
             return literal(terminal.value, ignore_case="i" in terminal.flags), False
-        return parse_terminal(terminal.value, terminal.flags)
+        return TERMINAL_TREES.parsed(terminal.value, terminal.flags)
     except RegexError as exc:
         shown = terminal.value if len(terminal.value) <= 200 else terminal.value[:200] + "..."  # a message, not a dump
         raise GrammarError(f"terminal {terminal.name} (/{shown}/): {exc}") from None

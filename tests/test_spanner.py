@@ -156,9 +156,13 @@ def _check_groups_against_whole_walks(grammar: Grammar, chain_limit: int | None)
     if chain_limit is not None:
         tables.chain_limit = chain_limit
         states.reverse()
+    first_byte = trie.first_byte()
     for state in states:
         derived = tables.groups(state)
         assert all(group.size == len(group.ids()) for group in derived)
+        # first bytes carried over from another state's groups (``ended_groups``) are those of the ids
+        assert all(group.first_bytes(first_byte) == sum(1 << b for b in {first_byte[t] for t in group.ids()})
+                   for group in derived), state
         expected = {
             (group.sequence, group.end_state): sorted(group.token_ids)
             for group in token_groups(grammar.lexer, trie, state, tables.sequences)

@@ -424,22 +424,28 @@ class PatternCache:
     shape and whether it stops at its first match. A lexer keeps the cache its
     automaton was built with, so that the automaton of some of its terminals (a
     view, ``views``) is only their product: the subset construction of a long
-    string, most of such a build, is not done again inside a step."""
+    string, most of such a build, is not done again inside a step. Grammars may
+    share one (``structgen.pattern_caches``): most terminals of JSON Schema
+    grammars recur."""
 
     def __init__(self) -> None:
         self._shapes: dict[Shape, int] = {}
         self._parts: dict[tuple[int, bool], _Part] = {}
+        self.entries = 0  # the size of what is held: the parts' table entries and the shapes
 
     def __len__(self) -> int:
         """The patterns' automata held."""
         return len(self._parts)
 
     def part(self, node: Node, stop: bool, max_states: int) -> _Part:
+        shapes = len(self._shapes)
         key = (self._shape(node), stop)
         found = self._parts.get(key)
         if found is None:
             found = _pattern_dfa(node, stop, max_states)
             self._parts[key] = found
+            self.entries += len(found.table)
+        self.entries += len(self._shapes) - shapes
         return found
 
     def _shape(self, root: Node) -> int:

@@ -823,9 +823,11 @@ def ended_groups(
     prefixed: list[TokenGroup] = []
     for old in start_groups:
         group = TokenGroup(_prefixed(old.sequence, renamed, sequences), old.end_state)
-        if old.first_bytes(first_byte) & ~ends_mask == 0:  # every token of it ends the lexeme first
+        old_first_bytes = old.first_bytes(first_byte)
+        group._first_bytes = old_first_bytes & ends_mask  # the first bytes of the tokens it keeps
+        if old_first_bytes & ~ends_mask == 0:  # every token of it ends the lexeme first
             if len(old.token_ids) == old.size:
-                group.token_ids = vec[i32](old.token_ids)
+                group.token_ids = old.token_ids  # shared: groups are not modified once built
             else:
                 group._tokens = old._tokens
             group.size = old.size
