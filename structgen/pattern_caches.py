@@ -24,8 +24,8 @@ MAX_CACHED_CHARS = 200_000
 time."""
 
 MAX_SHARED_ENTRIES = 1_000_000
-"""The size of the shared ``PatternCache`` (its parts' table entries and shapes,
-about 10 MB) past which the next grammar starts a new one."""
+"""The size of the shared ``PatternCache`` (its parts' table entries and shapes:
+at most a few tens of MB) past which the next grammar starts a new one."""
 
 
 class TerminalTrees:
