@@ -331,12 +331,7 @@ def lexeme_groups(
     if not states:
         return None
     number = {state: i for i, state in enumerate(states)}
-    signature = [1 if lexer.accepts[state] else 0 for state in states]
-    for state in states:
-        for byte in range(256):
-            target = lexer.table[state * 256 + byte]
-            signature.append(-1 if target == DEAD else number[target])
-    key = tuple(signature)
+    key = _lexeme_signature(lexer, states, number)
     found = trie.lexeme_walks.get(key)
     done = 0
     if found is None:
@@ -369,6 +364,28 @@ def lexeme_groups(
 
 MAX_LEXEME_STATES: Final = 64
 """Largest automaton inside a lexeme whose vocabulary walk is shared across grammars."""
+
+
+def _lexeme_signature(lexer: Lexer, states: list[int], number: dict[int, int]) -> bytes:
+    """The automaton inside the lexeme from ``states[0]`` as bytes (equal for equal
+    automata): whether each state accepts, then each state's row, a target by its
+    ``number`` (255: dead). Bytes, not a tuple of ints: built and hashed for every
+    such state of every compile, the tuple was a tenth of a lexeme walk's reuse."""
+    table = lexer.table
+    signature = vec[u8]()
+    for state in states:
+        signature = append(signature, u8(1) if lexer.accepts[state] else u8(0))
+    last_target = DEAD
+    last_code = u8(255)
+    for state in states:
+        row = state * 256
+        for byte in range(256):
+            target = table[row + byte]
+            if target != last_target:  # rows run: one lookup per run
+                last_target = target
+                last_code = u8(255) if target == DEAD else u8(number[target])
+            signature = append(signature, last_code)
+    return bytes(memoryview(signature))
 
 MAX_LEXEME_WALKS: Final = 256
 """Shared lexeme walks kept per vocabulary."""

@@ -67,7 +67,7 @@ class TokenTrie:
         self._outside: tuple[bool, ...] = ()
         self._deepest: tuple[int, ...] = ()
         # lexeme walks shared by every grammar compiled for this vocabulary, by automaton
-        self.lexeme_walks: dict[tuple[int, ...], LexemeWalk] = {}
+        self.lexeme_walks: dict[bytes, LexemeWalk] = {}
 
     def outside(self, vocab_size: int) -> tuple[bool, ...]:
         """Per token id, whether the trie leaves it out (special and stop ids, and
