@@ -365,12 +365,16 @@ def lexeme_groups(
 MAX_LEXEME_STATES: Final = 64
 """Largest automaton inside a lexeme whose vocabulary walk is shared across grammars."""
 
+MAX_LEXEME_WALKS: Final = 256
+"""Shared lexeme walks kept per vocabulary."""
+
 
 def _lexeme_signature(lexer: Lexer, states: list[int], number: dict[int, int]) -> bytes:
     """The automaton inside the lexeme from ``states[0]`` as bytes (equal for equal
     automata): whether each state accepts, then each state's row, a target by its
     ``number`` (255: dead). Bytes, not a tuple of ints: built and hashed for every
-    such state of every compile, the tuple was a tenth of a lexeme walk's reuse."""
+    such state of every compile, the tuple (a dictionary lookup per byte) was about
+    half of what reusing a walk cost."""
     table = lexer.table
     signature = vec[u8]()
     for state in states:
@@ -386,9 +390,6 @@ def _lexeme_signature(lexer: Lexer, states: list[int], number: dict[int, int]) -
                 last_code = u8(255) if target == DEAD else u8(number[target])
             signature = append(signature, last_code)
     return bytes(memoryview(signature))
-
-MAX_LEXEME_WALKS: Final = 256
-"""Shared lexeme walks kept per vocabulary."""
 
 
 def _lexeme_states(lexer: Lexer, start: int) -> list[int]:
