@@ -3,8 +3,8 @@ patterns' own automata.
 
 Most terminals of a JSON Schema grammar (the string, the numbers, punctuation
 after whitespace) recur in every grammar a server or a benchmark builds. Reading
-a regex terminal (``engine.regex.parse_terminal``: ``re``'s own parser,
-interpreted Python) was about a third of building a median MaskBench grammar,
+a regex terminal (``engine.regex_subset.read_terminal``; ``re``'s own parser,
+interpreted Python, for what it leaves) was a third of building a median MaskBench grammar,
 and each pattern's minimal automaton (``engine.dfa.PatternCache``) half of its
 lexer. Trees and automata are never modified once built, so grammars share them;
 both caches are bounded.
@@ -16,7 +16,8 @@ import threading
 from collections import OrderedDict
 
 from structgen.engine.dfa import PatternCache
-from structgen.engine.regex import Node, parse_terminal
+from structgen.engine.regex import Node
+from structgen.engine.regex_subset import read_terminal
 
 MAX_CACHED_CHARS = 200_000
 """The terminal patterns whose trees are kept, in characters all together (about
@@ -29,7 +30,7 @@ at most a few tens of MB) past which the next grammar starts a new one."""
 
 
 class TerminalTrees:
-    """``parse_terminal``'s results by (pattern, flags), least recently used dropped."""
+    """``read_terminal``'s results by (pattern, flags), least recently used dropped."""
 
     def __init__(self, max_chars: int = MAX_CACHED_CHARS) -> None:
         self.max_chars = max_chars
@@ -46,7 +47,7 @@ class TerminalTrees:
         return self._chars
 
     def parsed(self, pattern: str, flags: str) -> tuple[Node, bool]:
-        """``parse_terminal(pattern, flags)``, read once while it is kept (a
+        """``read_terminal(pattern, flags)``, read once while it is kept (a
         ``RegexError`` is raised again each time: nothing is kept for it)."""
         key = (pattern, flags)
         with self._lock:
@@ -54,7 +55,7 @@ class TerminalTrees:
             if found is not None:
                 self._trees.move_to_end(key)
                 return found
-        found = parse_terminal(pattern, flags)
+        found = read_terminal(pattern, flags)
         if len(pattern) <= self.max_chars:
             with self._lock:
                 if key not in self._trees:

@@ -22,8 +22,8 @@ from types import ModuleType
 from typing import Final, Sequence
 
 ENGINE_MODULES: Final = (
-    "charset", "deadline", "dfa", "lexer", "lr", "matcher", "regex", "spanner", "stack", "tables", "tokenset", "views",
-    "vocab",
+    "charset", "deadline", "dfa", "lexer", "lr", "matcher", "regex", "regex_subset", "spanner", "stack", "tables",
+    "tokenset", "views", "vocab",
 )
 """Every compiled module of the engine (the build compiles all of ``engine/*.py``
 but ``__init__``; ``tests/test_build.py`` checks this list against the folder)."""
@@ -53,7 +53,7 @@ if os.environ.get("STRUCTGEN_PURE", "") not in ("", "0"):
     sys.meta_path.insert(0, _SourceFinder())
     sys.setrecursionlimit(max(sys.getrecursionlimit(), PURE_RECURSION_LIMIT))
 
-from structgen.engine import charset, deadline, dfa, lexer, lr, matcher, regex, spanner, stack, vocab  # noqa: E402  (after the finder is in place)
+from structgen.engine import charset, deadline, dfa, lexer, lr, matcher, regex, regex_subset, spanner, stack, vocab  # noqa: E402  (after the finder is in place)
 
 
 def _is_compiled(module: ModuleType) -> bool:
@@ -62,4 +62,7 @@ def _is_compiled(module: ModuleType) -> bool:
 
 COMPILED: Final = all(_is_compiled(sys.modules[f"{__name__}.{name}"]) for name in ENGINE_MODULES)
 
-__all__ = ["COMPILED", "ENGINE_MODULES", "charset", "deadline", "dfa", "lexer", "lr", "matcher", "regex", "spanner", "stack", "vocab"]
+__all__ = [
+    "COMPILED", "ENGINE_MODULES", "charset", "deadline", "dfa", "lexer", "lr", "matcher", "regex", "regex_subset", "spanner",
+    "stack", "vocab",
+]

@@ -305,9 +305,14 @@ def _class_ranges(items: list[Any], ignore_case: bool, ascii_only: bool) -> list
 
 
 def _category(name: str, ascii_only: bool) -> list[int]:
-    negated = "_NOT_" in name
     base = name.replace("CATEGORY_", "").replace("NOT_", "").lower()
     if base not in ("digit", "word", "space"):
         raise RegexError(f"unsupported character category {name}")
+    return category_ranges(base, "_NOT_" in name, ascii_only)
+
+
+def category_ranges(base: str, negated: bool, ascii_only: bool) -> list[int]:
+    """``\\d`` (``"digit"``), ``\\w`` (``"word"``) or ``\\s`` (``"space"``), or
+    with ``negated`` their capitals, as ``re`` defines them."""
     members = charset.category(base, ascii_only)
     return charset.complement(members) if negated else members

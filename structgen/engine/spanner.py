@@ -837,13 +837,18 @@ def ended_groups(
         elif moves[i] != DEAD:
             continuing[byte] = True
     first_byte = trie.first_byte()
-    renamed: dict[int, int] = {EMPTY_SEQUENCE: sequences.extend(EMPTY_SEQUENCE, state)}
+    ended_alone = sequences.extend(EMPTY_SEQUENCE, state)
+    renamed: dict[int, int] = {EMPTY_SEQUENCE: ended_alone}
     prefixed: list[TokenGroup] = []
     for old in start_groups:
-        group = TokenGroup(_prefixed(old.sequence, renamed, sequences), old.end_state)
         old_first_bytes = old.first_bytes(first_byte)
-        group._first_bytes = old_first_bytes & ends_mask  # the first bytes of the tokens it keeps
-        if old_first_bytes & ~ends_mask == 0:  # every token of it ends the lexeme first
+        kept_first_bytes = old_first_bytes & ends_mask  # the first bytes of the tokens it keeps
+        if kept_first_bytes == 0:
+            continue  # none of its tokens ends the lexeme first
+        sequence = old.sequence
+        group = TokenGroup(ended_alone if sequence == EMPTY_SEQUENCE else _prefixed(sequence, renamed, sequences), old.end_state)
+        group._first_bytes = kept_first_bytes
+        if kept_first_bytes == old_first_bytes:  # every token of it ends the lexeme first
             if len(old.token_ids) == old.size:
                 group.token_ids = old.token_ids  # shared: groups are not modified once built
             else:
@@ -867,10 +872,11 @@ def ended_groups(
 def _prefixed(sequence: int, renamed: dict[int, int], sequences: SequenceTable) -> int:
     """``sequence`` with the state of ``renamed[EMPTY_SEQUENCE]`` in front (memoized there)."""
     missing: list[int] = []
-    while sequence not in renamed:
+    found = renamed.get(sequence, -1)
+    while found < 0:
         missing.append(sequence)
         sequence = sequences.parent[sequence]
-    found = renamed[sequence]
+        found = renamed.get(sequence, -1)
     for pending in reversed(missing):
         found = sequences.extend(found, sequences.last[pending])
         renamed[pending] = found
@@ -883,7 +889,17 @@ def _merged(
 ) -> Groups:
     """``reference``'s groups less the ``removed`` tokens, plus the ``walked`` groups
     (``work``: counts the ids removed and added)."""
-    removed_first_bytes = _first_bytes_of(removed, first_byte)
+    if work is not None:
+        work.done += len(removed) + sum([extra.size for extra in walked])
+        work.done += GROUP_WORK * (len(reference) + len(walked))
+    if not walked and not len(removed):
+        return reference
+    # the end states of the walked groups, folded to 32 bits: a reference group that
+    # stops elsewhere shares no key with one (most do not: no dictionary entry for them)
+    walked_ends: i64 = 0
+    for extra in walked:
+        walked_ends |= i64(1) << i64(extra.end_state & 31)
+    removed_first_bytes = _first_bytes_of(removed, first_byte) if len(removed) else 0
     # marked in a bit buffer: a set of 100,000 boxed ids took longer than the walk that found them
     removed_bits = empty_buffer(vocab_size) if removed_first_bytes else vec[u8]()
     add_to_row(removed_bits, removed)
@@ -893,12 +909,14 @@ def _merged(
     shared: list[bool] = []  # per group: the reference's own object (copied before a change)
     for old in reference:
         group = old
-        if old.first_bytes(first_byte) & removed_first_bytes:
+        if removed_first_bytes and old.first_bytes(first_byte) & removed_first_bytes:
             if removed_set < 0 and not _listed(old):
                 removed_set = int.from_bytes(memoryview(removed_bits), "little")
             group = _without(old, removed_bits, max(removed_set, 0), vocab_size)
         if group.size:
-            group_of[group.sequence * stride + group.end_state] = len(groups)
+            end_state = group.end_state
+            if (walked_ends >> i64(end_state & 31)) & 1:
+                group_of[group.sequence * stride + end_state] = len(groups)
             groups.append(group)
             shared.append(group is old)
     for extra in walked:
@@ -924,9 +942,6 @@ def _merged(
             group._tokens = group._tokens | extra.tokens(vocab_size)
         group.size += extra.size
         group._first_bytes = -1
-    if work is not None:
-        work.done += len(removed) + sum([extra.size for extra in walked])
-        work.done += GROUP_WORK * (len(reference) + len(walked))
     return tuple(groups)
 
 
