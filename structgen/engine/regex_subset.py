@@ -113,9 +113,11 @@ class _Reader:
                 break
             else:
                 item = self._char(code)
+            if not self.failed:
+                item = self._repeated(item)
             if self.failed:
                 break
-            items.append(self._repeated(item))
+            items.append(item)
         return concat(items)
 
     def _char(self, code: int) -> Node:
