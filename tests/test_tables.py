@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 
 from structgen import Grammar
 from structgen.engine.tables import ALWAYS, DEPENDS, MaskTables
@@ -12,10 +13,9 @@ from structgen.engine.vocab import build_trie
 KEYS = [f"key{n}" for n in range(12)]
 
 
-def test_groups_left_out_by_their_first_lexeme_are_never_taken() -> None:
-    """An entry classifies only the groups whose first lexeme the top acts on (or
-    that end no lexeme): its row and dependent groups are those of classifying
-    every group of the lexer state, under every LR state."""
+def schema_tables() -> tuple[Grammar, Callable[[], MaskTables]]:
+    """A schema grammar with a dozen keys, and fresh tables for it over a small
+    vocabulary of its pieces and random byte strings."""
     schema = {
         "type": "object",
         "properties": {key: {"type": ["integer", "string", "boolean"]} for key in KEYS},
@@ -29,8 +29,16 @@ def test_groups_left_out_by_their_first_lexeme_are_never_taken() -> None:
     pieces += [b'", "', b'"}', b"true, ", b'12, "k', b" ", b"\n  "]
     pieces += [bytes(rng.choice(b'key0123456789 {}:,"tru') for _ in range(rng.randint(2, 6))) for _ in range(800)]
     trie = build_trie(pieces, excluded=[])
-    tables = MaskTables(grammar.lexer, grammar.table, grammar.ignored, trie, len(pieces))
-    reference = MaskTables(grammar.lexer, grammar.table, grammar.ignored, trie, len(pieces))
+    return grammar, lambda: MaskTables(grammar.lexer, grammar.table, grammar.ignored, trie, len(pieces))
+
+
+def test_groups_left_out_by_their_first_lexeme_are_never_taken() -> None:
+    """An entry classifies only the groups whose first lexeme the top acts on (or
+    that end no lexeme): its row and dependent groups are those of classifying
+    every group of the lexer state, under every LR state."""
+    grammar, fresh_tables = schema_tables()
+    tables = fresh_tables()
+    reference = fresh_tables()
     left_out = 0
     for lexer_state in range(grammar.lexer.dfa.state_count):
         groups = reference.groups(lexer_state)
@@ -46,3 +54,21 @@ def test_groups_left_out_by_their_first_lexeme_are_never_taken() -> None:
             first = reference.sequences.first
             left_out += sum(1 for g in groups if g.sequence != 0 and not reference._first_taken(first[g.sequence], actions))
     assert left_out > 0  # the filter had groups to leave out
+
+
+def test_tables_that_share_groups_classify_them_alike() -> None:
+    """A group keeps the number of its verdict class in the tables that classified
+    it last; tables given another's groups (as ``benchmarks/entry_builds.py`` builds
+    entries again over kept groups) number them anew. Built in turns, entry by
+    entry, both give every entry the same row and dependent groups."""
+    grammar, fresh_tables = schema_tables()
+    first = fresh_tables()
+    second = fresh_tables()
+    second._groups = first._groups
+    second.sequences = first.sequences
+    for lexer_state in range(grammar.lexer.dfa.state_count):
+        for lr_state in range(grammar.table.state_count):
+            ours = first.entry(lexer_state, lr_state)
+            theirs = second.entry(lexer_state, lr_state)
+            assert row_token_ids(ours.row) == row_token_ids(theirs.row)
+            assert [id(group) for group in ours.dependent] == [id(group) for group in theirs.dependent]

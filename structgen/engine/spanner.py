@@ -139,6 +139,7 @@ class TokenGroup:
         self.size = 0
         self._tokens = -1
         self._first_bytes = -1
+        self.verdict_class = -1  # numbered by the tables that classify it, with their tag (``MaskTables._build``)
 
     def tokens(self, vocab_size: int) -> int:
         """The group as a token set (built on first use)."""

@@ -214,6 +214,15 @@ class _Context:
         self.takes: dict[int, int] = {}  # sequence * symbols + terminal -> verdict
 
 
+_tags = [0]
+
+
+def _next_tag() -> int:
+    """A number no other ``MaskTables`` of this process has."""
+    _tags[0] += 1
+    return _tags[0]
+
+
 class MaskTables:
     """Token groups per lexer state and mask entries per lexer state and stack top."""
 
@@ -236,6 +245,14 @@ class MaskTables:
         self._shared: dict[bytes, bytes] = {self.empty_row: self.empty_row}  # one row per distinct always-accepted set
         self._rows: dict[tuple[int, ...], bytes] = {}  # (base row, accepted groups) by id -> row (_row)
         self._weights = vec[i64]()  # tokens under each root child of the trie
+        # _build's memos, stamped with the number of the build that wrote them (a build
+        # reads only its own): by verdict class (a group's ``verdict_class``) and by
+        # lexer state, so that classifying a group costs no dictionary and no boxed key
+        self._builds = 0
+        self._tag = _next_tag()  # in the high bits of a group's ``verdict_class``: whose number it is
+        self._verdict_classes: dict[int, int] = {}  # sequence << 32 | reach class + 1 -> class
+        self._verdict_memo = vec[i64]()
+        self._first_memo = vec[i64]()
         self._moves: dict[int, vec[i64]] = {}  # lexer state -> first_moves, for choosing references
         self._partner: dict[int, int] = {}  # lexer state -> the state a shift proof paired it with
         self._runs: dict[int, vec[i64]] = {}  # lexer state -> its row as runs (shift_renaming)
@@ -505,38 +522,59 @@ class MaskTables:
         context = self._context(states)
         accepted: list[TokenGroup] = []
         dependent: list[TokenGroup] = []
-        # groups with the same lexemes and the same possible next terminals share a verdict
-        reach_class = self.lexer.reach_class
-        classes = self.lexer.reach_class_count + 1
-        verdicts: dict[int, int] = {}
+        self._builds += 1
+        stamp = self._builds * 4  # a memo slot holds stamp + verdict (or taken) when this build wrote it
         # a lexeme the top has no action for (and not ignored) is never taken: most of
         # a schema state's groups start with one, and a few lexemes start them all;
         # a refinement's groups all passed this under the same top already
         by_first = len(states) == 1
         actions = self.table.actions[states[-1]]
         first = self.sequences.first
-        first_taken: dict[int, int] = {}  # first ended lexer state -> taken (1) or not (0)
+        if len(self._first_memo) < self.lexer.dfa.state_count:  # views add states
+            self._first_memo = vec[i64]([i64(0)] * self.lexer.dfa.state_count)
+        first_memo = self._first_memo
         for group in groups:
             sequence = group.sequence
             if by_first and sequence != EMPTY_SEQUENCE:
                 lexeme = first[sequence]
-                taken = first_taken.get(lexeme, -1)
-                if taken < 0:
+                memo = first_memo[lexeme]
+                if memo >> 2 == stamp >> 2:
+                    taken = memo & 3
+                else:
                     taken = self._first_taken(lexeme, actions)
-                    first_taken[lexeme] = taken
+                    first_memo[lexeme] = stamp + taken
                 if not taken:
                     continue
-            end_state = group.end_state
-            key = sequence * classes + (0 if end_state == START else reach_class[end_state] + 1)
-            verdict = verdicts.get(key, -1)
-            if verdict < 0:
-                verdict = self._classify(context, sequence, end_state)
-                verdicts[key] = verdict
+            # groups with the same lexemes and the same possible next terminals share a verdict
+            tagged = group.verdict_class
+            if tagged >> 32 != self._tag:  # not numbered here yet
+                tagged = self._verdict_class(group)
+            memo = self._verdict_memo[tagged & 0xFFFFFFFF]
+            if memo >> 2 == stamp >> 2:
+                verdict = memo & 3
+            else:
+                verdict = self._classify(context, sequence, group.end_state)
+                self._verdict_memo[tagged & 0xFFFFFFFF] = stamp + verdict
             if verdict == DEPENDS:
                 dependent.append(group)
             elif verdict == ALWAYS:
                 accepted.append(group)
         return MaskEntry(self._row(base, accepted), tuple(dependent), states)
+
+    def _verdict_class(self, group: TokenGroup) -> int:
+        """Number ``group``'s verdict class (its sequence and the reach class of its
+        end state: the groups of a class share a verdict under any stack), tagged
+        with these tables' ``_tag`` (a group another's tables numbered is numbered
+        again: each tables object has its own classes)."""
+        end_state = group.end_state
+        key = group.sequence << 32 | (0 if end_state == START else self.lexer.reach_class[end_state] + 1)
+        found = self._verdict_classes.get(key, -1)
+        if found < 0:
+            found = len(self._verdict_classes)
+            self._verdict_classes[key] = found
+            self._verdict_memo = append(self._verdict_memo, i64(0))
+        group.verdict_class = self._tag << 32 | found
+        return group.verdict_class
 
     def _first_taken(self, ended_state: int, actions: dict[int, list[int]]) -> int:
         """1 if a lexeme ended in ``ended_state`` can be a terminal that ``actions``
