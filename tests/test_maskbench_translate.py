@@ -9,7 +9,7 @@ import gzip
 import json
 from collections import Counter
 
-from data_files import maskbench_path
+from data_files import maskbench_path, translated_schemas
 from schema2grammar import SchemaError, translate
 
 MASKBENCH = maskbench_path()
@@ -39,21 +39,13 @@ def test_schema_grammars_read_without_lark_as_lark_reads_them() -> None:
     from structgen import GrammarError, lark_rules
 
     compared = 0
-    with gzip.open(MASKBENCH, "rt", encoding="utf-8") as lines:
-        for number, line in enumerate(lines):
-            if number % 20:
-                continue
-            record = json.loads(line)
-            try:
-                text, _ = translate(record["schema"])
-            except SchemaError:
-                continue
-            plain = lark_rules._read_plain(text, "start")
-            try:
-                by_lark = lark_rules._read_with_lark(text, "start")
-            except GrammarError:
-                assert plain is None, record["id"]
-                continue
-            assert plain is None or plain == by_lark, record["id"]
-            compared += plain is not None
+    for record, text in translated_schemas(every=20):
+        plain = lark_rules._read_plain(text, "start")
+        try:
+            by_lark = lark_rules._read_with_lark(text, "start")
+        except GrammarError:
+            assert plain is None, record["id"]
+            continue
+        assert plain is None or plain == by_lark, record["id"]
+        compared += plain is not None
     assert compared > 300
