@@ -184,6 +184,7 @@ def test_empty_language() -> None:
         (r"a[", "invalid regex: unterminated character set"),
         (r"a{2,1}", "invalid regex"),
         (f"a{{{MAX_REPEAT + 1}}}", f"exceeds the limit of {MAX_REPEAT}"),
+        ("a{4294967295}", "invalid regex: the repetition number is too large"),  # re's OverflowError
     ],
 )
 def test_unsupported_patterns_are_clear_errors(pattern: str, message: str) -> None:

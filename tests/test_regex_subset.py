@@ -69,7 +69,7 @@ def test_the_subset_reads_what_re_reads(pattern: str) -> None:
         "a*?", "a+?", "a??", "a{2}?", "a++", "a{2}+", "a**", "a{2}{3}",  # lazy, possessive, repeated repeats
         "(?=a)a", "(?!a)a", "(?<=a)a", "(?P<divisible_by_3>[0-9]+)", "(?P<x>a)(?P<x>b)", "(?P<1x>a)", "(?P=x)", "(?i)a", "(?#c)a", "(?>a)",
         "^a", "a$", r"\ba", r"\Aa", r"\1", r"\0", r"\N{EM DASH}", r"\q",  # anchors, references, names, bad escapes
-        "a{", "{1}", "a{,}", "a{x}", "a{3,2}", "a{99999}", "*a", "|+",  # not repeats, or bad ones
+        "a{", "{1}", "a{,}", "a{x}", "a{3,2}", "a{99999}", "a{4294967295}", "*a", "|+",  # not repeats, or bad ones
         "[[a]", "[a--b]", "[a&&b]", "[a||b]", "[a~~b]", "[a-\\d]", "[z-a]", "[a", "[]",  # sets re warns of, bad ranges
         "(a", "a)", r"\ud800", "[\\ud800-\\udfff]", "\\x4", "\\u12", "\\U00110000", "\\",
     ],

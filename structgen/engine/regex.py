@@ -168,7 +168,7 @@ def _read(pattern: str, flags: str) -> tuple[list[Any], int, dict[int, int]]:
         flag_bits |= _FLAG_BITS[flag]
     try:
         parsed = _sre.parse(pattern, flag_bits)
-    except (re.error, ValueError) as exc:  # ValueError: incompatible flags such as "au"
+    except (re.error, ValueError, OverflowError) as exc:  # ValueError: flags such as "au"; OverflowError: a{4294967295}
         raise RegexError(f"invalid regex: {exc}") from None
     except RecursionError:
         raise RegexError(TOO_DEEP) from None
