@@ -1,7 +1,7 @@
 """Terminal patterns in the regex syntax most grammars write, read without ``re``'s parser.
 
 ``regex.parse_terminal`` reads a pattern with ``re``'s own parser, which is
-interpreted Python: about a quarter of building a median MaskBench grammar went
+interpreted Python: about a fifth of building a median MaskBench grammar went
 there, mostly to the long alternations of keys schema2grammar writes. This
 reader takes the subset those grammars use (literal characters and escapes,
 classes, ``.``, ``\\d \\w \\s`` and their negations, plain, named and ``(?:...)`` groups,
