@@ -549,12 +549,13 @@ class MaskTables:
             tagged = group.verdict_class
             if tagged >> 32 != self._tag:  # not numbered here yet
                 tagged = self._verdict_class(group)
-            memo = self._verdict_memo[tagged & 0xFFFFFFFF]
+            verdict_class = tagged & 0xFFFFFFFF
+            memo = self._verdict_memo[verdict_class]
             if memo >> 2 == stamp >> 2:
                 verdict = memo & 3
             else:
                 verdict = self._classify(context, sequence, group.end_state)
-                self._verdict_memo[tagged & 0xFFFFFFFF] = stamp + verdict
+                self._verdict_memo[verdict_class] = stamp + verdict
             if verdict == DEPENDS:
                 dependent.append(group)
             elif verdict == ALWAYS:
