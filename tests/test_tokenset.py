@@ -36,8 +36,9 @@ def test_words_and_rows_hold_the_same_bits(vocab_size: int) -> None:
 
 @pytest.mark.parametrize("vocab_size", [65, 50_257, 128_000])
 def test_a_union_of_rows_and_groups_holds_every_token_of_each(vocab_size: int) -> None:
-    """``union_words`` takes each group by its ids or by its token set, whichever it
-    holds and is cheaper; the union is the same either way."""
+    """``union_words`` takes each group by its ids, its token set or its kept words,
+    whichever it holds and is cheaper; the union is the same either way, and a
+    group's kept words stay its own tokens whatever unions they went into."""
     rng = random.Random(vocab_size)
 
     def sample(count: int) -> set[int]:
@@ -56,12 +57,18 @@ def test_a_union_of_rows_and_groups_holds_every_token_of_each(vocab_size: int) -
     both.token_ids = vec[i32]([i32(i) for i in sorted(both_ids)])
     both.size = len(both_ids)
     both.tokens(vocab_size)
+    large = TokenGroup(4, 0)  # ids only, too many to list for every mask: or-ed by its words
+    large_ids = sample(min(vocab_size // 2, OR_FROM + 200)) if vocab_size > OR_FROM else set()
+    large.token_ids = vec[i32]([i32(i) for i in sorted(large_ids)])
+    large.size = len(large_ids)
     first, second = sample(20), sample(20)
     rows = [expected_row(first, vocab_size), expected_row(second, vocab_size)]
     for chosen_rows in ([], rows[:1], rows):
-        union = union_words(chosen_rows, [listed, held, both], vocab_size)
-        expected = listed_ids | held_ids | both_ids
+        union = union_words(chosen_rows, [listed, held, both, large], vocab_size)
+        expected = listed_ids | held_ids | both_ids | large_ids
         expected = expected | (first if chosen_rows else set()) | (second if len(chosen_rows) == 2 else set())
         assert words_row(union, word_count(vocab_size)) == expected_row(expected, vocab_size)
     assert words_row(union_words(rows, [], vocab_size), word_count(vocab_size)) == expected_row(first | second, vocab_size)
     assert rows[0] == expected_row(first, vocab_size)  # the rows themselves are left alone
+    if large_ids:
+        assert words_row(large.words(vocab_size), word_count(vocab_size)) == expected_row(large_ids, vocab_size)

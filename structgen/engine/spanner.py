@@ -125,7 +125,8 @@ class TokenGroup:
 
     ``size`` is the number of tokens. ``token_ids`` lists them, except in a large
     group converged from another state's (``converged_groups``), which holds only its
-    token set: ``ids()`` gives the list either way."""
+    token set: ``ids()`` gives the list either way. A listed group of more than
+    ``OR_FROM`` tokens keeps its words once a mask has used it (``words()``)."""
 
     sequence: Final[int]
     end_state: Final[int]
@@ -139,6 +140,7 @@ class TokenGroup:
         self.size = 0
         self._tokens = -1
         self._first_bytes = -1
+        self._words = vec[i64]()
         self.verdict_class = -1  # numbered by the tables that classify it, with their tag (``MaskTables._build``)
 
     def tokens(self, vocab_size: int) -> int:
@@ -146,6 +148,16 @@ class TokenGroup:
         if self._tokens < 0:
             self._tokens = token_set(self.token_ids, vocab_size)
         return self._tokens
+
+    def words(self, vocab_size: int) -> vec[i64]:
+        """The group as words (``tokenset``), made on first use and kept: or-ing
+        them is a native loop over 2,000 words at 128k tokens, where listing a
+        group costs a nanosecond a token every time."""
+        if not len(self._words):
+            words = empty_words(vocab_size)
+            add_ids(words, self.ids())
+            self._words = words
+        return self._words
 
     def first_bytes(self, first_byte: tuple[int, ...]) -> int:
         """The first bytes of the group's tokens, as a 256-bit set (built on first use)."""
@@ -165,9 +177,12 @@ def union_words(rows: list[bytes], groups: list[TokenGroup], vocab_size: int) ->
     """The union of bitmask ``rows`` and ``groups`` as words (``tokenset``). The
     groups that hold a token set and are too large to list cheaply are or-ed as
     ints (2.6 µs an or at 128k tokens) and converted to words once (7.6 µs, as
-    much as listing ``OR_FROM`` tokens); the others are listed, bit by bit (about
-    1 ns a token). No group's token set is made for a mask: that cost an entry
-    built inside a step 7 µs a group."""
+    much as listing ``OR_FROM`` tokens); the other large ones by their words
+    (``TokenGroup.words``: listed once, then about 1 µs an or); the rest are
+    listed, bit by bit (about 1 ns a token). No group's token set is made for a
+    mask: that cost an entry built inside a step 7 µs a group. Inside a string,
+    where an entry takes nearly every token, listing them all was 120 µs of an
+    entry's 150."""
     held = 0
     for group in groups:
         if _or_as_int(group):
@@ -183,7 +198,11 @@ def union_words(rows: list[bytes], groups: list[TokenGroup], vocab_size: int) ->
     for row in rows[start:]:
         add_words(words, row_words(row, vocab_size))
     for group in groups:
-        if not _or_as_int(group):
+        if _or_as_int(group):
+            continue
+        if group.size > OR_FROM:
+            add_words(words, group.words(vocab_size))
+        else:
             add_ids(words, group.token_ids)
     return words
 

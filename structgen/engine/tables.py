@@ -29,7 +29,7 @@ import gc
 from typing import Final
 
 from librt.vecs import append, vec
-from mypy_extensions import i64, mypyc_attr
+from mypy_extensions import i64, mypyc_attr, u8
 
 from structgen.engine.deadline import check_deadline, optional_work_over
 from structgen.engine.dfa import DEAD
@@ -243,7 +243,7 @@ class MaskTables:
         self._memoized = 0  # partial results held by _contexts
         self.empty_row = bytes(self.words * 4)
         self._shared: dict[bytes, bytes] = {self.empty_row: self.empty_row}  # one row per distinct always-accepted set
-        self._rows: dict[tuple[int, ...], bytes] = {}  # (base row, accepted groups) by id -> row (_row)
+        self._rows: dict[tuple[int, int, bytes], bytes] = {}  # (base row, groups, accepted places) -> row (_row)
         self._weights = vec[i64]()  # tokens under each root child of the trie
         # _build's memos, stamped with the number of the build that wrote them (a build
         # reads only its own): by verdict class (a group's ``verdict_class``) and by
@@ -533,7 +533,9 @@ class MaskTables:
         if len(self._first_memo) < self.lexer.dfa.state_count:  # views add states
             self._first_memo = vec[i64]([i64(0)] * self.lexer.dfa.state_count)
         first_memo = self._first_memo
-        for group in groups:
+        marks = vec[u8]([u8(0)] * ((len(groups) + 7) >> 3))  # the accepted groups' places (_row's key)
+        for index in range(len(groups)):
+            group = groups[index]
             sequence = group.sequence
             if by_first and sequence != EMPTY_SEQUENCE:
                 lexeme = first[sequence]
@@ -560,7 +562,8 @@ class MaskTables:
                 dependent.append(group)
             elif verdict == ALWAYS:
                 accepted.append(group)
-        return MaskEntry(self._row(base, accepted), tuple(dependent), states)
+                marks[index >> 3] = marks[index >> 3] | u8(1 << (index & 7))
+        return MaskEntry(self._row(base, groups, accepted, marks), tuple(dependent), states)
 
     def _verdict_class(self, group: TokenGroup) -> int:
         """Number ``group``'s verdict class (its sequence and the reach class of its
@@ -586,14 +589,16 @@ class MaskTables:
                 return 1
         return 0
 
-    def _row(self, base: bytes, accepted: list[TokenGroup]) -> bytes:
-        """The row of ``base`` and the ``accepted`` groups. Many entries accept the
-        same groups over the same base (the same lexer state under other stack
-        tops): their row is found by those objects, before any set is made; and a
-        row made is stored once whatever made it (often the empty one)."""
+    def _row(self, base: bytes, groups: Groups, accepted: list[TokenGroup], marks: vec[u8]) -> bytes:
+        """The row of ``base`` and the ``accepted`` groups, those of ``groups`` whose
+        places are set in ``marks``. Many entries accept the same groups over the
+        same base (the same lexer state under other stack tops): their row is found
+        by those objects and places, before any set is made (a key of one id per
+        group boxed a hundred ints an entry); and a row made is stored once
+        whatever made it (often the empty one)."""
         if not accepted:
             return base
-        key = tuple([id(base)] + [id(group) for group in accepted])  # both live as long as the tables
+        key = (id(base), id(groups), bytes(memoryview(marks)))  # base and groups live as long as the tables
         row = self._rows.get(key)
         if row is not None:
             return row
