@@ -19,7 +19,6 @@ from __future__ import annotations
 import argparse
 import gc
 import json
-from time import perf_counter_ns
 from typing import Any
 
 import numpy as np
@@ -27,9 +26,8 @@ from librt.vecs import vec
 from mypy_extensions import i64
 
 import maskbench
-import structgen
 import workloads
-from structgen.engine.tables import MaskTables
+from entry_builds import tables_sharing_groups
 
 
 def replayed_steps(record: dict[str, Any], state: dict[str, Any], reps: int) -> list[list[int]] | None:
@@ -44,37 +42,31 @@ def replayed_steps(record: dict[str, Any], state: dict[str, Any], reps: int) -> 
         return None
     tests = [state["tokenizer"].encode(json.dumps(test["data"], ensure_ascii=False), add_special_tokens=False)
              for test in record["tests"]]
-    bitmask = np.zeros((1, (grammar.vocab_size + 31) // 32), np.int32)
-    _run(grammar, tests, bitmask)  # builds the groups
+    _run(compiled, tests)  # builds the groups
     replays = []
     gc.collect()
     gc.freeze()
     try:
         for _ in range(reps):
-            kept = grammar.tables
-            for groups in kept._groups:
+            for groups in grammar.tables._groups:
                 for group in groups or ():
                     group._words = vec[i64]()
-            fresh = MaskTables(kept.lexer, kept.table, kept.ignored, kept.trie, kept.vocab_size)
-            fresh._groups = kept._groups
-            fresh.sequences = kept.sequences
-            grammar.tables = fresh
-            grammar.empty_row = fresh.empty_row
-            replays.append(_run(grammar, tests, bitmask))
+            grammar.tables = tables_sharing_groups(grammar.tables)
+            grammar.empty_row = grammar.tables.empty_row
+            replays.append(_run(compiled, tests))
     finally:
         gc.unfreeze()
     return replays
 
 
-def _run(grammar: Any, tests: list[list[int]], bitmask: Any) -> list[int]:
+def _run(compiled: Any, tests: list[list[int]]) -> list[int]:
+    """The tests' steps (mask + accept, as MaskBench times them), each test until refused."""
     times = []
     for tokens in tests:
-        matcher = structgen.Matcher(grammar)
+        session = compiled.session()
         for token in tokens:
-            started = perf_counter_ns()
-            matcher.fill_next_token_bitmask(bitmask)
-            accepted = matcher.accept_token(token)
-            times.append(perf_counter_ns() - started)
+            elapsed, _, accepted = session.step(token)
+            times.append(elapsed)
             if not accepted:
                 break
     return times
