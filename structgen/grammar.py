@@ -24,7 +24,7 @@ from structgen.lark_rules import GrammarError, LarkRules, LexerTooLarge, Termina
 from structgen.pattern_caches import SHARED_AUTOMATA, TERMINAL_TREES
 from structgen.pydantic_schema import model_schema
 from structgen.string_lengths import StringLengths, marked_maximum
-from structgen.unique_items import DUP, UniqueItems
+from structgen.engine.unique_items import DUP, UniqueItems
 
 
 LADDER_SECONDS = 30.0

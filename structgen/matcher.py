@@ -22,7 +22,7 @@ from structgen.tokenizer_info import TokenizerInfo
 from structgen.engine.tokenset import row_token_ids
 from structgen.trie_cache import trie_for
 from structgen.string_lengths import OUTSIDE, StringLengths, counts_for, step
-from structgen.unique_items import DUP, Scan, SearchMemo, UniqueItems, comma_tokens
+from structgen.engine.unique_items import DUP, Scan, SearchMemo, UniqueItems, comma_tokens
 
 
 def compile(grammar: Grammar, tokenizer_info: TokenizerInfo, *, lazy: bool = False) -> CompiledGrammar:  # noqa: A001

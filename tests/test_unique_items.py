@@ -20,7 +20,8 @@ from schema_checks import masks_follow_oracle
 import structgen
 from schema2grammar import APPROXIMATED, ENFORCED, translate, unique_arrays
 from schema2grammar.unique_arrays import CHECKED_NOTE
-from structgen import Grammar, TokenizerInfo, unique_items
+from structgen import Grammar, TokenizerInfo
+from structgen.engine import unique_items
 
 STRINGS = {"type": "array", "items": {"type": "string"}, "uniqueItems": True}
 OWNERS = {
@@ -262,8 +263,34 @@ def test_an_item_that_can_only_end_as_a_repeat_is_refused(smollm2: tuple[Tokeniz
     assert matcher.can_terminate()
 
 
-def test_past_the_search_limit_an_item_is_taken_to_have_a_way_out(smollm2: tuple[TokenizerInfo, Any],
-                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_way_out_is_tried_again_only_where_the_grammar_takes_it(smollm2: tuple[TokenizerInfo, Any]) -> None:
+    """``avoidable`` keeps the bytes that got out by the point of the JSON text
+    (``SearchMemo.ways_out``) and tries them first at a point like it; the engine
+    must take them there: bytes kept for the trap's point do not open it."""
+    info, tokenizer = smollm2
+    compiled = structgen.compile(Grammar.from_json_schema(OWNERS, whitespace="compact"), info)
+    unique = compiled.checks.unique
+    matcher = structgen.Matcher(compiled)
+    text = '[{"name":"ann","email":"a@b"},{"name":"ann","email":"a@b"}]'
+    for token in tokenizer.encode(text, add_special_tokens=False)[:-2]:
+        assert matcher.allowed_tokens() and matcher.accept_token(token)
+    assert matcher._memo.ways_out  # found on the way: an item in progress got out
+    trap = '[{"name":"ann","email":"a@b"},{"name":"ann","email":"a@b"'  # only } may come: the first item again
+    engine = structgen.Matcher(compiled)._engine
+    assert engine.accept_bytes(trap.encode())
+    scan = unique.feed(unique.start(), trap.encode())
+    memo = unique_items.SearchMemo()
+    memo.ways_out[unique._scan_key(scan)] = b"}"  # bytes the engine takes, after which the item is a repeat
+    assert not unique.avoidable(engine, scan, memo)
+    memo = unique_items.SearchMemo()
+    memo.ways_out[unique._scan_key(scan)] = b"x"  # bytes that would get out, which the grammar refuses
+    assert not unique.avoidable(engine, scan, memo)
+    before = structgen.Matcher(compiled)._engine  # one character earlier "c" gets out, which the kept bytes do not
+    assert before.accept_bytes(trap[:-1].encode())
+    assert unique.avoidable(before, unique.feed(unique.start(), trap[:-1].encode()), memo)
+
+
+def test_past_the_search_limit_an_item_is_taken_to_have_a_way_out(smollm2: tuple[TokenizerInfo, Any]) -> None:
     """After the closing quote only whitespace and ``}`` may come: the search follows
     the whitespace (flexible here) before it knows; with no points allowed, it stops
     at once and takes the quote."""
@@ -272,9 +299,13 @@ def test_past_the_search_limit_an_item_is_taken_to_have_a_way_out(smollm2: tuple
     prefix = '[{"name":"ann","email":"a@b"},{"name":"ann","email":"a@b'
     matcher = structgen.Matcher(compiled)
     assert matcher.accept_string(prefix) and not matcher.accept_string('"')
-    monkeypatch.setattr(unique_items, "MAX_SEARCH", 0)
-    matcher = structgen.Matcher(compiled)
-    assert matcher.accept_string(prefix) and matcher.accept_string('"')  # the limit: not refused, a dead end
+    unique = compiled.checks.unique
+    unique.max_search = 0
+    try:
+        matcher = structgen.Matcher(compiled)
+        assert matcher.accept_string(prefix) and matcher.accept_string('"')  # the limit: not refused, a dead end
+    finally:
+        unique.max_search = unique_items.MAX_SEARCH
 
 
 def test_number_items_that_cannot_change_value(smollm2: tuple[TokenizerInfo, Any]) -> None:

@@ -12,11 +12,10 @@ import pytest
 
 import structgen
 from structgen import Grammar, TokenizerInfo
-from structgen import unique_items
-from structgen.unique_items import (
+from structgen.engine.unique_items import (
     COLON, END, FIRST, MEMBER, MEMBER_FIRST, MODE_BYTES, NEXT, VALUE, Scan, UniqueItems, _canonical,
 )
-from structgen.unique_strings import utf8_length, walk_string
+from structgen.engine.unique_strings import utf8_length
 
 # escapes (short and \u, a surrogate pair, a lone surrogate), UTF-8 of 2-4 bytes, a quote inside
 STRINGS_TEXT = r'["alpha", "al\"pha", "é日本", "a\u00e9", "x/y", "tab\t", "𝄞!", "\ud834\udd1e?", "\ud800x", "al'
@@ -55,23 +54,25 @@ def walked(unique: UniqueItems, scan: Scan, compiled: Any) -> tuple[set[int], li
         "type": "object", "properties": {"k": {"type": "string"}}, "additionalProperties": {"type": "string"}}},
      OBJECTS_TEXT),
 ])
-def test_the_string_walk_finds_what_stepping_scan_finds(schema: Any, text: str, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_string_walk_finds_what_stepping_scan_finds(schema: Any, text: str) -> None:
     info = vocabulary()
     compiled = structgen.compile(Grammar.from_json_schema(schema), info, lazy=True)
     unique = compiled.checks.unique
     data = text.encode()
-    by_characters: list[int] = []
-    monkeypatch.setattr(unique_items, "walk_string", lambda *args: by_characters.append(1) or walk_string(*args))
+    by_characters = 0
     for end in range(1, len(data) + 1):
         scan = unique.feed(unique.start(), data[:end])
         assert isinstance(scan, Scan) and scan.frames, data[:end]  # no repeat, still inside the array
         if not unique.at_risk(scan):
             continue
+        by_characters += unique._string_point(scan) is not None
         fast = walked(unique, scan, compiled)
-        with monkeypatch.context() as patched:
-            patched.setattr(UniqueItems, "_string_point", lambda self, scan: None)
+        unique.by_characters = False
+        try:
             assert walked(unique, scan, compiled) == fast, data[:end]
-    assert len(by_characters) > 20  # the walk by characters was taken, not only handed back
+        finally:
+            unique.by_characters = True
+    assert by_characters >= 10  # points inside strings, where the walk by characters was taken
 
 
 def test_utf8_lengths() -> None:

@@ -23,7 +23,7 @@ from typing import Final, Sequence
 
 ENGINE_MODULES: Final = (
     "charset", "deadline", "dfa", "lexer", "lr", "matcher", "regex", "regex_subset", "spanner", "stack", "tables",
-    "tokenset", "views", "vocab",
+    "tokenset", "unique_items", "unique_strings", "views", "vocab",
 )
 """Every compiled module of the engine (the build compiles all of ``engine/*.py``
 but ``__init__``; ``tests/test_build.py`` checks this list against the folder)."""
@@ -53,7 +53,9 @@ if os.environ.get("STRUCTGEN_PURE", "") not in ("", "0"):
     sys.meta_path.insert(0, _SourceFinder())
     sys.setrecursionlimit(max(sys.getrecursionlimit(), PURE_RECURSION_LIMIT))
 
-from structgen.engine import charset, deadline, dfa, lexer, lr, matcher, regex, regex_subset, spanner, stack, vocab  # noqa: E402  (after the finder is in place)
+from structgen.engine import (  # noqa: E402  (after the finder is in place)
+    charset, deadline, dfa, lexer, lr, matcher, regex, regex_subset, spanner, stack, unique_items, unique_strings, vocab,
+)
 
 
 def _is_compiled(module: ModuleType) -> bool:
@@ -64,5 +66,5 @@ COMPILED: Final = all(_is_compiled(sys.modules[f"{__name__}.{name}"]) for name i
 
 __all__ = [
     "COMPILED", "ENGINE_MODULES", "charset", "deadline", "dfa", "lexer", "lr", "matcher", "regex", "regex_subset", "spanner",
-    "stack", "vocab",
+    "stack", "unique_items", "unique_strings", "vocab",
 ]

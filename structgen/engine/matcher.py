@@ -139,7 +139,7 @@ class CompiledGrammar:
         self.empty_row = self.tables.empty_row
         self.sequences: SequenceTable = self.tables.sequences
         # what the public matcher checks beyond the grammar (structgen.compile sets it:
-        # structgen.unique_items); opaque here, the engine knows nothing of JSON
+        # structgen.engine.unique_items); opaque here, the engine knows nothing of JSON
         self.checks: object = None
 
     def groups(self, lexer_state: int) -> Groups:

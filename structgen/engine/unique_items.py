@@ -30,14 +30,16 @@ import re
 from bisect import bisect_left
 from decimal import Decimal, InvalidOperation
 from functools import lru_cache
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
-import numpy as np
+from mypy_extensions import mypyc_attr
 
-from schema2grammar.unique_arrays import UniqueArrays
 from structgen.engine.matcher import Matcher as EngineMatcher
+from structgen.engine.unique_strings import walk_string
 from structgen.engine.vocab import TokenTrie
-from structgen.unique_strings import walk_string
+
+if TYPE_CHECKING:
+    from schema2grammar.unique_arrays import UniqueArrays
 
 VALUE, FIRST, MEMBER_FIRST, MEMBER, COLON, NEXT, END, STRING, KEY, NUMBER, LITERAL = range(11)
 """What comes next: a value, a value or ``]``, a key or ``}``, a key, ``:``, ``,`` or
@@ -47,6 +49,7 @@ WHITESPACE: Final = frozenset(b" \t\n\r")
 NUMBER_BYTES: Final = frozenset(b"0123456789+-.eE")
 
 
+@mypyc_attr(acyclic=True)  # holds no object that holds it: left untracked by the collector
 class Literal:
     """``true``, ``false`` or ``null`` in a value built here: equal to itself only
     (Python's ``True == 1`` is not JSON's), so ``==`` on built values is JSON
@@ -79,10 +82,15 @@ MODE_BYTES: Final = tuple(frozenset(_BETWEEN[mode]) | WHITESPACE if mode in _BET
 """Per mode, every byte ``step`` may take (a superset): the walk and ``avoidable``
 try no other, so a byte that is no JSON there costs nothing."""
 
-MODE_ORDER: Final = tuple([byte for byte in BYTE_ORDER if byte in taken] for taken in MODE_BYTES)
-"""``BYTE_ORDER`` per mode, less the bytes ``step`` never takes there."""
+MODE_ORDER: Final = tuple(
+    [byte for byte in BYTE_ORDER if byte in taken] if mode in (STRING, KEY, NUMBER, LITERAL)
+    else sorted((byte for byte in BYTE_ORDER if byte in taken), key=lambda byte: byte not in WHITESPACE)
+    for mode, taken in enumerate(MODE_BYTES))
+"""``BYTE_ORDER`` per mode, less the bytes ``step`` never takes there; between
+values whitespace first: ``avoidable`` searches the points it leads to (the
+same point of the JSON text) last."""
 
-SURROGATE: Final = re.compile("[\ud800-\udfff]")
+SURROGATE: Final = re.compile("[" + chr(0xD800) + "-" + chr(0xDFFF) + "]")
 """A character no unescaped UTF-8 spells (``unique_strings`` compares bytes)."""
 
 MAX_MEMO: Final = 100_000
@@ -95,6 +103,7 @@ what ends it, a bracketed value, a literal): the only way a token repeats an
 item where the walk does not go."""
 
 
+@mypyc_attr(acyclic=True)  # holds no object that holds it: left untracked by the collector
 class Frame:
     """An open object or array: its formula node, whether its items must not
     repeat (``checked``: the canonical values ``seen``, and the ``values`` for
@@ -132,6 +141,7 @@ class Frame:
                      self.parts, self.count, key)
 
 
+@mypyc_attr(acyclic=True)  # holds no object that holds it: left untracked by the collector
 class Scan:
     """One point of the text as JSON (immutable: a step makes a new one)."""
 
@@ -156,7 +166,11 @@ class UniqueItems:
         self.formulas = arrays.formulas
         self.root = arrays.root
         self._candidates_cache: dict[tuple[int, int], tuple[tuple[Frame, ...], Candidates]] = {}
-        self._frames_keys: dict[int, tuple[tuple[Frame, ...], tuple[Any, ...]]] = {}
+        self._frames_keys: dict[int, tuple[tuple[Frame, ...], int]] = {}
+        self._frames_numbers: dict[tuple[Any, ...], int] = {}  # (id(values) stays taken while a memo's Scan holds them)
+        self._next_number = 0
+        self.max_search = MAX_SEARCH
+        self.by_characters = True  # inside strings the walk of unique_strings; False: Scan byte by byte (slower, the same)
 
     # -- following the text
 
@@ -365,15 +379,14 @@ class UniqueItems:
         if not nearly_full and not any(frame.values for frame in checked):
             return []
         compiled = engine.compiled
-        words = np.frombuffer(allowed, dtype="<u4")
         refused: set[int] = set()
         to_check: list[tuple[int, Scan]] = []
         if self.at_risk(scan):
             self._walk(scan, compiled.trie, refused, to_check)
         commas = comma_tokens(compiled.vocab)
         ids = commas.every if nearly_full else commas.new_item  # after the last value, no comma
-        for token in ids[(words[ids >> 5] >> (ids & 31)) & 1 != 0].tolist():
-            if token in refused:
+        for token in ids:
+            if token in refused or not allowed[token >> 3] >> (token & 7) & 1:
                 continue
             after = self.feed(scan, compiled.vocab[token])
             if after is DUP:
@@ -381,7 +394,7 @@ class UniqueItems:
             elif after is not None and self.may_end_as_repeat(after):
                 to_check.append((token, after))
         for token, after in to_check:
-            if token in refused or not words[token >> 5] >> (token & 31) & 1:
+            if token in refused or not allowed[token >> 3] >> (token & 7) & 1:
                 continue
             probe = engine.fork()
             if probe.accept_token(token) and not self.avoidable(probe, after, memo):
@@ -436,7 +449,7 @@ class UniqueItems:
         written and the bytes of one begun; None elsewhere, and where ``Scan``
         must decode (a ``\\u`` escape begun, an earlier string with a lone surrogate)."""
         frames = scan.frames
-        if scan.mode not in (STRING, KEY) or not frames:
+        if scan.mode not in (STRING, KEY) or not frames or not self.by_characters:
             return None
         if scan.mode == STRING and not (frames[-1].tracked or frames[-1].checked):
             return None  # not kept: no repeat can begin here
@@ -460,50 +473,72 @@ class UniqueItems:
 
     def avoidable(self, engine: EngineMatcher, scan: Scan, memo: SearchMemo) -> bool:
         """Whether some continuation the grammar allows (``engine`` is at ``scan``)
-        leaves every item in progress unable to repeat an earlier one: a search
-        over bytes, each point once (``MAX_SEARCH`` at most). Its verdicts are kept
-        in ``memo``: where it gets out, for every point on the way; where it
-        cannot, for every point it saw."""
-        start = (engine.state_key(), self._scan_key(scan))
+        leaves every item in progress unable to repeat an earlier one: first the
+        bytes that got out last time from a point of the JSON text like this one
+        (``SearchMemo.ways_out``: the same point after other whitespace, mostly),
+        else a search over bytes, each point once (``MAX_SEARCH`` at most). Its verdicts are kept in ``memo``:
+        where it gets out, for every point on the way; where it cannot, for every
+        point it saw."""
+        scan_key = self._scan_key(scan)
+        start = (engine.state_key(), scan_key)
         known = memo.verdicts.get(start)
         if known is not None:
             return known[0]
-        points: list[tuple[EngineMatcher, Scan, int, tuple[Any, ...]]] = [(engine, scan, -1, start)]
+        way_out = memo.ways_out.get(scan_key)
+        if way_out is not None and self._gets_out_by(engine, scan, way_out):
+            memo.remember(start, True, scan)
+            return True
+        points: list[tuple[EngineMatcher, Scan, int, tuple[Any, ...], bytes]] = [(engine, scan, -1, start, b"")]
         seen = {start}
         todo = [0]
         while todo:
             index = todo.pop()
-            here, at, _, _ = points[index]
+            here, at, _, _, path = points[index]
             viable = memo.viable(here)
+            onward = []
             for byte in MODE_ORDER[at.mode]:
                 following = self.step(at, byte)
                 if following is None or following is DUP or not _allows(here, viable, byte):
                     continue
-                way_out = not self.may_end_as_repeat(following)
-                if not way_out:
+                way_out = None if self.may_end_as_repeat(following) else path + bytes([byte])
+                if way_out is None:
                     probe = here.fork()
                     probe.accept_bytes(bytes([byte]))
                     key = (probe.state_key(), self._scan_key(following))
                     known = memo.verdicts.get(key)
-                    way_out = known is not None and known[0]
                     if known is None and key not in seen:
                         seen.add(key)
-                        points.append((probe, following, index, key))
-                        todo.append(len(points) - 1)
-                if way_out or len(points) > MAX_SEARCH:  # past the limit: taken as a way out
+                        points.append((probe, following, index, key, path + bytes([byte])))
+                        onward.append(len(points) - 1)
+                    elif known is not None and known[0]:
+                        way_out = b""  # (the way on from there is not kept)
+                if way_out is not None or len(points) > self.max_search:  # past the limit: taken as a way out
+                    if way_out:
+                        memo.ways_out[scan_key] = way_out if scan.mode in (STRING, KEY, NUMBER, LITERAL) \
+                            else way_out.lstrip(b" \t\n\r")  # what whitespace is left may differ next time
                     while index >= 0:
                         memo.remember(points[index][3], True, points[index][1])
                         index = points[index][2]
                     return True
-        for _, at, _, key in points:
+            todo.extend(onward)
+        for _, at, _, key, _ in points:
             memo.remember(key, False, at)
         return False
+
+    def _gets_out_by(self, engine: EngineMatcher, scan: Scan, way_out: bytes) -> bool:
+        """Whether the grammar takes ``way_out`` at the engine's point, after which
+        no item in progress can repeat an earlier one."""
+        after = self.feed(scan, way_out)
+        if after is None or after is DUP or self.may_end_as_repeat(after):
+            return False
+        return engine.fork().accept_bytes(way_out)
 
     def _scan_key(self, scan: Scan) -> tuple[Any, ...]:
         """Equal for two points of the JSON text that go on alike: mode, what is
         written of the value in progress (a number by what of it still matters),
-        and each open container's place, count, key and values (the same for
-        every point inside one container: remembered)."""
+        and each open container's place, count, key and values, as a number given
+        once per distinct containers (so a memo lookup hashes no item's parts;
+        never given again, so a key cleared away matches nothing later)."""
         raw = _number_phase(scan.raw) if scan.mode == NUMBER else scan.raw
         frames = scan.frames
         known = self._frames_keys.get(id(frames))
@@ -511,9 +546,15 @@ class UniqueItems:
             key = tuple((f.is_object, f.node, f.count, f.key, id(f.values),
                          tuple((k, _canonical(v)) for k, v in f.parts) if f.is_object else tuple(map(_canonical, f.parts)))
                         for f in frames)
+            number = self._frames_numbers.get(key)
+            if number is None:
+                if len(self._frames_numbers) > MAX_MEMO:
+                    self._frames_numbers.clear()
+                number = self._frames_numbers[key] = self._next_number
+                self._next_number += 1
             if len(self._frames_keys) > 64:
                 self._frames_keys.clear()
-            known = self._frames_keys[id(frames)] = (frames, key)
+            known = self._frames_keys[id(frames)] = (frames, number)
         return (scan.mode, raw, scan.escaped, scan.node, known[1])
 
 
@@ -525,10 +566,12 @@ class SearchMemo:
     def __init__(self) -> None:
         self.verdicts: dict[tuple[Any, ...], tuple[bool, Scan]] = {}  # the Scan keeps the ids in the key alive
         self.bytes: dict[tuple[int, ...], bytearray] = {}
+        self.ways_out: dict[tuple[Any, ...], bytes] = {}  # by ``_scan_key``: the bytes that got out from there
 
     def remember(self, key: tuple[Any, ...], verdict: bool, scan: Scan) -> None:
         if len(self.verdicts) > MAX_MEMO:
             self.verdicts.clear()
+            self.ways_out.clear()
         self.verdicts[key] = (verdict, scan)
 
     def viable(self, engine: EngineMatcher) -> bytearray:
@@ -556,8 +599,8 @@ class CommaTokens:
 
     def __init__(self, vocab: list[bytes]) -> None:
         self.vocab = vocab  # kept: its id keys the cache
-        self.every = np.array([i for i, spelled in enumerate(vocab) if b"," in spelled], dtype=np.int64)
-        self.new_item = np.array([i for i in self.every.tolist() if NEW_ITEM.search(vocab[i])], dtype=np.int64)
+        self.every = [i for i, spelled in enumerate(vocab) if b"," in spelled]
+        self.new_item = [i for i in self.every if NEW_ITEM.search(vocab[i])]
 
 
 _COMMA_TOKENS: dict[int, CommaTokens] = {}
@@ -582,6 +625,7 @@ def _canonical(value: Any) -> Any:
     return value
 
 
+@mypyc_attr(acyclic=True)  # holds no object that holds it: left untracked by the collector
 class Candidates:
     """Earlier items' values that an item in progress may still become at one place:
     ``alive`` (some earlier item agrees so far), the values that may come there
@@ -670,7 +714,7 @@ def _decoded(raw: bytes) -> tuple[str, bytes] | None:
             text = json.loads(b'"' + whole + b'"')
         except ValueError:
             continue
-        if text and "\ud800" <= text[-1] <= "\udbff" and re.search(rb"\\u[dD][89abAB][0-9a-fA-F]{2}$", whole):
+        if text and 0xD800 <= ord(text[-1]) <= 0xDBFF and re.search(rb"\\u[dD][89abAB][0-9a-fA-F]{2}$", whole):
             return text[:-1], raw[len(whole) - 6:]  # the first half of a surrogate pair: its second may follow
         return text, raw[len(whole):]
     return None

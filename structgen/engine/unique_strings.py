@@ -13,6 +13,8 @@ from __future__ import annotations
 
 from typing import Final
 
+from mypy_extensions import mypyc_attr
+
 from structgen.engine.vocab import TokenTrie
 
 QUOTE: Final = 0x22
@@ -36,6 +38,7 @@ def utf8_length(lead: int) -> int:
     return 0
 
 
+@mypyc_attr(acyclic=True)  # holds no object that holds it: left untracked by the collector
 class StringWalk:
     """What one walk found below a point inside a string.
 
