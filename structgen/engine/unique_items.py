@@ -82,13 +82,8 @@ MODE_BYTES: Final = tuple(frozenset(_BETWEEN[mode]) | WHITESPACE if mode in _BET
 """Per mode, every byte ``step`` may take (a superset): the walk and ``avoidable``
 try no other, so a byte that is no JSON there costs nothing."""
 
-MODE_ORDER: Final = tuple(
-    [byte for byte in BYTE_ORDER if byte in taken] if mode in (STRING, KEY, NUMBER, LITERAL)
-    else sorted((byte for byte in BYTE_ORDER if byte in taken), key=lambda byte: byte not in WHITESPACE)
-    for mode, taken in enumerate(MODE_BYTES))
-"""``BYTE_ORDER`` per mode, less the bytes ``step`` never takes there; between
-values whitespace first: ``avoidable`` searches the points it leads to (the
-same point of the JSON text) last."""
+MODE_ORDER: Final = tuple([byte for byte in BYTE_ORDER if byte in taken] for taken in MODE_BYTES)
+"""``BYTE_ORDER`` per mode, less the bytes ``step`` never takes there."""
 
 SURROGATE: Final = re.compile("[" + chr(0xD800) + "-" + chr(0xDFFF) + "]")
 """A character no unescaped UTF-8 spells (``unique_strings`` compares bytes)."""
@@ -169,6 +164,7 @@ class UniqueItems:
         self._frames_keys: dict[int, tuple[tuple[Frame, ...], int]] = {}
         self._frames_numbers: dict[tuple[Any, ...], int] = {}  # (id(values) stays taken while a memo's Scan holds them)
         self._next_number = 0
+        # both as compiled in, settable (tests/test_unique_items.py, tests/test_unique_strings.py):
         self.max_search = MAX_SEARCH
         self.by_characters = True  # inside strings the walk of unique_strings; False: Scan byte by byte (slower, the same)
 
@@ -406,6 +402,8 @@ class UniqueItems:
         node_byte, subtree_end, first_token, token_ids = trie.node_byte, trie.subtree_end, trie.first_token, trie.token_ids
         todo: list[tuple[int, Scan]] = []
         self._descend(trie.roots(), scan, trie, todo, to_check)
+        asked: Scan | None = None  # the last scan ``may_end_as_repeat`` was asked of (whitespace keeps the scan)
+        ends = False
         while todo:
             node, before = todo.pop()
             after = self.step(before, node_byte[node])
@@ -414,8 +412,11 @@ class UniqueItems:
             if after is DUP:
                 refused.update(token_ids[first_token[node]:first_token[subtree_end[node]]])
                 continue
-            if first_token[node] < first_token[node + 1] and self.may_end_as_repeat(after):
-                to_check.extend((token, after) for token in token_ids[first_token[node]:first_token[node + 1]])
+            if first_token[node] < first_token[node + 1]:
+                if after is not asked:
+                    asked, ends = after, self.may_end_as_repeat(after)
+                if ends:
+                    to_check.extend((token, after) for token in token_ids[first_token[node]:first_token[node + 1]])
             if after is before or self.at_risk(after):
                 children = []
                 child = node + 1
@@ -476,9 +477,9 @@ class UniqueItems:
         leaves every item in progress unable to repeat an earlier one: first the
         bytes that got out last time from a point of the JSON text like this one
         (``SearchMemo.ways_out``: the same point after other whitespace, mostly),
-        else a search over bytes, each point once (``MAX_SEARCH`` at most). Its verdicts are kept in ``memo``:
-        where it gets out, for every point on the way; where it cannot, for every
-        point it saw."""
+        else a search over bytes, each point once (``max_search`` at most). Its
+        verdicts are kept in ``memo``: where it gets out, for every point on the
+        way; where it cannot, for every point it saw."""
         scan_key = self._scan_key(scan)
         start = (engine.state_key(), scan_key)
         known = memo.verdicts.get(start)
@@ -495,12 +496,12 @@ class UniqueItems:
             index = todo.pop()
             here, at, _, _, path = points[index]
             viable = memo.viable(here)
-            onward = []
             for byte in MODE_ORDER[at.mode]:
                 following = self.step(at, byte)
                 if following is None or following is DUP or not _allows(here, viable, byte):
                     continue
-                way_out = None if self.may_end_as_repeat(following) else path + bytes([byte])
+                # (whitespace leaves the point as it is: every point searched can still end as a repeat)
+                way_out = None if following is at or self.may_end_as_repeat(following) else path + bytes([byte])
                 if way_out is None:
                     probe = here.fork()
                     probe.accept_bytes(bytes([byte]))
@@ -509,7 +510,7 @@ class UniqueItems:
                     if known is None and key not in seen:
                         seen.add(key)
                         points.append((probe, following, index, key, path + bytes([byte])))
-                        onward.append(len(points) - 1)
+                        todo.append(len(points) - 1)
                     elif known is not None and known[0]:
                         way_out = b""  # (the way on from there is not kept)
                 if way_out is not None or len(points) > self.max_search:  # past the limit: taken as a way out
@@ -520,7 +521,6 @@ class UniqueItems:
                         memo.remember(points[index][3], True, points[index][1])
                         index = points[index][2]
                     return True
-            todo.extend(onward)
         for _, at, _, key, _ in points:
             memo.remember(key, False, at)
         return False
