@@ -34,6 +34,8 @@ from typing import TYPE_CHECKING, Any, Final
 
 from mypy_extensions import mypyc_attr
 
+from structgen.engine.dfa import DEAD
+from structgen.engine.lexer import Lexer
 from structgen.engine.matcher import Matcher as EngineMatcher
 from structgen.engine.unique_strings import walk_string
 from structgen.engine.vocab import TokenTrie
@@ -389,12 +391,24 @@ class UniqueItems:
                 refused.add(token)
             elif after is not None and self.may_end_as_repeat(after):
                 to_check.append((token, after))
+        lexer, lexer_state = compiled.lexer, engine.state_key()[0]
+        ways_on: dict[int, tuple[bytes, tuple[Any, ...]]] = {}  # by id(after): a way out, and where it led the lexer
         for token, after in to_check:
             if token in refused or not allowed[token >> 3] >> (token & 7) & 1:
                 continue
+            spelled = compiled.vocab[token]
+            known = ways_on.get(id(after))
+            if known is not None and _lexed(lexer, lexer_state, spelled, known[0][0]) == known[1]:
+                continue  # the configuration a way out went on from: whitespace between values, mostly
             probe = engine.fork()
-            if probe.accept_token(token) and not self.avoidable(probe, after, memo):
+            if not probe.accept_token(token):
+                continue
+            if not self.avoidable(probe, after, memo):
                 refused.add(token)
+            elif known is None:
+                way_out = memo.ways_out.get(self._scan_key(after))
+                if way_out and self._gets_out_by(probe, after, way_out):
+                    ways_on[id(after)] = (way_out, _lexed(lexer, lexer_state, spelled, way_out[0]))
         return sorted(refused)
 
     def _walk(self, scan: Scan, trie: TokenTrie, refused: set[int], to_check: list[tuple[int, Scan]]) -> None:
@@ -477,9 +491,11 @@ class UniqueItems:
         leaves every item in progress unable to repeat an earlier one: first the
         bytes that got out last time from a point of the JSON text like this one
         (``SearchMemo.ways_out``: the same point after other whitespace, mostly),
-        else a search over bytes, each point once (``max_search`` at most). Its
-        verdicts are kept in ``memo``: where it gets out, for every point on the
-        way; where it cannot, for every point it saw."""
+        else a search over bytes, each point once (``max_search`` at most), that
+        tries every byte at a point for a way out before it forks the engine to
+        go on, and whitespace (the point of the text as it is) last. Its verdicts
+        are kept in ``memo``: where it gets out, for every point on the way;
+        where it cannot, for every point it saw."""
         scan_key = self._scan_key(scan)
         start = (engine.state_key(), scan_key)
         known = memo.verdicts.get(start)
@@ -496,33 +512,50 @@ class UniqueItems:
             index = todo.pop()
             here, at, _, _, path = points[index]
             viable = memo.viable(here)
-            for byte in MODE_ORDER[at.mode]:
+            spaced: list[int] = []  # whitespace, which leaves the point of the text as it is
+            onward: list[tuple[int, Scan]] = []
+            for byte in MODE_ORDER[at.mode]:  # first a byte that gets out at once (kept for next time) ...
                 following = self.step(at, byte)
                 if following is None or following is DUP or not _allows(here, viable, byte):
                     continue
-                # (whitespace leaves the point as it is: every point searched can still end as a repeat)
-                way_out = None if following is at or self.may_end_as_repeat(following) else path + bytes([byte])
-                if way_out is None:
-                    probe = here.fork()
-                    probe.accept_bytes(bytes([byte]))
-                    key = (probe.state_key(), self._scan_key(following))
-                    known = memo.verdicts.get(key)
-                    if known is None and key not in seen:
-                        seen.add(key)
-                        points.append((probe, following, index, key, path + bytes([byte])))
-                        todo.append(len(points) - 1)
-                    elif known is not None and known[0]:
-                        way_out = b""  # (the way on from there is not kept)
-                if way_out is not None or len(points) > self.max_search:  # past the limit: taken as a way out
-                    if way_out:
-                        memo.ways_out[scan_key] = way_out if scan.mode in (STRING, KEY, NUMBER, LITERAL) \
-                            else way_out.lstrip(b" \t\n\r")  # what whitespace is left may differ next time
-                    while index >= 0:
-                        memo.remember(points[index][3], True, points[index][1])
-                        index = points[index][2]
+                if following is at:
+                    spaced.append(byte)
+                elif not self.may_end_as_repeat(following):
+                    way_out = path + bytes([byte])
+                    memo.ways_out[scan_key] = way_out if scan.mode in (STRING, KEY, NUMBER, LITERAL) \
+                        else way_out.lstrip(b" \t\n\r")  # what whitespace is left may differ next time
+                    _got_out(points, index, memo)
+                    return True
+                else:
+                    onward.append((byte, following))
+            for byte in spaced:  # ... else the points they lead to (searched from the last pushed: whitespace's last)
+                if self._search_on(points, index, byte, at, memo, seen, todo):
+                    return True
+            for byte, following in onward:
+                if self._search_on(points, index, byte, following, memo, seen, todo):
                     return True
         for _, at, _, key, _ in points:
             memo.remember(key, False, at)
+        return False
+
+    def _search_on(self, points: list[tuple[EngineMatcher, Scan, int, tuple[Any, ...], bytes]], index: int, byte: int,
+                   following: Scan, memo: SearchMemo, seen: set[tuple[Any, ...]], todo: list[int]) -> bool:
+        """``avoidable``'s search goes on by ``byte`` from ``points[index]`` (to
+        ``following``, which can still end as a repeat): True, the search over,
+        where that point is known to get out or the search passes ``max_search``
+        (taken as a way out); else the point joins ``todo`` unless seen or known."""
+        here, _, _, _, path = points[index]
+        probe = here.fork()
+        probe.accept_bytes(bytes([byte]))
+        key = (probe.state_key(), self._scan_key(following))
+        known = memo.verdicts.get(key)
+        if known is None and key not in seen:
+            seen.add(key)
+            points.append((probe, following, index, key, path + bytes([byte])))
+            todo.append(len(points) - 1)
+        if known is not None and known[0] or len(points) > self.max_search:
+            _got_out(points, index, memo)
+            return True
         return False
 
     def _gets_out_by(self, engine: EngineMatcher, scan: Scan, way_out: bytes) -> bool:
@@ -584,6 +617,29 @@ class SearchMemo:
                 self.bytes.clear()
             found = self.bytes[key] = bytearray(256)
         return found
+
+
+def _got_out(points: list[tuple[EngineMatcher, Scan, int, tuple[Any, ...], bytes]], index: int, memo: SearchMemo) -> None:
+    """``avoidable`` got out from ``points[index]``: so did every point on the way there."""
+    while index >= 0:
+        memo.remember(points[index][3], True, points[index][1])
+        index = points[index][2]
+
+
+def _lexed(lexer: Lexer, state: int, spelled: bytes, byte: int) -> tuple[Any, ...]:
+    """What the lexer makes of ``spelled`` and one ``byte`` more from ``state``:
+    the lexemes they end, in order, and the state after ``byte``. Two tokens equal
+    here, from one engine, leave it in one configuration after ``byte`` (the stack
+    tops are fed the same lexemes), so the bytes after it go on alike from both:
+    ``refused`` judges a token by another's way out so, without the engine."""
+    ended: list[tuple[int, ...]] = []
+    for each in spelled + bytes([byte]):
+        state, finished = lexer.step(state, each)
+        if state == DEAD:
+            return ()
+        if finished:
+            ended.append(tuple(finished))
+    return (state, tuple(ended))
 
 
 def _allows(engine: EngineMatcher, viable: bytearray, byte: int) -> bool:
