@@ -166,6 +166,7 @@ class UniqueItems:
         self._frames_keys: dict[int, tuple[tuple[Frame, ...], int]] = {}
         self._frames_numbers: dict[tuple[Any, ...], int] = {}  # (id(values) stays taken while a memo's Scan holds them)
         self._next_number = 0
+        self._left_by: tuple[Scan | None, bytes, bool] = (None, b"", False)  # _leaves_by's last scan and verdict
         # both as compiled in, settable (tests/test_unique_items.py, tests/test_unique_strings.py):
         self.max_search = MAX_SEARCH
         self.by_characters = True  # inside strings the walk of unique_strings; False: Scan byte by byte (slower, the same)
@@ -392,23 +393,24 @@ class UniqueItems:
             elif after is not None and self.may_end_as_repeat(after):
                 to_check.append((token, after))
         lexer, lexer_state = compiled.lexer, engine.state_key()[0]
-        ways_on: dict[int, tuple[bytes, tuple[Any, ...]]] = {}  # by id(after): a way out, and where it led the lexer
+        taken: dict[bytes, set[tuple[Any, ...]]] = {}  # ways out, each with the lexer's ends (_lexed) it was taken from
+        last = b""  # the last way out taken
         for token, after in to_check:
             if token in refused or not allowed[token >> 3] >> (token & 7) & 1:
                 continue
             spelled = compiled.vocab[token]
-            known = ways_on.get(id(after))
-            if known is not None and _lexed(lexer, lexer_state, spelled, known[0][0]) == known[1]:
-                continue  # the configuration a way out went on from: whitespace between values, mostly
+            if last and _lexed(lexer, lexer_state, spelled, last[0]) in taken[last] and self._leaves_by(after, last):
+                continue  # the engine goes on from a configuration that took the way out: judged without it
             probe = engine.fork()
             if not probe.accept_token(token):
                 continue
             if not self.avoidable(probe, after, memo):
                 refused.add(token)
-            elif known is None:
-                way_out = memo.ways_out.get(self._scan_key(after))
-                if way_out and self._gets_out_by(probe, after, way_out):
-                    ways_on[id(after)] = (way_out, _lexed(lexer, lexer_state, spelled, way_out[0]))
+                continue
+            way_out = memo.ways_out.get(self._scan_key(after))
+            if way_out and self._gets_out_by(probe, after, way_out):
+                taken.setdefault(way_out, set()).add(_lexed(lexer, lexer_state, spelled, way_out[0]))
+                last = way_out
         return sorted(refused)
 
     def _walk(self, scan: Scan, trie: TokenTrie, refused: set[int], to_check: list[tuple[int, Scan]]) -> None:
@@ -561,10 +563,17 @@ class UniqueItems:
     def _gets_out_by(self, engine: EngineMatcher, scan: Scan, way_out: bytes) -> bool:
         """Whether the grammar takes ``way_out`` at the engine's point, after which
         no item in progress can repeat an earlier one."""
-        after = self.feed(scan, way_out)
-        if after is None or after is DUP or self.may_end_as_repeat(after):
-            return False
-        return engine.fork().accept_bytes(way_out)
+        return self._leaves_by(scan, way_out) and engine.fork().accept_bytes(way_out)
+
+    def _leaves_by(self, scan: Scan, way_out: bytes) -> bool:
+        """Whether after ``way_out`` from ``scan`` no item in progress can repeat an
+        earlier one (the last scan asked of is remembered: whitespace keeps it)."""
+        left = self._left_by  # (read once: matchers of one grammar may run in several threads)
+        if left[0] is not scan or left[1] != way_out:
+            after = self.feed(scan, way_out)
+            left = (scan, way_out, after is not None and after is not DUP and not self.may_end_as_repeat(after))
+            self._left_by = left
+        return left[2]
 
     def _scan_key(self, scan: Scan) -> tuple[Any, ...]:
         """Equal for two points of the JSON text that go on alike: mode, what is
@@ -631,7 +640,8 @@ def _lexed(lexer: Lexer, state: int, spelled: bytes, byte: int) -> tuple[Any, ..
     the lexemes they end, in order, and the state after ``byte``. Two tokens equal
     here, from one engine, leave it in one configuration after ``byte`` (the stack
     tops are fed the same lexemes), so the bytes after it go on alike from both:
-    ``refused`` judges a token by another's way out so, without the engine."""
+    ``refused`` judges a token by a way out another was seen to take so,
+    without the engine."""
     ended: list[tuple[int, ...]] = []
     for each in spelled + bytes([byte]):
         state, finished = lexer.step(state, each)
