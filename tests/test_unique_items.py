@@ -290,6 +290,31 @@ def test_a_way_out_is_tried_again_only_where_the_grammar_takes_it(smollm2: tuple
     assert unique.avoidable(before, unique.feed(unique.start(), trap[:-1].encode()), memo)
 
 
+def test_tokens_the_lexer_takes_alike_leave_one_configuration(smollm2: tuple[TokenizerInfo, Any]) -> None:
+    """``refused`` judges a token by a way out another token took when ``_lexed``
+    says both end the same lexemes and reach one lexer state on the way out's first
+    byte: the engine is then in one configuration after that byte, whichever came."""
+    info, _ = smollm2
+    compiled = structgen.compile(Grammar.from_json_schema(OWNERS), info)
+    engine = structgen.Matcher(compiled)._engine
+    assert engine.accept_bytes(b'[{"name": "ann", "email": "a@b"}, {"name":')  # a value next
+    lexer, state = compiled.lexer, engine.state_key()[0]
+    vocab = info.decoded_vocab
+    gaps = [t for t, spelled in enumerate(vocab) if spelled and set(spelled) <= set(b" \n\t")]
+    tried = 0
+    for first in (ord('"'), ord("x"), ord("{")):
+        by_key: dict[Any, list[tuple[int, ...]]] = {}
+        for token in gaps:
+            probe = engine.fork()
+            taken = probe.accept_bytes(vocab[token] + bytes([first]))
+            by_key.setdefault(unique_items._lexed(lexer, state, vocab[token], first), []).append(
+                probe.state_key() if taken else ())
+        for key, configurations in by_key.items():
+            assert len(set(configurations)) == 1, (chr(first), key)
+            tried += len(configurations) > 1 and key != ()
+    assert tried >= 2  # whitespace of several lengths, one configuration after a quote
+
+
 def test_past_the_search_limit_an_item_is_taken_to_have_a_way_out(smollm2: tuple[TokenizerInfo, Any]) -> None:
     """After the closing quote only whitespace and ``}`` may come: the search follows
     the whitespace (flexible here) before it knows; with no points allowed, it stops

@@ -16,7 +16,8 @@ A mask is the grammar's, less the tokens ``refused`` finds:
   an earlier one, or a place between items): a token that completes a repeat
   there is refused with its whole subtree, and a token that ends inside an item
   that can still become a repeat is refused when no continuation the grammar
-  allows avoids one (``avoidable``);
+  allows avoids one (``avoidable``; a token the lexer takes as it took another
+  token whose way out the engine accepted needs no engine of its own: ``_lexed``);
 - elsewhere a repeat needs a whole new item inside one token after a comma
   (``,"a"``), which few tokens hold (``CommaTokens.new_item``): each of those the
   grammar allows is fed on its own (and, where an array's last value may be in
