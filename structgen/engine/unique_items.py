@@ -26,6 +26,7 @@ A mask is the grammar's, less the tokens ``refused`` finds:
 
 from __future__ import annotations
 
+import itertools
 import json
 import re
 from bisect import bisect_left
@@ -166,7 +167,7 @@ class UniqueItems:
         self._candidates_cache: dict[tuple[int, int], tuple[tuple[Frame, ...], Candidates]] = {}
         self._frames_keys: dict[int, tuple[tuple[Frame, ...], int]] = {}
         self._frames_numbers: dict[tuple[Any, ...], int] = {}  # (id(values) stays taken while a memo's Scan holds them)
-        self._next_number = 0
+        self._numbers = itertools.count()  # the numbers _scan_key gives containers
         self._left_by: tuple[Scan | None, bytes, bool] = (None, b"", False)  # _leaves_by's last scan and verdict
         # both as compiled in, settable (tests/test_unique_items.py, tests/test_unique_strings.py):
         self.max_search = MAX_SEARCH
@@ -593,8 +594,7 @@ class UniqueItems:
             if number is None:
                 if len(self._frames_numbers) > MAX_MEMO:
                     self._frames_numbers.clear()
-                number = self._frames_numbers[key] = self._next_number
-                self._next_number += 1
+                number = self._frames_numbers.setdefault(key, next(self._numbers))  # (atomic: threads may share it)
             if len(self._frames_keys) > 64:
                 self._frames_keys.clear()
             known = self._frames_keys[id(frames)] = (frames, number)
