@@ -1,6 +1,8 @@
-"""A ``maxLength`` longer than the lexer counts (2,048 characters): the grammar's
-string is unbounded, marked ``max_length_N``, and the matcher counts its
-characters as the text is written (``structgen.string_lengths``).
+"""A ``maxLength`` longer than the lexer counts (``Options.lexer_max_length``, 8
+characters, for a string with no pattern or format): the grammar's string is
+unbounded, marked ``max_length_N``, and the matcher counts its characters as the
+text is written (``structgen.string_lengths``). The lexer counting them instead
+takes some 20 automaton states a character, each with token groups to build.
 
 Run: .venv/bin/python examples/long_strings.py
 """
@@ -13,12 +15,16 @@ import structgen
 
 
 class Post(BaseModel):
-    title: str = Field(max_length=80)  # counted by the grammar
-    body: str = Field(max_length=32767)  # counted by the matcher
+    code: str = Field(default="", max_length=3)  # counted by the grammar
+    title: str = Field(max_length=80)  # counted by the matcher, as the body is
+    body: str = Field(max_length=32767)
 
 
 grammar = structgen.Grammar.from_pydantic(Post, whitespace="compact")
 print(grammar.report)
+lexed = structgen.Grammar.from_pydantic(Post, whitespace="compact", lexer_max_length=2048)  # the title in the lexer
+print(f"lexer states: {grammar.lexer.dfa.state_count} (title counted by the matcher), "
+      f"{lexed.lexer.dfa.state_count} (by the lexer)")
 
 # The language: Grammar.accepts counts the marked string as JSON Schema does
 # (an escape, a surrogate pair, a UTF-8 character is one character each).

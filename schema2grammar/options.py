@@ -22,6 +22,16 @@ LENGTH_BOUNDS = (256, 32)
 lexer would pass its state limit: to the first before the formats
 (``FORMAT_GRAMMARS``), to the others after them."""
 
+LEXER_MAX_LENGTH = 8
+"""The default ``Options.lexer_max_length``: the longest plain string's ``maxLength``
+the lexer counts. Each character counted is some 20 automaton states, each with
+token groups a step may wait for on first use (a ``maxLength: 1024`` made one
+MaskBench schema's steps wait up to 160 ms; even 10- and 21-character counts
+beside one another left another's steps 65 waits over a millisecond), while the
+matcher counts a longer one for a comparison of arrays a step. Below the
+longest token that opens a string (6 characters for DeepSeek's vocabulary) the
+matcher reads such tokens one by one: 8 stays above it."""
+
 MAX_DURATION_DIGITS = 100
 """The most ``Options.duration_digits`` (each digit of a bounded count is lexer states)."""
 
@@ -83,6 +93,12 @@ class Options:
     ``regexes.MAX_LENGTH_BOUND``, 2,048; ``Grammar.from_json_schema`` goes down
     ``LENGTH_BOUNDS`` where the lexer would pass its state limit); a larger
     ``maxLength`` of a plain string is counted by structgen's matcher instead.
+    ``lexer_max_length``: the longest ``maxLength`` of a plain string (no pattern,
+    no format) the lexer counts (default ``LEXER_MAX_LENGTH``, 8); the matcher
+    counts a longer one (``structgen/string_lengths.py``), the same strings with
+    far fewer lexer states. Where the matcher cannot count one (a value that may
+    still be another kind of string), ``Grammar.from_json_schema`` translates
+    again with the lexer counting up to that string's maximum.
     ``remainders``: whether a ``multipleOf`` with a factor prime to ten (``3``,
     ``0.7``) is enforced by a remainder automaton in its number's terminal
     (default); ``Grammar.from_json_schema`` gives it up last where the lexer would
@@ -103,6 +119,7 @@ class Options:
     urls: str = "rfc3986"
     duration_digits: int | None = None
     length_bound: int = MAX_LENGTH_BOUND
+    lexer_max_length: int = LEXER_MAX_LENGTH
     remainders: bool = True
 
     def __post_init__(self) -> None:
@@ -118,6 +135,10 @@ class Options:
             raise ValueError(f"duration_digits must be between 1 and {MAX_DURATION_DIGITS}, not {self.duration_digits!r}")
         if not (isinstance(self.length_bound, int) and 0 <= self.length_bound <= MAX_LENGTH_BOUND):
             raise ValueError(f"length_bound must be between 0 and {MAX_LENGTH_BOUND}, not {self.length_bound!r}")
+        if not (isinstance(self.lexer_max_length, int) and 0 <= self.lexer_max_length <= MAX_LENGTH_BOUND):
+            raise ValueError(
+                f"lexer_max_length must be between 0 and {MAX_LENGTH_BOUND}, not {self.lexer_max_length!r}"
+            )
         if self.urls not in URLS:
             raise ValueError(f"urls must be one of {URLS}, not {self.urls!r}")
         if self.property_order not in ("declared", "any"):

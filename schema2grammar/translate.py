@@ -73,8 +73,8 @@ STEP_NOTE = ("enforced for steps of at most 4 decimal places whose digits are a 
              "0.25) times a number up to 1,000 (3, 0.7, 12), within bounds below 1e16")
 """Why a ``multipleOf`` is approximated (``multiples``)."""
 
-COUNTED_NOTE = ("counted by structgen's matcher (structgen/string_lengths.py), past the length_bound the lexer "
-                "counts to; the grammar's text marks it with a max_length_N group, which other engines read as "
+COUNTED_NOTE = ("counted by structgen's matcher (structgen/string_lengths.py), past the lengths the lexer counts "
+                "(lexer_max_length, length_bound); the grammar's text marks it with a max_length_N group, which other engines read as "
                 "plain grouping")
 """Where a length bound is left to the matcher."""
 
@@ -517,7 +517,8 @@ class _Translator:
         if high is not None and high < low:
             raise NoValue(f"{pointer or '#'}: maxLength {high} is below minLength {low}")
         bound = self.options.length_bound
-        counted = high is not None and high > bound  # the matcher's count, where the lexer's would be too long
+        # the matcher's count, where the lexer's would be too long or cost its steps many states' token groups
+        counted = high is not None and high > min(bound, self.options.lexer_max_length)
         tag = len(self.report.entries)  # the marker names its report entry (structgen.grammar may revise it)
         if "maxLength" in schema:
             self.report.add(pointer, "maxLength", ENFORCED, COUNTED_NOTE if counted else "")

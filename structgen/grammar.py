@@ -80,6 +80,7 @@ class Grammar:
         maxima = {index: most for index, (most, _) in marked.items() if index not in mixed}
         self.string_lengths = StringLengths(maxima) if maxima else None
         self.uncounted_tags = sorted(marked[index][1] for index in mixed)  # the markers left uncounted (their tags)
+        self.longest_uncounted = max((marked[index][0] for index in mixed), default=0)
         # structgen.compile's cache: id(TokenizerInfo) -> (that TokenizerInfo, CompiledGrammar)
         self.compiled_for: dict[int, tuple[Any, Any]] = {}
 
@@ -119,7 +120,10 @@ class Grammar:
         characters still are counted (down ``LENGTH_BOUNDS``); last, ``multipleOf``
         steps with a factor prime to ten (``remainders``). A try that fails
         costs a lexer built to its limit (seconds), so no new one starts past
-        ``LADDER_SECONDS``: the last failure is raised."""
+        ``LADDER_SECONDS``: the last failure is raised. Where a plain string's
+        ``maxLength`` past ``lexer_max_length`` cannot be the matcher's
+        (``uncounted_tags``), the schema is translated again with the lexer
+        counting it, if the lexer fits."""
         from schema2grammar import FORMAT_GRAMMARS, LENGTH_BOUNDS, Options, translate_checked
 
         chosen = Options(**options)
@@ -149,10 +153,33 @@ class Grammar:
             else:
                 assert failure is not None
                 raise failure
+            grammar, report, arrays = cls._counted_by_lexer(schema, {**options, **stage}, (grammar, report, arrays))
         grammar.report = report
         grammar.unique_items = UniqueItems(arrays) if arrays is not None else None
         _uncounted_reported(grammar, chosen.strict)
         return grammar
+
+    @classmethod
+    def _counted_by_lexer(cls, schema: Any, options: dict[str, Any], found: tuple[Grammar, Any, Any]) -> tuple[Grammar, Any, Any]:
+        """``found`` (grammar, report, arrays), or where a string the matcher would
+        count may still be another kind of string (``_mixed_strings``), the schema
+        translated again with the lexer counting up to that string's maximum:
+        exact where ``found`` reports those maxima approximated. Each try counts
+        more in the lexer; the last that fits stands."""
+        from schema2grammar import Options, translate_checked
+
+        chosen = Options(**options)
+        longest = found[0].longest_uncounted
+        while found[0].uncounted_tags and chosen.lexer_max_length < longest <= chosen.length_bound:
+            chosen = Options(**{**options, "lexer_max_length": longest})
+            text, report, arrays = translate_checked(schema, chosen)
+            check_deadline()
+            try:
+                found = cls.from_lark(text), report, arrays
+            except LexerTooLarge:
+                break
+            longest = found[0].longest_uncounted
+        return found
 
     @classmethod
     def from_pydantic(cls, model: Any, **options: Any) -> Grammar:

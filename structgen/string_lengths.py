@@ -1,7 +1,8 @@
 """String maximum lengths the lexer does not count, counted while the text is written.
 
-A ``maxLength: 32767`` would cost the lexer tens of automaton states a character
-(``schema2grammar`` counts up to ``Options.length_bound``, 2,048). Past that the
+A ``maxLength: 32767`` would cost the lexer tens of automaton states a character,
+each with token groups a step may wait for (``schema2grammar`` counts a plain
+string's maximum up to ``Options.lexer_max_length``, 64). Past that the
 translator writes the string's terminal inside a group named ``max_length_N``
 (``_TAG``: its report entry), which the engine reads as plain grouping, and the matcher counts the characters:
 

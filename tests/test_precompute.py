@@ -41,7 +41,8 @@ def vocabulary() -> TokenizerInfo:
 
 def compiled(info: TokenizerInfo) -> CompiledGrammar:
     """Compiled without precomputing (a new grammar object: ``compile`` caches per grammar)."""
-    return structgen.Matcher(structgen.compile(Grammar.from_json_schema(SCHEMA), info, lazy=True))._engine.compiled
+    grammar = Grammar.from_json_schema(SCHEMA, lexer_max_length=2048)  # the title's count: the lexer's
+    return structgen.Matcher(structgen.compile(grammar, info, lazy=True))._engine.compiled
 
 
 def built(grammar: CompiledGrammar) -> int:

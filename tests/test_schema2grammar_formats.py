@@ -209,8 +209,8 @@ def test_lengths_give_way_before_formats_where_the_lexer_would_pass_its_limit() 
     error naming the limit."""
     schema = {"properties": {"to": {"type": "string", "format": "email"}, "body": {"type": "string", "maxLength": 2000}}}
     with pytest.raises(LexerTooLarge, match="more than 50000 DFA states"):
-        Grammar.from_lark(translate(schema)[0])
-    grammar = Grammar.from_json_schema(schema)
+        Grammar.from_lark(translate(schema, Options(lexer_max_length=2048))[0])
+    grammar = Grammar.from_json_schema(schema, lexer_max_length=2048)
     assert not grammar.accepts('{"to": "not an address", "body": "hi"}')
     assert grammar.accepts(json.dumps({"to": "a@example.com", "body": "x" * 2000}))
     assert not grammar.accepts(json.dumps({"to": "a@example.com", "body": "x" * 2001}))  # the matcher's count
@@ -242,7 +242,7 @@ def test_the_ladder_counts_fewer_characters_then_drops_formats(monkeypatch: pyte
     monkeypatch.setattr(grammar_module.Grammar, "from_lark", classmethod(small_lexers))
     schema = {"properties": {"when": {"type": "string", "format": "date"}, "body": {"type": "string", "maxLength": 200},
                              "tag": {"type": "string", "maxLength": 20}}}
-    grammar = Grammar.from_json_schema(schema)
+    grammar = Grammar.from_json_schema(schema, lexer_max_length=2048)
     assert len(tries) == 3  # 2,048 characters with the date, 256 without it (the stages between write the same), 32
     notes = {e.keyword: e.note for e in grammar.report.entries if e.status == APPROXIMATED}
     assert notes.keys() == {"format"} and "format_grammars='never'" in notes["format"]  # 200 is the matcher's

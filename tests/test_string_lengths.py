@@ -14,6 +14,7 @@ from schema_checks import masks_follow_oracle
 
 import structgen
 from schema2grammar import APPROXIMATED, ENFORCED, SchemaError, translate
+from schema2grammar.options import LEXER_MAX_LENGTH
 from schema2grammar.translate import COUNTED_NOTE
 from structgen import Grammar, TokenizerInfo
 from structgen.string_lengths import OUTSIDE, PLAIN, marked_maximum, step
@@ -49,7 +50,7 @@ def test_a_character_counts_where_it_starts() -> None:
 
 def test_a_maximum_past_the_length_bound_is_counted_by_the_matcher() -> None:
     schema = {"type": "object", "properties": {"text": {"type": "string", "maxLength": 32767},
-                                               "short": {"type": "string", "maxLength": 10},
+                                               "short": {"type": "string", "maxLength": LEXER_MAX_LENGTH},
                                                "long": {"type": "string", "minLength": 3000}}}
     text, report = translate(schema)
     statuses = {(e.pointer, e.keyword): (e.status, e.note) for e in report.entries}
@@ -95,6 +96,48 @@ def test_a_maximum_beside_another_kind_of_string_is_not_counted(infos: dict[str,
     assert matcher.allowed_tokens()  # "b" may follow (the pattern is gone, so is the count): never a dead end
     with pytest.raises(SchemaError, match="/properties/x/anyOf/0: maxLength cannot be enforced exactly"):
         Grammar.from_json_schema(schema, length_bound=32, strict=True)
+
+
+def test_a_maximum_past_the_lexers_count_is_the_matchers_at_a_fraction_of_the_states() -> None:
+    """Past ``lexer_max_length`` (8) a plain string's maximum is the matcher's: the
+    same strings, with a lexer of tens of states where counting 1,000 characters
+    took some 20 a character (each one's token groups a step may wait for)."""
+    schema = {"type": "object", "properties": {"long": {"type": "string", "maxLength": 1000},
+                                               "edge": {"type": "string", "maxLength": LEXER_MAX_LENGTH}}}
+    matched = Grammar.from_json_schema(schema)
+    lexed = Grammar.from_json_schema(schema, lexer_max_length=2048)
+    notes = {e.pointer: e.note for e in matched.report.entries if e.keyword == "maxLength"}
+    assert notes == {"/properties/long": COUNTED_NOTE, "/properties/edge": ""}
+    assert {e.note for e in lexed.report.entries if e.keyword == "maxLength"} == {""}
+    assert matched.report.exact and lexed.report.exact
+    assert lexed.lexer.dfa.state_count > 10 * matched.lexer.dfa.state_count
+    for value in ["a" * 1000, "a" * 1001, "é" * 999 + r"\n", r"\u00e9" * 1000 + "x", r"\ud83d\ude00" * 1000, ""]:
+        text = '{"long": "' + value + '"}'
+        assert matched.accepts(text) == lexed.accepts(text) == (len(json.loads('"' + value + '"')) <= 1000), value
+    for grammar in (matched, lexed):
+        assert grammar.accepts(json.dumps({"edge": "b" * LEXER_MAX_LENGTH}))
+        assert not grammar.accepts(json.dumps({"edge": "b" * (LEXER_MAX_LENGTH + 1)}))
+    with pytest.raises(ValueError, match="lexer_max_length must be between 0 and 2048"):
+        Grammar.from_json_schema(schema, lexer_max_length=2049)
+
+
+def test_a_maximum_the_matcher_cannot_count_is_counted_by_the_lexer_again() -> None:
+    """Beside another kind of string, or another maximum, the matcher cannot count
+    a maximum (``_mixed_strings``): the schema is translated again with the lexer
+    counting up to the longest such maximum, exact (a strict translation raises
+    nothing), while a longer one elsewhere stays the matcher's."""
+    schema = {"properties": {"x": {"anyOf": [{"type": "string", "maxLength": 100}, {"type": "string", "pattern": "^a*$"}]},
+                             "y": {"anyOf": [{"type": "string", "maxLength": 20}, {"type": "string", "maxLength": 30}]},
+                             "z": {"type": "string", "maxLength": 1000}}}
+    for grammar in (Grammar.from_json_schema(schema), Grammar.from_json_schema(schema, strict=True)):
+        assert grammar.report.exact and not grammar.uncounted_tags and grammar.longest_uncounted == 0
+        notes = {e.pointer: e.note for e in grammar.report.entries if e.keyword == "maxLength"}
+        assert notes == {"/properties/x/anyOf/0": "", "/properties/y/anyOf/0": "", "/properties/y/anyOf/1": "",
+                         "/properties/z": COUNTED_NOTE}
+        assert grammar.accepts(json.dumps({"x": "b" * 100, "y": "d" * 30, "z": "c" * 1000}))
+        assert grammar.accepts(json.dumps({"x": "a" * 300}))
+        for wrong in ({"x": "b" * 101}, {"y": "d" * 31}, {"z": "c" * 1001}):
+            assert not grammar.accepts(json.dumps(wrong)), wrong
 
 
 def test_a_token_read_from_inside_an_escape_counts_all_it_adds() -> None:

@@ -18,7 +18,7 @@ from structgen.engine.views import LONG_PATTERN_STATES, MAX_VIEW_SHARE
 SCHEMA = {
     "type": "object",
     "properties": {
-        "title": {"type": "string", "maxLength": 40},  # a long terminal: its count
+        "title": {"type": "string", "maxLength": 40},  # a long terminal: its count (lexer_max_length=2048)
         "code": {"type": "string", "pattern": "^[a-z-]+$"},
         "when": {"type": "string", "format": "date"},
         "n": {"type": "integer", "minimum": 0, "maximum": 100},
@@ -34,7 +34,7 @@ DIGITS = (
     'SMALL: /[0-9]{1,3}/\nNUM: /[0-9]+/\nLONG: /"[a-z0-9]{0,300}"/\nWORD: /"[a-z]+"/\nSHOUT: /"[a-z]{0,280}!/'
 )
 GRAMMARS = {
-    "schema": lambda: Grammar.from_json_schema(SCHEMA, whitespace="compact"),
+    "schema": lambda: Grammar.from_json_schema(SCHEMA, whitespace="compact", lexer_max_length=2048),
     "digits": lambda: Grammar.from_lark(DIGITS),
 }
 ALPHABET = b'{}[],:"0123456789.-etitlecodwhnxabz ;!'
