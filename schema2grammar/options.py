@@ -26,9 +26,11 @@ LEXER_MAX_LENGTH = 8
 """The default ``Options.lexer_max_length``: the longest plain string's ``maxLength``
 the lexer counts. Each character counted is some 20 automaton states, each with
 token groups a step may wait for on first use (a ``maxLength: 1024`` made one
-MaskBench schema's steps wait up to 160 ms; even 10- and 21-character counts
-beside one another left another's steps 65 waits over a millisecond), while the
-matcher counts a longer one for a comparison of arrays a step. Below the
+MaskBench schema's steps wait up to 160 ms; counts multiply with what runs beside
+them, so short ones matter too: ``band-manifest``, maxima of 10 to 100, had 82
+steps over a millisecond with the lexer counting them all, 65 with it counting up
+to 16, none up to 8), while the matcher counts a longer one for a comparison of
+arrays a step. Below the
 longest token that opens a string (6 characters for DeepSeek's vocabulary) the
 matcher reads such tokens one by one: 8 stays above it."""
 
@@ -97,7 +99,8 @@ class Options:
     no format) the lexer counts (default ``LEXER_MAX_LENGTH``, 8); the matcher
     counts a longer one (``structgen/string_lengths.py``), the same strings with
     far fewer lexer states. Where the matcher cannot count one (a value that may
-    still be another kind of string), ``Grammar.from_json_schema`` translates
+    still be another kind of string, or have another maximum),
+    ``Grammar.from_json_schema`` translates
     again with the lexer counting up to that string's maximum.
     ``remainders``: whether a ``multipleOf`` with a factor prime to ten (``3``,
     ``0.7``) is enforced by a remainder automaton in its number's terminal

@@ -74,8 +74,8 @@ STEP_NOTE = ("enforced for steps of at most 4 decimal places whose digits are a 
 """Why a ``multipleOf`` is approximated (``multiples``)."""
 
 COUNTED_NOTE = ("counted by structgen's matcher (structgen/string_lengths.py), past the lengths the lexer counts "
-                "(lexer_max_length, length_bound); the grammar's text marks it with a max_length_N group, which other engines read as "
-                "plain grouping")
+                "(lexer_max_length, length_bound); the grammar's text marks it with a max_length_N group, which "
+                "other engines read as plain grouping")
 """Where a length bound is left to the matcher."""
 
 JSON_TYPES = ("object", "array", "string", "number", "integer", "boolean", "null")
