@@ -140,6 +140,30 @@ def test_a_maximum_the_matcher_cannot_count_is_counted_by_the_lexer_again() -> N
             assert not grammar.accepts(json.dumps(wrong)), wrong
 
 
+def test_where_the_lexer_cannot_count_it_either_the_maximum_is_reported(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A translation again that would pass the lexer's limit (stood in for here by
+    any grammar counting the mixed maximum in its terminals) leaves the first
+    grammar, its uncounted maxima reported approximated."""
+    from structgen import grammar as grammar_module
+    from structgen.lark_rules import LexerTooLarge
+
+    built = grammar_module.Grammar.from_lark.__func__  # type: ignore[attr-defined]
+
+    def no_counts_of_100(cls: type, text: str, start: str = "start") -> Grammar:
+        if "max_length_100_" not in text:
+            raise LexerTooLarge("the terminals' automaton: the automaton needs more than 50000 DFA states")
+        return built(cls, text, start)
+
+    monkeypatch.setattr(grammar_module.Grammar, "from_lark", classmethod(no_counts_of_100))
+    schema = {"properties": {"x": {"anyOf": [{"type": "string", "maxLength": 100}, {"type": "string", "pattern": "^a*$"}]}}}
+    grammar = Grammar.from_json_schema(schema)
+    assert grammar.longest_uncounted == 100
+    assert {e.pointer: e.status for e in grammar.report.entries if e.keyword == "maxLength"} == {
+        "/properties/x/anyOf/0": APPROXIMATED}
+    with pytest.raises(SchemaError, match="maxLength cannot be enforced exactly"):
+        Grammar.from_json_schema(schema, strict=True)
+
+
 def test_a_token_read_from_inside_an_escape_counts_all_it_adds() -> None:
     """After a backslash, a token that starts with a quote (an escaped one) adds its
     whole length, which read from between characters it would not."""
