@@ -338,6 +338,57 @@ def lengths_found(tree: ecma.Node, low: int, high: int | None) -> bool:
     return any(state >= 0 and dfa.accepting[state] and count >= low for state, count in order)
 
 
+def closes_within(tree: ecma.Node, low: int) -> int | None:
+    """The length ``K`` from which every text of at least ``low`` characters that
+    the pattern ``tree`` can still find (ECMA-262 search) is found already: once
+    ``K`` characters long, a text that can still end well can end now. A maximum
+    of ``K`` or more is then exact counted outside the automaton (the matcher's
+    count never leaves a text at its maximum where the pattern wants more). None
+    where there is no such ``K`` (after a space, a pattern of words wants a word),
+    nothing is found, or the count passes ``MAX_MEETING_STATES`` states."""
+    nfa = search_nfa(tree)
+    classes = Classes(cut_points([ranges for moves in nfa.moves for ranges, _ in moves]))
+    dfa = determinize(nfa, classes)
+    live = _useful(dfa, dfa.accepting)
+    shortest = _shortest(dfa, live)
+    if shortest is None:
+        return None
+    cap = max(shortest, low)  # past it the count changes nothing here
+
+    def step(current: tuple[int, int], c: int) -> tuple[int, int]:
+        state, count = current
+        if state < 0 or not live[dfa.next[state][c]]:
+            return -1, -1  # one dead state: no text of the pattern goes on so
+        return dfa.next[state][c], min(count + 1, cap)
+
+    try:
+        table, order = explore((0, 0), step, classes.count, "the pattern counting its characters needs",
+                               MAX_MEETING_STATES)
+    except ecma.Unsupported:
+        return None
+    ends = [state >= 0 and dfa.accepting[state] and count >= low for state, count in order]
+    alive = _useful(DFA(table, ends), ends)
+    if not any(alive) or any(alive[i] and order[i][1] == cap and not ends[i] for i in range(len(order))):
+        return None
+    return cap
+
+
+def _shortest(dfa: DFA, live: list[bool]) -> int | None:
+    """The fewest characters of a text the DFA accepts (None: it accepts none)."""
+    if not live[0]:
+        return None
+    depth = {0: 0}
+    order = [0]
+    for state in order:
+        if dfa.accepting[state]:
+            return depth[state]
+        for target in dfa.next[state]:
+            if live[target] and target not in depth:
+                depth[target] = depth[state] + 1
+                order.append(target)
+    return None
+
+
 # -- back to a regex
 
 

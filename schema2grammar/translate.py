@@ -496,6 +496,9 @@ class _Translator:
         if found is not None:
             pattern, tests = found
             body = '"' + pattern + '"'
+            marked = self.counted_beside_pattern(schema, body, tests, pointer)
+            if marked is not None:
+                return marked
             lengths = self.pattern_lengths(schema, pointer)
             ahead = [lengths] if lengths else []  # the lookaheads: what else the terminal's strings meet
             ahead += self.format_beside(schema, [body, *ahead], pointer)
@@ -676,6 +679,31 @@ class _Translator:
         if bound == regexes.MAX_LENGTH_BOUND:
             return f"length bounds above {bound} are not enforced"
         return f"length bounds above {bound} are not enforced (length_bound={bound}, where the lexer would pass its state limit)"
+
+    def counted_beside_pattern(self, schema: dict[str, Any], body: str, tests: list[str], pointer: str) -> str | None:
+        """The terminal of a pattern whose ``maxLength`` the matcher counts (past
+        ``lexer_max_length``): where every text the pattern can still complete can
+        end at once from some length on, no greater than the maximum
+        (``automata.closes_within``), the count leaves no text stuck at its maximum.
+        None (the lexer counts, ``pattern_lengths``) beside lookaheads or a format,
+        or where a text may need characters the maximum leaves no room for."""
+        high = self.count_value(schema, "maxLength", pointer)
+        low = self.count_value(schema, "minLength", pointer) or 0
+        if high is None or high <= min(self.options.length_bound, self.options.lexer_max_length) or high < low \
+                or low > self.options.length_bound or tests or "format" in schema or "x-url" in schema:
+            return None
+        try:
+            closes = automata.closes_within(ecma.parse(ecma.conjuncts(schema["pattern"])[0][1]), low)
+        except ecma.Unsupported:
+            return None
+        if closes is None or closes > high:
+            return None
+        tag = len(self.report.entries)  # the marker names its report entry (structgen.grammar may revise it)
+        self.report.add(pointer, "maxLength", ENFORCED, COUNTED_NOTE)
+        if "minLength" in schema:
+            self.report.add(pointer, "minLength", ENFORCED, "beside the pattern")
+        ahead = f"(?={regexes.string_of_length(low, None)})" if low else ""
+        return self.terminal(f"{ahead}(?P<max_length_{high}_{tag}>{body})")
 
     def pattern_lengths(self, schema: dict[str, Any], pointer: str) -> str:
         """The quoted strings within the length bounds beside a ``pattern`` (empty

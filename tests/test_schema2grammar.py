@@ -148,9 +148,12 @@ def test_lengths_beside_a_pattern_past_the_limit_are_approximated() -> None:
     assert approximated == {(key, "not enforced beside pattern: the pattern counting its characters needs more than "
                                   "5000 automaton states") for key in ("minLength", "maxLength")}
     assert grammar.accepts('"two words"') and not grammar.accepts('"two  "')
-    huge = Grammar.from_json_schema({"type": "string", "pattern": "^a{3}$", "maxLength": 100_000})
+    huge = Grammar.from_json_schema({"type": "string", "pattern": "^a{3}(?:bb)*$", "maxLength": 100_000})
     assert [(e.keyword, e.status) for e in huge.report.entries if e.keyword == "maxLength"] == [("maxLength", APPROXIMATED)]
-    assert huge.accepts('"aaa"') and not huge.accepts('"aaaa"')
+    assert huge.accepts('"aaa"') and not huge.accepts('"aaaa"') and not huge.accepts('"aaab"')
+    # where every text the pattern can complete is complete from some length on, the matcher counts it
+    counted = Grammar.from_json_schema({"type": "string", "pattern": "^a{3}$", "maxLength": 100_000})
+    assert counted.report.exact and counted.string_lengths is not None
     with pytest.raises(SchemaError, match=r"#: no string of the lengths allowed matches the pattern"):
         translate({"type": "string", "pattern": "^[0-9]{9}$", "maxLength": 8})
     with pytest.raises(SchemaError, match=r"#: maxLength 2 is below minLength 3"):

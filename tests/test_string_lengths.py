@@ -13,7 +13,7 @@ import pytest
 from schema_checks import masks_follow_oracle
 
 import structgen
-from schema2grammar import APPROXIMATED, ENFORCED, SchemaError, translate
+from schema2grammar import APPROXIMATED, ENFORCED, SchemaError, automata, ecma, translate
 from schema2grammar.options import LEXER_MAX_LENGTH
 from schema2grammar.translate import COUNTED_NOTE
 from structgen import Grammar, TokenizerInfo
@@ -164,6 +164,37 @@ def test_where_the_lexer_cannot_count_it_either_the_maximum_is_reported(monkeypa
         Grammar.from_json_schema(schema, strict=True)
 
 
+@pytest.mark.parametrize("pattern, low, closes", [
+    ("^[a-z]+$", 0, 1), ("^[a-z]+$", 5, 5), ("^[0-9]{16}$", 0, 16), ("^ab?$", 0, 1),
+    ("^(?:\\S+\\s+){0,9}\\S+$", 1, None),  # after a space, a word is wanted
+    ("^$|^\\d{1,15}(?:\\.\\d{1,5})?$", 0, None),  # after the point, a digit
+    ("[a-z]", 0, None),  # a search: a text with no letter yet wants one
+    ("^a$|^bbbbb$", 0, None), ("^a{2}$", 5, None),  # nothing long enough
+])
+def test_where_a_pattern_can_end_from_some_length_on(pattern: str, low: int, closes: int | None) -> None:
+    assert automata.closes_within(ecma.parse(ecma.conjuncts(pattern)[0][1]), low) == closes
+
+
+def test_a_maximum_beside_a_pattern_that_can_end_anywhere_is_the_matchers() -> None:
+    """Beside a pattern every text of which, from some length on, can end at once,
+    the matcher's count of a maximum no shorter is exact (it never leaves a text
+    at its maximum where the pattern wants more): the lexer counts no characters.
+    Beside a pattern of words, or a search, the lexer still counts."""
+    slug = {"type": "string", "pattern": "^[a-z0-9-]+$", "minLength": 3, "maxLength": 255}
+    matched = Grammar.from_json_schema(slug)
+    lexed = Grammar.from_json_schema(slug, lexer_max_length=2048)
+    assert {(e.keyword, e.note) for e in matched.report.entries} >= {("maxLength", COUNTED_NOTE),
+                                                                    ("minLength", "beside the pattern")}
+    assert matched.report.exact and lexed.lexer.dfa.state_count > 255 > matched.lexer.dfa.state_count  # a state a character
+    for value in ["ab", "abc", "a-b" * 85, "a" * 256, "aBc", "a" * 254 + "é"]:
+        assert matched.accepts(json.dumps(value)) == lexed.accepts(json.dumps(value)), value
+    assert matched.accepts(json.dumps("a" * 255)) and not matched.accepts(json.dumps("a" * 256))
+    for pattern in ("^(?:\\S+\\s+){0,9}\\S+$", "[a-z]"):
+        kept = Grammar.from_json_schema({"type": "string", "pattern": pattern, "maxLength": 100})
+        assert {e.note for e in kept.report.entries if e.keyword == "maxLength"} == {"beside the pattern"}, pattern
+        assert kept.string_lengths is None
+
+
 def test_a_token_read_from_inside_an_escape_counts_all_it_adds() -> None:
     """After a backslash, a token that starts with a quote (an escaped one) adds its
     whole length, which read from between characters it would not."""
@@ -200,10 +231,19 @@ def oracle(allowed: list[int], written: bytes, vocab: list[bytes]) -> set[int]:
     return kept
 
 
+# the same strings, but for "#", beside a pattern that can end wherever it goes on
+PATTERNED = {**SCHEMA, "properties": {**SCHEMA["properties"], "d": {"type": "string", "maxLength": 40, "pattern": "^[^#]*$"}}}
+
+
+@pytest.mark.parametrize("schema, options", [(SCHEMA, {"length_bound": 32}), (SCHEMA, {}), (PATTERNED, {})],
+                         ids=["past the bound", "plain", "patterned"])
 @pytest.mark.parametrize("value", ["a" * 40, "a" * 41, "é" * 39 + "中", "x" * 37 + "\\n\\t", "ab" * 30, "", "q" * 38 + "é"])
-def test_masks_equal_the_oracle_at_every_token(value: str, infos: dict[str, TokenizerInfo], hf_tokenizers: dict[str, Any]) -> None:
+def test_masks_equal_the_oracle_at_every_token(value: str, schema: dict[str, Any], options: dict[str, Any],
+                                               infos: dict[str, TokenizerInfo], hf_tokenizers: dict[str, Any]) -> None:
     info, tokenizer = infos["smollm2"], hf_tokenizers["smollm2"]
-    compiled = structgen.compile(Grammar.from_json_schema(SCHEMA, length_bound=32), info)
+    grammar = Grammar.from_json_schema(schema, **options)
+    assert grammar.string_lengths is not None and list(grammar.string_lengths.maxima.values()) == [40]
+    compiled = structgen.compile(grammar, info)
     vocab = info.decoded_vocab
     text = '{"d": "' + value + '", "k": "' + "z" * 50 + '"}'
     matcher = structgen.Matcher(compiled)
