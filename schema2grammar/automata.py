@@ -316,16 +316,22 @@ def _ecma_syntax(regex: str) -> str:
     return _LONG_ESCAPE.sub(spelled, regex)
 
 
+def _search_dfa(tree: ecma.Node) -> tuple[DFA, Classes, list[bool]]:
+    """The DFA of the pattern ``tree`` (ECMA-262 search) over its character
+    classes, and its live states (``_useful``)."""
+    nfa = search_nfa(tree)
+    classes = Classes(cut_points([ranges for moves in nfa.moves for ranges, _ in moves]))
+    dfa = determinize(nfa, classes)
+    return dfa, classes, _useful(dfa, dfa.accepting)
+
+
 def lengths_found(tree: ecma.Node, low: int, high: int | None) -> bool:
     """Whether the pattern ``tree`` finds (ECMA-262 search) some text of ``low`` to
     ``high`` characters (None: no upper bound): its DFA run beside a counter of the
     characters read, which the lexer's automaton of the two together grows with.
     More than ``MAX_MEETING_STATES`` states of that product is ``Unsupported``, as
     for other regexes one terminal intersects (``regexes_meet``)."""
-    nfa = search_nfa(tree)
-    classes = Classes(cut_points([ranges for moves in nfa.moves for ranges, _ in moves]))
-    dfa = determinize(nfa, classes)
-    live = _useful(dfa, dfa.accepting)
+    dfa, classes, live = _search_dfa(tree)
     cap = low if high is None else high  # past ``low`` unbounded, the count no longer matters
 
     def step(current: tuple[int, int], c: int) -> tuple[int, int]:
@@ -346,10 +352,7 @@ def closes_within(tree: ecma.Node, low: int) -> int | None:
     count never leaves a text at its maximum where the pattern wants more). None
     where there is no such ``K`` (after a space, a pattern of words wants a word),
     nothing is found, or the count passes ``MAX_MEETING_STATES`` states."""
-    nfa = search_nfa(tree)
-    classes = Classes(cut_points([ranges for moves in nfa.moves for ranges, _ in moves]))
-    dfa = determinize(nfa, classes)
-    live = _useful(dfa, dfa.accepting)
+    dfa, classes, live = _search_dfa(tree)
     shortest = _shortest(dfa, live)
     if shortest is None:
         return None

@@ -180,6 +180,13 @@ def _matchable(patterns: dict[str, Any] | None) -> dict[str, Any] | None:
     return patterns
 
 
+def _marked(high: int, tag: int, quoted: str) -> str:
+    """``quoted`` (a JSON string's regex) inside the group that leaves its maximum
+    ``high`` to the matcher (``structgen.string_lengths.marked_maximum`` reads it),
+    ``tag`` the index of its ``maxLength`` report entry."""
+    return f"(?P<max_length_{high}_{tag}>{quoted})"
+
+
 def _pointer_token(key: str | int) -> str:
     return str(key).replace("~", "~0").replace("/", "~1")
 
@@ -539,8 +546,8 @@ class _Translator:
                              "the lexer would pass its state limit with it): any string")
         elif fmt is not None:
             self.approximate(pointer, "format", f"format {fmt!r} is not enforced: any string")
-        if counted:
-            return self.terminal(f"(?P<max_length_{high}_{tag}>{regexes.string_of_length(low, None)})")
+        if counted and high is not None:
+            return self.terminal(_marked(high, tag, regexes.string_of_length(low, None)))
         return self.terminal(regexes.string_of_length(low, high))
 
     def format(self, fmt: str, schema: dict[str, Any], pointer: str, lengths: str = "") -> str:
@@ -703,7 +710,7 @@ class _Translator:
         if "minLength" in schema:
             self.report.add(pointer, "minLength", ENFORCED, "beside the pattern")
         ahead = f"(?={regexes.string_of_length(low, None)})" if low else ""
-        return self.terminal(f"{ahead}(?P<max_length_{high}_{tag}>{body})")
+        return self.terminal(ahead + _marked(high, tag, body))
 
     def pattern_lengths(self, schema: dict[str, Any], pointer: str) -> str:
         """The quoted strings within the length bounds beside a ``pattern`` (empty

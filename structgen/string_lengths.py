@@ -2,7 +2,7 @@
 
 A ``maxLength: 32767`` would cost the lexer tens of automaton states a character,
 each with token groups a step may wait for (``schema2grammar`` counts a plain
-string's maximum up to ``Options.lexer_max_length``, 64). Past that the
+string's maximum up to ``Options.lexer_max_length``, 8). Past that the
 translator writes the string's terminal inside a group named ``max_length_N``
 (``_TAG``: its report entry), which the engine reads as plain grouping, and the matcher counts the characters:
 
