@@ -68,21 +68,30 @@ def _order(root: Any, schema: Any, data: dict[str, Any], hops: int) -> list[str]
 
 def _branch(root: Any, schema: dict[str, Any], data: Any) -> Any:
     """The ``then`` or ``else`` that a schema's ``if`` picks for ``data``."""
-    probe = {**schema["if"], **{key: root[key] for key in ("definitions", "$defs") if key in root}} \
-        if isinstance(schema["if"], dict) and isinstance(root, dict) else schema["if"]
-    try:
-        holds = validators.validator_for(root, default=Draft202012Validator)(probe).is_valid(data)
-    except Exception:  # noqa: BLE001 - a schema the validator cannot read: no branch, no order from it
-        return None
+    holds = _holds(root, schema["if"], data)
+    if holds is None:
+        return None  # a schema the validator cannot read: no branch, no order from it
     return schema.get("then") if holds else schema.get("else")
 
 
+def _holds(root: Any, schema: Any, data: Any) -> bool | None:
+    """Whether ``data`` is valid against ``schema``, a place in ``root`` whose
+    references it resolves (None: the validator cannot read it)."""
+    try:
+        whole = validators.validator_for(root, default=Draft202012Validator)(root)
+        return bool(whole.evolve(schema=schema).is_valid(data))
+    except Exception:  # noqa: BLE001 - a schema the validator cannot read
+        return None
+
+
 def _chosen(root: Any, branches: list[Any], data: Any) -> list[Any]:
-    """The ``anyOf``/``oneOf`` branch that declares most of an object's keys (the
-    first of those): all of them for any other value."""
+    """The ``anyOf``/``oneOf`` branch an object is valid against that declares most
+    of its keys (the first of those; among all branches when it is valid against
+    none): all of them for any other value."""
     if not isinstance(data, dict) or not branches:
         return branches
-    return [max(branches, key=lambda branch: sum(name in data for name in set(_order(root, branch, data, 1))))]
+    return [max(branches, key=lambda branch: (bool(_holds(root, branch, data)),
+                                              sum(name in data for name in set(_order(root, branch, data, 1)))))]
 
 
 def _target(root: Any, reference: Any) -> Any:

@@ -24,6 +24,12 @@ translator. Its value lists ``[pattern, schema]`` pairs; for each, some property
 whose name the pattern finds holds a value of the schema (the ``not`` of
 ``{"patternProperties": {pattern: {"not": schema}}}``)."""
 
+LATER = "structgen:declaredLater"
+"""Not a JSON Schema keyword, and reserved: the property names an ``allOf`` merge
+took from parts written after the part whose ``anyOf``/``oneOf`` it keeps aside.
+Declared order is text order, so a branch's own names go before these; the merge
+of a branch into the rest (``alternatives``) puts them last, then drops the key."""
+
 TYPE_KEYWORDS = {
     "object": ("properties", "required", "additionalProperties", "patternProperties", "propertyNames",
                "minProperties", "maxProperties", "dependentRequired", "dependentSchemas", "dependencies",

@@ -40,6 +40,7 @@ from schema2grammar.shared import (
     DEFINITIONS,
     MAX_ITEMS_CHAIN,
     NOWHERE,
+    LATER,
     SOME,
     TYPE_KEYWORDS,
     NoValue,
@@ -1479,6 +1480,10 @@ class _Translator:
             del merged["additionalItems"]  # a no-op without its own tuple items (the parts' do not count)
         sources = [merged.copy()]
         exact = True
+        aside: set[str] | None = None  # the names declared before the first part's anyOf/oneOf kept aside
+        own = set(schema["properties"]) if isinstance(schema.get("properties"), dict) else set()
+        own_last = written_before(schema, "allOf", "properties")  # then the schema's own names follow its parts'
+        declared: set[str] = set() if own_last else set(own)  # the names declared so far, in the text's order
         resolved = self.referenced_parts(parts, pointer)
         conditionals = ("if" in merged) + sum(isinstance(part, dict) and "if" in part for part in resolved)
         nest = conditionals <= applicators.MAX_NESTED_CONDITIONALS \
@@ -1496,6 +1501,12 @@ class _Translator:
             part, agrees = applicators.conditional_merge(self, merged, part, pointer, nest)
             exact = exact and agrees
             sources.append(part)
+            combinator = next((k for k in ("anyOf", "oneOf") if k in part and k not in merged), None)
+            names = set(part["properties"]) if isinstance(part.get("properties"), dict) else set()
+            if aside is None and combinator is not None:
+                aside = declared if written_before(part, combinator, "properties") else declared | names
+                aside = aside - own if own_last else aside
+            declared = declared | names
             for key, value in part.items():
                 if key in _TUPLE_KEYWORDS and key in merged:
                     continue  # _merge_tuples, once every part is in
@@ -1530,9 +1541,9 @@ class _Translator:
         _merge_additional(merged, sources)
         for source in sources:
             exact = _judge_foreign_names(merged, source) and exact
-        if written_before(schema, "allOf", "properties") and "properties" in merged:
-            # written last, so after the parts' anyOf/oneOf too (their names come first)
-            merged["properties"] = _parts_names_first(merged.pop("properties"), schema["properties"])
+        if own_last and "properties" in merged:  # the parts' anyOf/oneOf names come first too (LATER)
+            merged["properties"] = _parts_names_first(merged["properties"], schema["properties"])
+        _order_later(merged, aside)
         return merged, _merge_tuples(merged, sources) and exact
 
     def dependent_schemas(self, schema: dict[str, Any], pointer: str) -> str:
@@ -1647,7 +1658,8 @@ class _Translator:
 
     def referenced_parts(self, parts: list[Any], pointer: str) -> list[Any]:
         """``allOf``'s parts with each local ``$ref`` replaced by what it points to,
-        plus its siblings from 2019-09 on (before, they are ignored beside it), and
+        plus its siblings from 2019-09 on (before, they are ignored beside it), each
+        part's own ``allOf`` by its parts (in the text's place: declared order), and
         each part holding ``unevaluated*`` by what it means on its own (its ``$ref``
         evaluated with it: ``unevaluated.expanded_part``)."""
         pending = list(reversed(parts))
@@ -1657,6 +1669,11 @@ class _Translator:
             part = pending.pop()
             if unevaluated.present(self, part):
                 pending.extend(reversed(unevaluated.expanded_part(self, part, pointer)))
+                continue
+            if _flattened_in_place(part):
+                own = {k: v for k, v in part.items() if k != "allOf"}  # a part's allOf: its parts in its place
+                inner = part["allOf"]
+                pending.extend(reversed([*inner, own] if written_before(part, "allOf", "properties") else [own, *inner]))
                 continue
             if not isinstance(part, dict) or "$ref" not in part:
                 found.append(part)
@@ -1831,7 +1848,7 @@ class _Translator:
 
     def unknown_keywords(self, schema: dict[str, Any], pointer: str) -> None:
         known = set(ANNOTATIONS) | {k for keys in TYPE_KEYWORDS.values() for k in keys}
-        known |= {"type", "nullable", "$defs", "definitions", "format"}
+        known |= {"type", "nullable", "$defs", "definitions", "format", LATER}
         for key in schema:
             if key in ("$defs", "definitions"):
                 self.report.add(pointer, key, ENFORCED, "definitions, used through $ref")
@@ -1944,6 +1961,32 @@ def _parts_names_first(properties: dict[str, Any], own: Any) -> dict[str, Any]:
     if not isinstance(own, dict):
         return properties
     return {**{n: s for n, s in properties.items() if n not in own}, **{n: s for n, s in properties.items() if n in own}}
+
+
+def _flattened_in_place(part: Any) -> bool:
+    """Whether an ``allOf`` part's own ``allOf`` is merged as its parts, in its
+    place (declared order): not where a conditional is among them, which the
+    nested ``allOf``'s own merge splits into cases (``switched``)."""
+    if not isinstance(part, dict) or "$ref" in part or not isinstance(part.get("allOf"), list):
+        return False
+    return not any(isinstance(p, dict) and any(k in p for k in applicators.CONDITIONAL) for p in [part, *part["allOf"]])
+
+
+def _order_later(merged: dict[str, Any], aside: set[str] | None) -> None:
+    """Keep the text's order where a merge keeps an ``anyOf``/``oneOf`` aside: the
+    names declared after it (not in ``aside``) are marked ``LATER`` while it is
+    there, for each branch's merge; once merged without one, those names go last
+    (after the branch's own) and the mark goes."""
+    names = merged.get("properties")
+    if aside is not None and isinstance(names, dict):
+        later = [name for name in names if name not in aside and name not in merged.get(LATER, [])]
+        if later:
+            merged[LATER] = [*merged.get(LATER, []), *later]
+    if LATER in merged and "anyOf" not in merged and "oneOf" not in merged:
+        last = set(merged.pop(LATER))
+        if isinstance(names, dict):
+            merged["properties"] = {**{n: s for n, s in names.items() if n not in last},
+                                    **{n: s for n, s in names.items() if n in last}}
 
 
 def _common_values(key: str, first: Any, second: Any, pointer: str) -> Any:

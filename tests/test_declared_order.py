@@ -93,3 +93,22 @@ def test_conditionals_declare_their_names_after_the_others() -> None:
                                    '"predicate": {"flags": {}, "type": "player"}}')
     grammar = Grammar.from_json_schema(schema)
     assert grammar.accepts(json.dumps(ordered)) and not grammar.accepts(json.dumps(data))
+
+
+def test_an_object_follows_the_branch_it_is_valid_against() -> None:
+    """MCP ServerRequest, jsend o71265, sourcemap-v3: branches declaring the same keys
+    tie on their count; the one the object is valid against (its references read in
+    the whole schema: ``#`` is the root, not the branch) orders the values below."""
+    schema = {"$defs": {"ping": {"properties": {"method": {"const": "ping"}, "params": {"properties": {"meta": {}}}}},
+                        "sample": {"properties": {"method": {"const": "sample"},
+                                                  "params": {"properties": {"max": {}, "messages": {}}}}}},
+              "anyOf": [{"$ref": "#/$defs/ping"}, {"$ref": "#/$defs/sample"}]}
+    data = {"method": "sample", "params": {"messages": [], "max": 1}}
+    ordered = declared_order.rewritten(schema, data)
+    assert json.dumps(ordered) == '{"method": "sample", "params": {"max": 1, "messages": []}}'
+    grammar = Grammar.from_json_schema(schema)
+    assert grammar.accepts(json.dumps(ordered)) and not grammar.accepts(json.dumps(data))
+    recursive = {"properties": {"n": {"type": "integer", "minimum": 1}, "sections": {"items": {"anyOf": [
+        {"properties": {"url": {}, "at": {}}}, {"properties": {"map": {"$ref": "#"}, "at": {}}}]}}}}
+    section = {"map": {"n": 0}, "at": 1}  # the map is no valid root: the first branch holds, map undeclared there
+    assert list(declared_order.rewritten(recursive, {"sections": [section]})["sections"][0]) == ["at", "map"]

@@ -771,6 +771,37 @@ def test_declared_order_follows_the_schema_text_through_combinators() -> None:
     assert not _accepts(narrowing, {"a": 0, "b": 3})
 
 
+def test_a_combinator_between_parts_declares_its_names_in_its_place() -> None:
+    """The merge keeps an ``anyOf``/``oneOf`` aside while its branches are built,
+    yet the text's order puts their names where the combinator is written: before
+    the names of later parts (``LATER``), within a part's nested ``allOf``
+    (Github o90832: ``allOf: [$ref, $ref to allOf [.., oneOf], {value}]``), and after
+    the names written before it in its own part, ahead of the schema's own written
+    after the ``allOf`` (SchemaStore testenvironments: ``type``, ``dockerImage``, ``name``)."""
+    between = {"allOf": [{"properties": {"a": {}}}, {"oneOf": [{"properties": {"u": {}}, "required": ["u"]},
+                                                               {"properties": {"w": {}}, "required": ["w"]}]},
+                         {"properties": {"v": {}}}]}
+    assert _accepts(between, {"a": 1, "u": 2, "v": 3}) and _accepts(between, {"a": 1, "w": 2, "v": 3})
+    assert not _accepts(between, {"a": 1, "v": 3, "u": 2})
+    described = {"allOf": [{"properties": {"typeId": {}, "class": {}}},
+                           {"oneOf": [{"properties": {"typeId": {"enum": ["i32"]}}, "required": ["typeId"]},
+                                      {"properties": {"typeId": {"enum": ["map"]}, "keyTypeId": {}},
+                                       "required": ["typeId", "keyTypeId"]}]}]}
+    constant = {"$defs": {"doc": {"properties": {"name": {}, "doc": {}}}, "type": described},
+                "allOf": [{"$ref": "#/$defs/doc"}, {"$ref": "#/$defs/type"}, {"properties": {"value": {}}, "required": ["value"]}]}
+    assert _accepts(constant, {"name": "PI", "typeId": "i32", "value": 3})
+    assert _accepts(constant, {"name": "m", "typeId": "map", "keyTypeId": "i32", "value": {}})
+    assert not _accepts(constant, {"name": "PI", "value": 3, "typeId": "i32"})
+    docker = {"properties": {"type": {"enum": ["docker"]}},
+              "oneOf": [{"required": ["image"], "properties": {"image": {"type": "string"}}},
+                        {"required": ["file"], "properties": {"file": {"type": "string"}}}]}
+    config = {"required": ["name", "type"], "oneOf": [docker, {"properties": {"type": {"enum": ["wsl"]}}}],
+              "properties": {"name": {"type": "string"}}}
+    assert _accepts(config, {"type": "docker", "image": "u", "name": "d"})
+    assert not _accepts(config, {"image": "u", "type": "docker", "name": "d"})
+    assert not _accepts(config, {"type": "docker", "image": "u", "file": "f", "name": "d"})  # still exactly one
+
+
 def test_references_by_escaped_pointer_and_by_anchor() -> None:
     schema = {"$defs": {"a%b": {"type": "integer"}, 'q"t': {"type": "null"}, "x": {"$anchor": "thing", "type": "string"}},
               "properties": {"p": {"$ref": "#/$defs/a%25b"}, "q": {"$ref": "#/$defs/q%22t"}, "s": {"$ref": "#thing"}}}

@@ -108,7 +108,7 @@ def test_a_case_whose_merge_is_not_exact_is_named() -> None:
 
 def test_a_case_past_a_translation_limit_drops_only_its_branches() -> None:
     """A then that merges a definition into itself (allOf holding its own $ref) goes
-    past the nesting limit: that case is built without its then and else, named in
+    past the limit on references one merge follows: that case is built without its then and else, named in
     the report, and the other cases keep theirs."""
     schema = {"$defs": {"loop": {"allOf": [{"$ref": "#/$defs/loop"}, {"minimum": 1}]}},
               "type": "object", "required": ["kind"], "properties": {"kind": {"enum": ["a", "b"]}, "n": {}},
@@ -120,7 +120,7 @@ def test_a_case_past_a_translation_limit_drops_only_its_branches() -> None:
     grammar = Grammar.from_json_schema(schema)
     assert grammar.accepts('{"kind": "a", "n": 0}')  # wider there
     assert grammar.accepts('{"kind": "b", "n": "x"}') and not grammar.accepts('{"kind": "b", "n": 0}')
-    with pytest.raises(SchemaError, match="nests more than"):
+    with pytest.raises(SchemaError, match="allOf follows more than"):
         translate(schema, Options(strict=True))
 
 
