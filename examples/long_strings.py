@@ -1,5 +1,6 @@
 """A ``maxLength`` longer than the lexer counts (``Options.lexer_max_length``, 8
-characters, for a string with no pattern or format): the grammar's string is
+characters, for a string with no format; beside a pattern where the maximum
+leaves room for what a text may still need to end): the grammar's string is
 unbounded, marked ``max_length_N``, and the matcher counts its characters as the
 text is written (``structgen.string_lengths``). The lexer counting them instead
 takes some 20 automaton states a character, each with token groups to build.
@@ -46,3 +47,18 @@ print("at 32,767:", {spelled.decode(): spelled in allowed for spelled in [b"b", 
       f"({len(allowed)} tokens allowed)")
 print("accept_string('c'):", matcher.fork().accept_string("c"), "  accept_string('\"}'):", matcher.accept_string('"}'),
       " complete:", matcher.can_terminate())
+
+# Beside a pattern a text may need more characters before it can end: a summary
+# of words wants a word after a space. The matcher keeps room for it (the
+# pattern's closing distance, 1 here, written in the marker's name).
+class Summary(BaseModel):
+    summary: str = Field(max_length=40, pattern=r"^(?:\S+\s+){0,9}\S+$")
+
+
+words = structgen.Grammar.from_pydantic(Summary, whitespace="compact")
+assert words.string_lengths is not None
+print("closing distance:", words.string_lengths.late)
+matcher = structgen.Matcher(structgen.compile(words, info))
+matcher.accept_string('{"summary":"' + "a" * 38)
+allowed = {info.decoded_vocab[t] for t in matcher.allowed_tokens()}
+print("at 38 of 40:", {spelled.decode(): spelled in allowed for spelled in [b" ", b"a ", b"ab", b'"']})

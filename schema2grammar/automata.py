@@ -344,14 +344,16 @@ def lengths_found(tree: ecma.Node, low: int, high: int | None) -> bool:
     return any(state >= 0 and dfa.accepting[state] and count >= low for state, count in order)
 
 
-def closes_within(tree: ecma.Node, low: int) -> int | None:
-    """The length ``K`` from which every text of at least ``low`` characters that
-    the pattern ``tree`` can still find (ECMA-262 search) is found already: once
-    ``K`` characters long, a text that can still end well can end now. A maximum
-    of ``K`` or more is then exact counted outside the automaton (the matcher's
-    count never leaves a text at its maximum where the pattern wants more). None
-    where there is no such ``K`` (after a space, a pattern of words wants a word),
-    nothing is found, or the count passes ``MAX_MEETING_STATES`` states."""
+def closing_distance(tree: ecma.Node, low: int) -> tuple[int, int] | None:
+    """A length ``K`` and the most characters ``D`` that a text of at least ``K``
+    (and ``low``) characters, which the pattern ``tree`` can still find (ECMA-262
+    search), needs before it is found: ``K`` is where counting them stops
+    changing anything (the shortest match, or ``low``). A maximum of ``K + D`` or
+    more is then exact counted outside the automaton, where a mask refuses a token
+    that leaves fewer characters than the text's distance to its end (``D`` = 0:
+    once ``K`` long, every text that can still end well can end now; a pattern of
+    words has ``D`` = 1: after a space, one more character). None where nothing
+    is found, or the count passes ``MAX_MEETING_STATES`` states."""
     dfa, classes, live = _search_dfa(tree)
     shortest = _shortest(dfa, live)
     if shortest is None:
@@ -370,10 +372,25 @@ def closes_within(tree: ecma.Node, low: int) -> int | None:
     except ecma.Unsupported:
         return None
     ends = [state >= 0 and dfa.accepting[state] and count >= low for state, count in order]
-    alive = _useful(DFA(table, ends), ends)
-    if not any(alive) or any(alive[i] and order[i][1] == cap and not ends[i] for i in range(len(order))):
-        return None
-    return cap
+    distance = _distances(table, ends)
+    late = [distance[i] for i in range(len(order)) if order[i][0] >= 0 and order[i][1] == cap and distance[i] >= 0]
+    return (cap, max(late)) if late else None
+
+
+def _distances(table: list[list[int]], ends: list[bool]) -> list[int]:
+    """Per state, the fewest moves to one of ``ends`` (-1: none reachable)."""
+    into: list[list[int]] = [[] for _ in table]
+    for source, row in enumerate(table):
+        for target in row:
+            into[target].append(source)
+    distance = [0 if end else -1 for end in ends]
+    order = [state for state, end in enumerate(ends) if end]
+    for state in order:
+        for source in into[state]:
+            if distance[source] < 0:
+                distance[source] = distance[state] + 1
+                order.append(source)
+    return distance
 
 
 def _shortest(dfa: DFA, live: list[bool]) -> int | None:

@@ -96,8 +96,9 @@ class Options:
     ``LENGTH_BOUNDS`` where the lexer would pass its state limit); a larger
     ``maxLength`` of a plain string is counted by structgen's matcher instead.
     ``lexer_max_length``: the longest ``maxLength`` of a plain string (no pattern,
-    no format; or a pattern that can end wherever it goes on from some length no
-    greater, ``automata.closes_within``) the lexer counts (default ``LEXER_MAX_LENGTH``, 8); the matcher
+    no format; or a pattern whose long enough texts are a few characters from
+    their end at most, with room for them, ``automata.closing_distance``) the
+    lexer counts (default ``LEXER_MAX_LENGTH``, 8); the matcher
     counts a longer one (``structgen/string_lengths.py``), the same strings with
     far fewer lexer states. Where the matcher cannot count one (a value that may
     still be another kind of string, or have another maximum),

@@ -79,6 +79,12 @@ COUNTED_NOTE = ("counted by structgen's matcher (structgen/string_lengths.py), p
                 "other engines read as plain grouping")
 """Where a length bound is left to the matcher."""
 
+MAX_CLOSING_DISTANCE = 16
+"""The most characters a long enough text of a pattern may still need
+(``automata.closing_distance``) for the matcher to count a ``maxLength`` beside
+it: a mask near the maximum follows each token that ends within this many
+characters of it to its lexer state; past it the lexer counts."""
+
 JSON_TYPES = ("object", "array", "string", "number", "integer", "boolean", "null")
 MAX_MERGED_REFERENCES = 1_000
 """References one ``allOf`` merge may follow (a chain of them, or a cycle)."""
@@ -181,11 +187,12 @@ def _matchable(patterns: dict[str, Any] | None) -> dict[str, Any] | None:
     return patterns
 
 
-def _marked(high: int, tag: int, quoted: str) -> str:
+def _marked(high: int, tag: int, quoted: str, late: int = 0) -> str:
     """``quoted`` (a JSON string's regex) inside the group that leaves its maximum
     ``high`` to the matcher (``structgen.string_lengths.marked_maximum`` reads it),
-    ``tag`` the index of its ``maxLength`` report entry."""
-    return f"(?P<max_length_{high}_{tag}>{quoted})"
+    ``tag`` the index of its ``maxLength`` report entry, ``late`` the most
+    characters a long enough text may still need (``automata.closing_distance``)."""
+    return f"(?P<max_length_{high}_{tag}{f'_{late}' if late else ''}>{quoted})"
 
 
 def _pointer_token(key: str | int) -> str:
@@ -690,28 +697,29 @@ class _Translator:
 
     def counted_beside_pattern(self, schema: dict[str, Any], body: str, tests: list[str], pointer: str) -> str | None:
         """The terminal of a pattern whose ``maxLength`` the matcher counts (past
-        ``lexer_max_length``): where every text the pattern can still complete can
-        end at once from some length on, no greater than the maximum
-        (``automata.closes_within``), the count leaves no text stuck at its maximum.
-        None (the lexer counts, ``pattern_lengths``) beside lookaheads or a format,
-        or where a text may need characters the maximum leaves no room for."""
+        ``lexer_max_length``): from some length on, a text the pattern can still
+        complete needs at most ``late`` more characters (``automata.closing_distance``,
+        at most ``MAX_CLOSING_DISTANCE``), and the maximum leaves room for them; the
+        matcher keeps each text within its distance of the end. None (the lexer
+        counts, ``pattern_lengths``) beside lookaheads or a format, or where a text
+        may need more characters than the maximum leaves room for."""
         high = self.count_value(schema, "maxLength", pointer)
         low = self.count_value(schema, "minLength", pointer) or 0
         if high is None or high <= min(self.options.length_bound, self.options.lexer_max_length) or high < low \
                 or low > self.options.length_bound or tests or "format" in schema or "x-url" in schema:
             return None
         try:
-            closes = automata.closes_within(ecma.parse(ecma.conjuncts(schema["pattern"])[0][1]), low)
+            closing = automata.closing_distance(ecma.parse(ecma.conjuncts(schema["pattern"])[0][1]), low)
         except ecma.Unsupported:
             return None
-        if closes is None or closes > high:
+        if closing is None or closing[1] > MAX_CLOSING_DISTANCE or sum(closing) > high:
             return None
         tag = len(self.report.entries)  # the marker names its report entry (structgen.grammar may revise it)
         self.report.add(pointer, "maxLength", ENFORCED, COUNTED_NOTE)
         if "minLength" in schema:
             self.report.add(pointer, "minLength", ENFORCED, "beside the pattern")
         ahead = f"(?={regexes.string_of_length(low, None)})" if low else ""
-        return self.terminal(ahead + _marked(high, tag, body))
+        return self.terminal(ahead + _marked(high, tag, body, closing[1]))
 
     def pattern_lengths(self, schema: dict[str, Any], pointer: str) -> str:
         """The quoted strings within the length bounds beside a ``pattern`` (empty

@@ -76,9 +76,10 @@ class Grammar:
         self.unique_items: UniqueItems | None = None
         marked = {index: found for index, terminal in enumerate(rules.terminals)
                   if terminal.kind == "re" and (found := marked_maximum(terminal.value)) is not None}
-        mixed = self._mixed_strings(set(marked), {index: most for index, (most, _) in marked.items()})
-        maxima = {index: most for index, (most, _) in marked.items() if index not in mixed}
-        self.string_lengths = StringLengths(maxima) if maxima else None
+        mixed = self._mixed_strings(set(marked), {index: most for index, (most, _, _) in marked.items()})
+        maxima = {index: most for index, (most, _, _) in marked.items() if index not in mixed}
+        late = {index: marked[index][2] for index in maxima}
+        self.string_lengths = StringLengths(maxima, late) if maxima else None
         self.uncounted_tags = sorted(marked[index][1] for index in mixed)  # the markers left uncounted (their tags)
         self.longest_uncounted = max((marked[index][0] for index in mixed), default=0)
         # structgen.compile's cache: id(TokenizerInfo) -> (that TokenizerInfo, CompiledGrammar)

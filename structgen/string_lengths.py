@@ -4,7 +4,9 @@ A ``maxLength: 32767`` would cost the lexer tens of automaton states a character
 each with token groups a step may wait for (``schema2grammar`` counts a plain
 string's maximum up to ``Options.lexer_max_length``, 8). Past that the
 translator writes the string's terminal inside a group named ``max_length_N``
-(``_TAG``: its report entry), which the engine reads as plain grouping, and the matcher counts the characters:
+(``_TAG``: its report entry; ``_LATE``: beside a pattern, how many characters a
+long enough text may still need to end), which the engine reads as plain
+grouping, and the matcher counts the characters:
 
 - ``step`` follows, one byte at a time, whether the text is inside a JSON string,
   how many characters it holds so far (an escape, a ``\\u`` pair of surrogates, a
@@ -19,7 +21,11 @@ translator writes the string's terminal inside a group named ``max_length_N``
   (``TokenCounts``) make the mask a comparison of arrays, needed only within the
   longest token's count of the maximum. A token that opens a new string can only
   pass a maximum longer than itself where a maximum is below the longest token's
-  count; those few tokens are then followed one by one.
+  count; those few tokens are then followed one by one;
+- beside a pattern that may still want characters (a pattern of words, after a
+  space), within that many of the maximum a token is followed to the lexer state
+  it leaves, whose distance to the string's end must fit in what is left
+  (``StringLengths._distance``).
 
 Minimum lengths need no count: the grammar's regex takes "at least ``n``
 characters" in ``n`` states, and the translator writes them so.
@@ -29,11 +35,14 @@ from __future__ import annotations
 
 import importlib
 import re
+from collections import deque
 from typing import Any, Final
 
 import numpy as np
 import numpy.typing as npt
 
+from structgen.engine.dfa import DEAD
+from structgen.engine.lexer import Lexer
 from structgen.engine.matcher import Matcher as EngineMatcher
 
 (OUTSIDE, PLAIN, ESCAPE, U0, U1D, U1, U2H, U2, U3H, U3, PAIR, LOW0, LOWU, L1, L2, L3,
@@ -47,17 +56,18 @@ a text at the maximum can always still close its string."""
 
 QUOTE: Final = 0x22
 
-_MARKER: Final = re.compile(r"max_length_([0-9]+)(?:_([0-9]+))?")
+_MARKER: Final = re.compile(r"max_length_([0-9]+)(?:_([0-9]+)(?:_([0-9]+))?)?")
 _sre: Final[Any] = importlib.import_module("re._parser")
 _const: Final[Any] = importlib.import_module("re._constants")
 
 
-def marked_maximum(pattern: str) -> tuple[int, int] | None:
-    """The maximum, and the tag (-1: none; ``schema2grammar`` writes the index of
-    its report entry), of a terminal whose pattern ends with its one
-    ``max_length_N`` or ``max_length_N_TAG`` group at the top level, around a JSON
-    string (``[ \t]*(?:(?P<max_length_32767_4>"..."))``); None for any other
-    pattern (a group of that name elsewhere means nothing)."""
+def marked_maximum(pattern: str) -> tuple[int, int, int] | None:
+    """The maximum, the tag (-1: none; ``schema2grammar`` writes the index of its
+    report entry) and the closing distance (``_LATE``: 0 unless written) of a
+    terminal whose pattern ends with its one ``max_length_N``,
+    ``max_length_N_TAG`` or ``max_length_N_TAG_LATE`` group at the top level,
+    around a JSON string (``[ \t]*(?:(?P<max_length_32767_4>"..."))``); None for
+    any other pattern (a group of that name elsewhere means nothing)."""
     names = [name for name in re.findall(r"\(\?P<(max_length_[^>]*)>", pattern) if _MARKER.fullmatch(name)]
     if len(names) != 1:
         return None
@@ -73,7 +83,8 @@ def marked_maximum(pattern: str) -> tuple[int, int] | None:
         return None  # not a JSON string: nothing to count
     found = _MARKER.fullmatch(names[0])
     assert found is not None
-    return int(found.group(1)), int(found.group(2)) if found.group(2) is not None else -1
+    tag, late = found.group(2), found.group(3)
+    return int(found.group(1)), int(tag) if tag is not None else -1, int(late) if late is not None else 0
 
 
 def step(state: int, count: int, byte: int) -> tuple[int, int]:
@@ -109,14 +120,14 @@ _FOLLOWING: Final = {U1: U2, U2: U3, U3: PLAIN, U2H: U3H, U3H: PAIR, LOW0: LOWU,
 """The states a byte simply moves on from (a hex digit, the ``u`` of a low half)."""
 
 
-def in_string(state: int, count: int, data: bytes) -> int:
-    """The characters of the string in progress after ``data`` (read from inside
-    it), up to where ``data`` closes it."""
+def read_string(state: int, count: int, data: bytes) -> tuple[int, int, bool]:
+    """The string in progress after ``data`` (read from inside it), up to where
+    ``data`` closes it: the state and characters there, and whether it closed."""
     for byte in data:
         if state == PLAIN and byte == QUOTE:
-            break
+            return state, count, True
         state, count = step(state, count, byte)
-    return count
+    return state, count, False
 
 
 def opened_most(state: int, data: bytes) -> int:
@@ -137,18 +148,21 @@ def opened_most(state: int, data: bytes) -> int:
 
 class TokenCounts:
     """Per token: the characters it adds to a string it starts inside of (read from
-    ``PLAIN``), and the most it writes into a string it opens, read from outside
+    ``PLAIN``), whether it closes that string and else where inside a character
+    it ends, and the most it writes into a string it opens, read from outside
     and from inside one (it may close that one first). Built once per vocabulary
     (``counts_for``)."""
 
     def __init__(self, vocab: list[bytes]) -> None:
         size = len(vocab)
         self.chars: npt.NDArray[np.int32] = np.zeros(size, dtype=np.int32)
+        self.closing: npt.NDArray[np.bool_] = np.zeros(size, dtype=np.bool_)
+        self.ends: npt.NDArray[np.int8] = np.zeros(size, dtype=np.int8)  # the state a token leaves its string in
         opened_outside = np.zeros(size, dtype=np.int32)
         opened_inside = np.zeros(size, dtype=np.int32)
         self.quoted: npt.NDArray[np.bool_] = np.zeros(size, dtype=np.bool_)
         for token_id, data in enumerate(vocab):
-            self.chars[token_id] = in_string(PLAIN, 0, data)
+            self.ends[token_id], self.chars[token_id], self.closing[token_id] = read_string(PLAIN, 0, data)
             if QUOTE in data:
                 self.quoted[token_id] = True
                 opened_outside[token_id] = opened_most(OUTSIDE, data)
@@ -172,31 +186,46 @@ def counts_for(vocab: list[bytes]) -> TokenCounts:
 
 
 class StringLengths:
-    """The maxima of one grammar's marked terminals: ``refused`` and ``kept``."""
+    """The maxima of one grammar's marked terminals: ``refused`` and ``kept``.
 
-    def __init__(self, maxima: dict[int, int]) -> None:
+    Beside a pattern a text may need more characters before it can end (a pattern
+    of words, after a space: a word); ``late`` holds, per terminal, the most a long
+    enough text may need (``schema2grammar.automata.closing_distance``). Within
+    that many characters of the maximum a token is followed to the lexer state it
+    leaves its string in, whose distance to the string's end (``_distance``) must
+    fit in what the maximum leaves."""
+
+    def __init__(self, maxima: dict[int, int], late: dict[int, int] | None = None) -> None:
         self.maxima = maxima  # terminal -> its maxLength
-        self.least = min(maxima.values())
+        self.late = {terminal: most for terminal, most in (late or {}).items() if most}  # terminal -> closing distance
+        self.latest = max(self.late.values(), default=0)
+        self.least = min(most - self.late.get(terminal, 0) for terminal, most in maxima.items())  # a new string's
+        # count below it refuses nothing
         self._marked = 0
         for terminal in maxima:
             self._marked |= 1 << terminal
+        self._distances: dict[tuple[int, int, int], int] = {}  # (lexer state, string state, terminals) -> _distance
 
-    def maximum(self, engine: EngineMatcher) -> int | None:
-        """The largest maximum of the terminals the lexeme in progress can still
-        become (None: one of them has none)."""
+    def bounds(self, engine: EngineMatcher) -> tuple[int, int, int] | None:
+        """The largest maximum and closing distance of the terminals the lexeme in
+        progress can still become, and those terminals (None: one has no maximum)."""
         terminals = engine.lexeme_terminals()
         if terminals == 0 or terminals & ~self._marked:
             return None
-        return max(most for terminal, most in self.maxima.items() if terminals >> terminal & 1)
+        ours = [terminal for terminal in self.maxima if terminals >> terminal & 1]
+        return max(self.maxima[t] for t in ours), max(self.late.get(t, 0) for t in ours), terminals
 
     def kept(self, engine: EngineMatcher, state: int, count: int, data: bytes) -> bool:
         """Whether ``data``, written at (``state``, ``count``) where ``engine`` is,
-        keeps the string in progress and each it opens to their maxima (the engine
-        is advanced on a fork to where each begins)."""
+        keeps the string in progress and each it opens to their maxima, with room
+        for the characters each needs to end (the engine is advanced on a fork to
+        where each begins)."""
         if state != OUTSIDE:
-            most = self.maximum(engine)
-            if most is not None and in_string(state, count, data) > most:
-                return False
+            found = self.bounds(engine)
+            if found is not None:
+                ended, written, closed = read_string(state, count, data)
+                if not self._fits(engine, data, ended, written, closed, found):
+                    return False
         fork: EngineMatcher | None = None
         done = 0  # bytes of data the fork has read
         for index, byte in enumerate(data):
@@ -207,36 +236,114 @@ class StringLengths:
                 if not fork.accept_bytes(data[done : index + 1]):
                     return True  # the grammar refuses the text: not a length's business
                 done = index + 1
-                most = self.maximum(fork)
-                if most is not None and in_string(PLAIN, 0, data[index + 1 :]) > most:
-                    return False
+                found = self.bounds(fork)
+                if found is not None:
+                    ended, written, closed = read_string(PLAIN, 0, data[done:])
+                    if not self._fits(fork, data[done:], ended, written, closed, found):
+                        return False
         return True
+
+    def _fits(self, engine: EngineMatcher, data: bytes, ended: int, written: int, closed: bool,
+              found: tuple[int, int, int]) -> bool:
+        """Whether ``data`` (read from ``engine``'s point inside a string, where it
+        writes ``written`` characters and ends in string state ``ended``, or closes
+        it) keeps that string within its maximum, with room to end."""
+        most, late, terminals = found
+        if written > most:
+            return False
+        if closed or written <= most - late:
+            return True
+        lexer = engine.compiled.lexer
+        [end] = lexer.ends_within(engine.config.lexer_state, [data])
+        return end == DEAD or self._distance(lexer, end, ended, terminals) <= most - written
 
     def refused(self, engine: EngineMatcher, state: int, count: int, allowed: bytes, vocab: list[bytes]
                 ) -> npt.NDArray[np.uint8] | None:
         """The tokens of the row ``allowed`` that would take a string past its
-        maximum, as a bitmask row of bytes (None: none would)."""
+        maximum, or leave it too little room to end, as a bitmask row of bytes
+        (None: none would)."""
         counts = counts_for(vocab)
-        most = self.maximum(engine) if state != OUTSIDE else None
-        near = most is not None and count + (counts.longest if state == PLAIN else counts.longest_bytes) > most
+        found = self.bounds(engine) if state != OUTSIDE else None
+        most, late = (found[0], found[1]) if found is not None else (0, 0)
+        near = found is not None and count + (counts.longest if state == PLAIN else counts.longest_bytes) > most - late
         opening = self.least < counts.longest_opened  # a token's own new string may pass a maximum
         if not near and not opening:
             return None
         bits = np.unpackbits(np.frombuffer(allowed, dtype=np.uint8), bitorder="little")[: len(vocab)].astype(np.bool_)
         refuse = np.zeros(len(vocab), dtype=np.bool_)
-        if near and most is not None:
+        if near and found is not None:
             if state == PLAIN:
                 refuse |= counts.chars > most - count
+                if late:
+                    self._refuse_unending(engine, count, found, bits & ~refuse & ~counts.closing
+                                          & (counts.chars > most - count - late), refuse, vocab)
             else:  # inside a character, read alone (after a backslash: the tokens that can go on)
                 for token_id in np.flatnonzero(bits):
-                    refuse[token_id] = in_string(state, count, vocab[token_id]) > most
+                    ended, written, closed = read_string(state, count, vocab[token_id])
+                    refuse[token_id] = not self._fits(engine, vocab[token_id], ended, written, closed, found)
         if opening:
             among = counts.opened[state] > self.least if state in counts.opened else counts.quoted
-            for token_id in np.flatnonzero(bits & among):
-                refuse[token_id] |= not self.kept(engine, state, count, vocab[token_id])
+            for token_id in np.flatnonzero(bits & among & ~refuse):
+                refuse[token_id] = not self.kept(engine, state, count, vocab[token_id])
         refuse &= bits
         if not refuse.any():
             return None
         row = np.zeros(len(allowed) * 8, dtype=np.bool_)
         row[: len(refuse)] = refuse
         return np.packbits(row, bitorder="little")
+
+    def _refuse_unending(self, engine: EngineMatcher, count: int, found: tuple[int, int, int],
+                         window: npt.NDArray[np.bool_], refuse: npt.NDArray[np.bool_], vocab: list[bytes]) -> None:
+        """Refuse the tokens in ``window`` (each stays inside the string, read from
+        between characters) that leave fewer characters than the text's distance to
+        its end: followed to their lexer states, each distinct end judged once."""
+        ids = np.flatnonzero(window)
+        if not len(ids):
+            return
+        most, _, terminals = found
+        counts = counts_for(vocab)
+        lexer = engine.compiled.lexer
+        ends = np.array(lexer.ends_within(engine.config.lexer_state, [vocab[i] for i in ids]), dtype=np.int64)
+        keys = ends * 32 + counts.ends[ids]  # the string states are fewer than 32
+        distinct, where = np.unique(keys, return_inverse=True)
+        distance = np.array([0 if key // 32 == DEAD else self._distance(lexer, key // 32, key % 32, terminals)
+                             for key in distinct.tolist()], dtype=np.int64)
+        refuse[ids] |= counts.chars[ids] + distance[where] > most - count
+
+    def _distance(self, lexer: Lexer, lexer_state: int, state: int, terminals: int) -> int:
+        """The fewest characters after which a string in ``lexer_state`` (and string
+        ``state``) can close as one of ``terminals`` (a bit set); ``latest`` + 1
+        where it needs more. Breadth first over (lexer state, string state), the
+        bytes after a character's first free (0-1 breadth first: those go first)."""
+        key = (lexer_state, state, terminals)
+        known = self._distances.get(key)
+        if known is not None:
+            return known
+        table, accepts = lexer.table, lexer.accepts
+        best = {(lexer_state, state): 0}
+        pending = deque([(0, lexer_state, state)])
+        found = self.latest + 1
+        while pending:
+            distance, current, inside = pending.popleft()
+            if distance >= found:
+                break  # taken in order of distance: nothing shorter is left
+            if distance > best[(current, inside)]:
+                continue  # reached sooner since
+            for byte in range(256):
+                target = table[current * 256 + byte]
+                if target == DEAD:
+                    continue
+                after, added = step(inside, 0, byte)
+                if after == OUTSIDE:  # closed here: as one of the terminals?
+                    if any(terminals >> terminal & 1 for terminal in accepts[target]):
+                        found = distance
+                        break
+                    continue
+                if distance + added < best.get((target, after), found):
+                    best[(target, after)] = distance + added
+                    if added:
+                        pending.append((distance + 1, target, after))
+                    else:
+                        pending.appendleft((distance, target, after))
+        self._distances[key] = found
+        return found

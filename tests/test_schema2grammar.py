@@ -140,20 +140,22 @@ def test_lengths_beside_a_pattern_are_enforced(pattern: str, low: int, high: int
 def test_lengths_beside_a_pattern_past_the_limit_are_approximated() -> None:
     """Counting characters multiplies the pattern's automaton: past
     ``automata.MAX_MEETING_STATES`` states, or past ``regexes.MAX_LENGTH_BOUND``, the lengths
-    are reported, and the pattern alone is enforced. Lengths no text of the pattern
-    has are no value at all."""
-    words = {"type": "string", "pattern": "^(?:\\S+\\s+){0,19}\\S+$", "minLength": 1, "maxLength": 200}
+    are reported, and the pattern alone is enforced (the lexer counts where a long
+    text may still need more than ``MAX_CLOSING_DISTANCE`` characters: here the
+    last word's 20). Lengths no text of the pattern has are no value at all."""
+    words = {"type": "string", "pattern": "^(?:\\S+\\s+){0,19}\\S{20}$", "minLength": 1, "maxLength": 200}
     grammar = Grammar.from_json_schema(words)
     approximated = {(e.keyword, e.note) for e in grammar.report.with_status(APPROXIMATED)}
     assert approximated == {(key, "not enforced beside pattern: the pattern counting its characters needs more than "
                                   "5000 automaton states") for key in ("minLength", "maxLength")}
-    assert grammar.accepts('"two words"') and not grammar.accepts('"two  "')
-    huge = Grammar.from_json_schema({"type": "string", "pattern": "^a{3}(?:bb)*$", "maxLength": 100_000})
+    assert grammar.accepts('"two ' + "w" * 20 + '"') and not grammar.accepts('"two  "')
+    huge = Grammar.from_json_schema({"type": "string", "pattern": "^a{3}(?:b{20})*$", "maxLength": 100_000})
     assert [(e.keyword, e.status) for e in huge.report.entries if e.keyword == "maxLength"] == [("maxLength", APPROXIMATED)]
     assert huge.accepts('"aaa"') and not huge.accepts('"aaaa"') and not huge.accepts('"aaab"')
-    # where every text the pattern can complete is complete from some length on, the matcher counts it
-    counted = Grammar.from_json_schema({"type": "string", "pattern": "^a{3}$", "maxLength": 100_000})
-    assert counted.report.exact and counted.string_lengths is not None
+    # where a long text needs a few characters at most to end, the matcher counts it (keeping room for them)
+    for pattern in ("^a{3}$", "^a{3}(?:bb)*$", "^(?:\\S+\\s+){0,19}\\S+$"):
+        counted = Grammar.from_json_schema({"type": "string", "pattern": pattern, "minLength": 1, "maxLength": 100_000})
+        assert counted.report.exact and counted.string_lengths is not None, pattern
     with pytest.raises(SchemaError, match=r"#: no string of the lengths allowed matches the pattern"):
         translate({"type": "string", "pattern": "^[0-9]{9}$", "maxLength": 8})
     with pytest.raises(SchemaError, match=r"#: maxLength 2 is below minLength 3"):

@@ -15,7 +15,7 @@ from schema_checks import masks_follow_oracle
 import structgen
 from schema2grammar import APPROXIMATED, ENFORCED, SchemaError, automata, ecma, translate
 from schema2grammar.options import LEXER_MAX_LENGTH
-from schema2grammar.translate import COUNTED_NOTE
+from schema2grammar.translate import COUNTED_NOTE, MAX_CLOSING_DISTANCE
 from structgen import Grammar, TokenizerInfo
 from structgen.string_lengths import OUTSIDE, PLAIN, marked_maximum, step
 
@@ -65,15 +65,17 @@ def test_a_maximum_past_the_length_bound_is_counted_by_the_matcher() -> None:
 
 
 @pytest.mark.parametrize("pattern, found", [
-    (r'[ \t]{0,3}(?:(?P<max_length_40>"[a-z]*"))', (40, -1)),
-    (r'(?P<max_length_7_12>"[a-z]*")', (7, 12)),  # the tag: the report entry it stands for
+    (r'[ \t]{0,3}(?:(?P<max_length_40>"[a-z]*"))', (40, -1, 0)),
+    (r'(?P<max_length_7_12>"[a-z]*")', (7, 12, 0)),  # the tag: the report entry it stands for
+    (r'(?P<max_length_7_12_1>"[a-z ]*")', (7, 12, 1)),  # and the closing distance: a space wants a letter
     (r'(?P<max_length_7>"[a-z]*")|x', None),  # not the whole terminal
     (r'x(?P<max_length_7>"a")y', None),
     (r'(?P<max_length_1>"a")(?P<max_length_2>"b")', None),
     (r'(?P<max_length>"a")', None),
     (r'(?P<max_length_3>[a-z]+)', None),  # no JSON string to count
 ])
-def test_only_a_marker_closing_the_terminal_around_a_string_counts(pattern: str, found: tuple[int, int] | None) -> None:
+def test_only_a_marker_closing_the_terminal_around_a_string_counts(pattern: str, found: tuple[int, int, int] | None
+                                                                  ) -> None:
     assert marked_maximum(pattern) == found
     assert Grammar.from_lark("start: WORD\nWORD: /(?P<max_length_3>[a-z]+)/\n").accepts("abcdef")
 
@@ -164,22 +166,25 @@ def test_where_the_lexer_cannot_count_it_either_the_maximum_is_reported(monkeypa
         Grammar.from_json_schema(schema, strict=True)
 
 
-@pytest.mark.parametrize("pattern, low, closes", [
-    ("^[a-z]+$", 0, 1), ("^[a-z]+$", 5, 5), ("^[0-9]{16}$", 0, 16), ("^ab?$", 0, 1),
-    ("^(?:\\S+\\s+){0,9}\\S+$", 1, None),  # after a space, a word is wanted
-    ("^$|^\\d{1,15}(?:\\.\\d{1,5})?$", 0, None),  # after the point, a digit
-    ("[a-z]", 0, None),  # a search: a text with no letter yet wants one
-    ("^a$|^bbbbb$", 0, None), ("^a{2}$", 5, None),  # nothing long enough
+@pytest.mark.parametrize("pattern, low, closing", [
+    ("^[a-z]+$", 0, (1, 0)), ("^[a-z]+$", 5, (5, 0)), ("^[0-9]{16}$", 0, (16, 0)), ("^ab?$", 0, (1, 0)),
+    ("^(?:\\S+\\s+){0,9}\\S+$", 1, (1, 1)),  # after a space, a word is wanted
+    ("^$|^\\d{1,15}(?:\\.\\d{1,5})?$", 0, (0, 1)),  # after the point, a digit
+    ("[a-z]", 0, (1, 1)),  # a search: a text with no letter yet wants one
+    ("^a$|^bbbbb$", 0, (1, 4)),  # after one b, four
+    ("^a{2}$", 5, None),  # nothing long enough
 ])
-def test_where_a_pattern_can_end_from_some_length_on(pattern: str, low: int, closes: int | None) -> None:
-    assert automata.closes_within(ecma.parse(ecma.conjuncts(pattern)[0][1]), low) == closes
+def test_how_far_a_long_enough_text_is_from_its_end(pattern: str, low: int, closing: tuple[int, int] | None) -> None:
+    assert automata.closing_distance(ecma.parse(ecma.conjuncts(pattern)[0][1]), low) == closing
 
 
 def test_a_maximum_beside_a_pattern_that_can_end_anywhere_is_the_matchers() -> None:
     """Beside a pattern every text of which, from some length on, can end at once,
     the matcher's count of a maximum no shorter is exact (it never leaves a text
     at its maximum where the pattern wants more): the lexer counts no characters.
-    Beside a pattern of words, or a search, the lexer still counts."""
+    Beside a pattern of words, or a search, the matcher keeps the character a text
+    may still need (its closing distance, 1); where that is more than
+    ``MAX_CLOSING_DISTANCE`` the lexer still counts."""
     slug = {"type": "string", "pattern": "^[a-z0-9-]+$", "minLength": 3, "maxLength": 255}
     matched = Grammar.from_json_schema(slug)
     lexed = Grammar.from_json_schema(slug, lexer_max_length=2048)
@@ -190,9 +195,61 @@ def test_a_maximum_beside_a_pattern_that_can_end_anywhere_is_the_matchers() -> N
         assert matched.accepts(json.dumps(value)) == lexed.accepts(json.dumps(value)), value
     assert matched.accepts(json.dumps("a" * 255)) and not matched.accepts(json.dumps("a" * 256))
     for pattern in ("^(?:\\S+\\s+){0,9}\\S+$", "[a-z]"):
-        kept = Grammar.from_json_schema({"type": "string", "pattern": pattern, "maxLength": 100})
-        assert {e.note for e in kept.report.entries if e.keyword == "maxLength"} == {"beside the pattern"}, pattern
-        assert kept.string_lengths is None
+        counted = Grammar.from_json_schema({"type": "string", "pattern": pattern, "maxLength": 100})
+        assert {e.note for e in counted.report.entries if e.keyword == "maxLength"} == {COUNTED_NOTE}, pattern
+        assert counted.string_lengths is not None and list(counted.string_lengths.late.values()) == [1]
+    far = {"type": "string", "pattern": "^(?:a|b{20})+$", "maxLength": 100}  # inside the b's, up to 19 to go
+    assert MAX_CLOSING_DISTANCE < 19
+    kept = Grammar.from_json_schema(far)
+    assert {e.note for e in kept.report.entries if e.keyword == "maxLength"} == {"beside the pattern"}
+    assert kept.string_lengths is None
+
+
+WORDS = "^(?:\\S+\\s+){0,9}\\S+$"
+WORD_PIECES = [bytes([b]) for b in range(256)] + [
+    b"ab", b"a b", b"abc ", b" x", b"  ", b"aaaa", b"\\n", b"\\t ", b"\\u00e9", "\u00e9 ".encode(), b'a"',
+    b'", "k": "', b'", "k": "a ', b'", "k": "ab', b'"a ', b'"ab ', b"",
+]
+WRITTEN = [i for i, piece in enumerate(WORD_PIECES) if piece in (b"a", b" ", b"ab", b"a b", b"abc ", b" x", b"  ", b"aaaa",
+                                                                  b"\\n", b"\\t ", "\u00e9 ".encode(), b'a"', b'", "k": "a ')]
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_beside_a_pattern_of_words_masks_equal_the_lexers_count(seed: int) -> None:
+    """The matcher's count, keeping room for the character a text may still need
+    (after a space, a word), allows and accepts what the lexer's own count does:
+    in the string in progress (``d``) and in one a token opens (``k``), through
+    escapes and UTF-8; without that room it would allow a space at the maximum."""
+    info = TokenizerInfo(WORD_PIECES, stop_token_ids=[len(WORD_PIECES) - 1])
+    schema = {"type": "object", "properties": {"d": {"type": "string", "maxLength": 12, "pattern": WORDS},
+                                               "k": {"type": "string", "maxLength": 3, "pattern": WORDS}},
+              "required": ["d", "k"], "additionalProperties": False}
+    counted = Grammar.from_json_schema(schema, lexer_max_length=2)
+    lexed = Grammar.from_json_schema(schema, lexer_max_length=2048)
+    assert counted.string_lengths is not None and sorted(counted.string_lengths.maxima.values()) == [3, 12]
+    assert set(counted.string_lengths.late.values()) == {1} and lexed.string_lengths is None
+    ours, theirs = structgen.Matcher(structgen.compile(counted, info)), structgen.Matcher(structgen.compile(lexed, info))
+    rng = random.Random(seed)
+    for _ in range(60):
+        ours.reset()
+        theirs.reset()
+        assert ours.accept_string('{"d": "') and theirs.accept_string('{"d": "')
+        while not ours.is_terminated():
+            allowed = ours.allowed_tokens()
+            assert allowed == theirs.allowed_tokens(), WORD_PIECES
+            for piece in rng.sample(WORD_PIECES[:-1], 8):  # what accepting text does, beside the masks
+                assert ours.fork().accept_string(piece) == theirs.fork().accept_string(piece), piece
+            preferred = [token for token in WRITTEN if token in allowed]
+            token = rng.choice(preferred if preferred and rng.random() < 0.85 else allowed)
+            assert ours.accept_token(token) and theirs.accept_token(token)
+    unroomed = structgen.Matcher(structgen.compile(Grammar.from_json_schema(schema, lexer_max_length=2), info))
+    assert unroomed.compiled.checks.lengths is not None
+    unroomed.compiled.checks.lengths.late = {}
+    ours.reset()
+    assert ours.accept_string('{"d": "' + "a" * 11)
+    assert unroomed.accept_string('{"d": "' + "a" * 11)
+    assert ord(" ") not in ours.allowed_tokens()
+    assert ord(" ") in unroomed.allowed_tokens()
 
 
 def test_a_token_read_from_inside_an_escape_counts_all_it_adds() -> None:

@@ -96,6 +96,21 @@ class Lexer:
             return DEAD, _NOTHING
         return self.table[START * 256 + byte], finished
 
+    def ends_within(self, state: int, pieces: list[bytes]) -> list[int]:
+        """Per piece, the state its bytes lead to from ``state`` while each extends
+        the lexeme in progress (``DEAD`` where one ends it or cannot follow): where
+        a token leaves a lexeme it does not finish (``structgen.string_lengths``)."""
+        table = self.table
+        ends: list[int] = []
+        for piece in pieces:
+            current = state
+            for byte in piece:
+                current = table[current * 256 + byte]
+                if current == DEAD:
+                    break
+            ends.append(current)
+        return ends
+
     def finish(self, state: int) -> tuple[bool, list[int]]:
         """End of input in ``state``: whether that is allowed, and the terminals of
         the last lexeme (empty if none was started)."""
