@@ -199,8 +199,8 @@ class StringLengths:
         self.maxima = maxima  # terminal -> its maxLength
         self.late = {terminal: most for terminal, most in (late or {}).items() if most}  # terminal -> closing distance
         self.latest = max(self.late.values(), default=0)
-        self.least = min(most - self.late.get(terminal, 0) for terminal, most in maxima.items())  # a new string's
-        # count below it refuses nothing
+        # a token writing no more than this into a string it opens is never refused for it
+        self.least = min(most - self.late.get(terminal, 0) for terminal, most in maxima.items())
         self._marked = 0
         for terminal in maxima:
             self._marked |= 1 << terminal
