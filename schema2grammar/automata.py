@@ -381,7 +381,7 @@ def _distances(table: list[list[int]], ends: list[bool]) -> list[int]:
     """Per state, the fewest moves to one of ``ends`` (-1: none reachable)."""
     into: list[list[int]] = [[] for _ in table]
     for source, row in enumerate(table):
-        for target in row:
+        for target in set(row):
             into[target].append(source)
     distance = [0 if end else -1 for end in ends]
     order = [state for state, end in enumerate(ends) if end]
@@ -611,15 +611,5 @@ def _useful(dfa: DFA, accepting: list[bool]) -> list[bool]:
             if not reached[t]:
                 reached[t] = True
                 work.append(t)
-    back: list[list[int]] = [[] for _ in dfa.next]
-    for s, row in enumerate(dfa.next):
-        for t in set(row):
-            back[t].append(s)
-    live = list(accepting)
-    work = [s for s in range(len(live)) if live[s]]
-    while work:
-        for s in back[work.pop()]:
-            if not live[s]:
-                live[s] = True
-                work.append(s)
-    return [reached[s] and live[s] for s in range(len(live))]
+    distance = _distances(dfa.next, accepting)
+    return [reached[s] and distance[s] >= 0 for s in range(len(distance))]

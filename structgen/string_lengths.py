@@ -276,7 +276,7 @@ class StringLengths:
                 refuse |= counts.chars > most - count
                 if late:
                     self._refuse_unending(engine, count, found, bits & ~refuse & ~counts.closing
-                                          & (counts.chars > most - count - late), refuse, vocab)
+                                          & (counts.chars > most - count - late), refuse, vocab, counts)
             else:  # inside a character, read alone (after a backslash: the tokens that can go on)
                 for token_id in np.flatnonzero(bits):
                     ended, written, closed = read_string(state, count, vocab[token_id])
@@ -293,7 +293,8 @@ class StringLengths:
         return np.packbits(row, bitorder="little")
 
     def _refuse_unending(self, engine: EngineMatcher, count: int, found: tuple[int, int, int],
-                         window: npt.NDArray[np.bool_], refuse: npt.NDArray[np.bool_], vocab: list[bytes]) -> None:
+                         window: npt.NDArray[np.bool_], refuse: npt.NDArray[np.bool_], vocab: list[bytes],
+                         counts: TokenCounts) -> None:
         """Refuse the tokens in ``window`` (each stays inside the string, read from
         between characters) that leave fewer characters than the text's distance to
         its end: followed to their lexer states, each distinct end judged once."""
@@ -301,7 +302,6 @@ class StringLengths:
         if not len(ids):
             return
         most, _, terminals = found
-        counts = counts_for(vocab)
         lexer = engine.compiled.lexer
         ends = np.array(lexer.ends_within(engine.config.lexer_state, [vocab[i] for i in ids]), dtype=np.int64)
         keys = ends * 32 + counts.ends[ids]  # the string states are fewer than 32
