@@ -201,13 +201,13 @@ class VLLMEngine:
         the server cancelled it) ``CompileTimeout``, so this thread is let go."""
         assert self.loop is not None and self.llm is not None
         deadline = current_deadline()
-        seconds = None if deadline is None else max(deadline.expires - time.monotonic(), 0.0)
+        seconds = None if deadline is None else max(deadline.expires - deadline.clock(), 0.0)
         pause = PRECOMPILE_POLL_SECONDS
         while True:
             check_deadline()
             asked = asyncio.run_coroutine_threadsafe(self._ask_workers(args, seconds), self.loop)
             try:  # a step can hold the answer back: not past the deadline, though
-                answers = asked.result(None if deadline is None else max(deadline.expires - time.monotonic(), 0.0) + pause)
+                answers = asked.result(None if deadline is None else max(deadline.expires - deadline.clock(), 0.0) + pause)
             except FutureTimeout:
                 asked.cancel()
                 continue  # check_deadline() raises

@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import json
 import threading
+import time
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Callable
 
 from starlette.requests import Request
 
@@ -28,6 +29,9 @@ class Limits:
     compile_seconds: float = 30.0  # turning a request's constraints into compiled grammars
     max_tokens: int = 4096  # max_tokens / max_completion_tokens a request may ask for
     default_max_tokens: int = 512  # when a chat request does not say
+    # the clock a compile's deadline checks count compile_seconds on, for tests and simulations to
+    # replace (docs/testing.md); the server's own wait for a compile is always in real seconds
+    compile_clock: Callable[[], float] = time.monotonic
 
     def __post_init__(self) -> None:
         for name in ("max_batch", "max_requests", "max_body_bytes", "max_schema_bytes", "max_tokens", "default_max_tokens"):

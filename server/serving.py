@@ -95,7 +95,7 @@ class Generations:
         (``structgen.engine.deadline``: between phases, between lexer states)."""
         limit = self.limits.compile_seconds
         started = time.perf_counter()
-        deadline = Deadline(limit)
+        deadline = Deadline(limit, self.limits.compile_clock)
         try:
             sequences = await asyncio.wait_for(asyncio.to_thread(self._compile, deadline, build), limit)
         except TimeoutError:  # the wait's, or the compile's own (CompileTimeout)

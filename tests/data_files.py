@@ -13,7 +13,6 @@ from typing import Any
 _NAME = "maskbench-public.jsonl.gz"
 _CANDIDATES = [
     Path(__file__).resolve().parent.parent.parent / "shared" / "data" / _NAME,  # ../shared beside the checkout
-    Path("/work/shared/data") / _NAME,  # the project machines' shared folder, for clones made elsewhere
 ]
 
 

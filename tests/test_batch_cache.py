@@ -10,7 +10,6 @@ very tokens it gets decoded alone (greedy). A layout that cannot take more rows
 
 from __future__ import annotations
 
-import time
 from typing import Any
 
 import pytest
@@ -21,6 +20,7 @@ from structgen.decoding import Batch, DecodeOptions, Decoder
 from structgen.generate import tokenizer_info_for
 from structgen.token_encoder import TokenEncoder
 from tiny_model import tiny_shape
+from waiting import wait_until
 
 WINDOW = 6
 
@@ -182,8 +182,7 @@ def test_a_layout_that_cannot_join_makes_the_request_wait(tokenizer: Any) -> Non
         first, second = two()
         jobs = [Job([first]), Job([second])]
         scheduler.submit(jobs[0])
-        while not sizes:  # the first is decoding: its cache exists
-            time.sleep(0.01)
+        wait_until(lambda: sizes, "the first job decoding")  # then its cache exists
         scheduler.submit(jobs[1])
         assert not jobs[0].done.done()  # the second is submitted while the first runs
         for job in jobs:

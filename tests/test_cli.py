@@ -52,6 +52,7 @@ def test_vllm_options_need_backend_vllm() -> None:
     assert result.returncode == 2 and "--tensor-parallel-size is a vLLM option: add --backend vllm" in result.stderr
 
 
+@pytest.mark.model  # `structgen serve` loads the bundled model before it would serve
 def test_serve_freezes_what_it_loaded_before_serving(monkeypatch: pytest.MonkeyPatch) -> None:
     """A full collection during a decoding step would otherwise rescan the model,
     the tokenizer and every library serving loaded."""

@@ -586,6 +586,7 @@ def random_segmentation(data: bytes, info: TokenizerInfo, rng: random.Random) ->
     return out
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("vocab", ["smollm2", "deepseek", "mistral_v3"])
 @pytest.mark.parametrize("language", list(TEXTS))
 def test_real_texts_are_allowed_token_by_token(

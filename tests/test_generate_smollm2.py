@@ -21,7 +21,7 @@ from pydantic import BaseModel, Field
 import structgen
 from data_files import maskbench_path
 
-MASKBENCH = maskbench_path()
+pytestmark = [pytest.mark.model, pytest.mark.slow]
 
 
 @pytest.fixture(scope="module")
@@ -33,7 +33,7 @@ def maskbench_sample(count: int, every: int = 97, longest_instance: int = 120) -
     """Every ``every``-th MaskBench schema whose valid instances are short (so a
     135M model can write one) and that translates."""
     schemas = []
-    with gzip.open(MASKBENCH, "rt") as lines:
+    with gzip.open(maskbench_path(), "rt") as lines:
         for number, line in enumerate(lines):
             if number % every:
                 continue

@@ -117,6 +117,7 @@ def _patterns() -> st.SearchStrategy[str]:
     return st.recursive(st.tuples(ATOMS, QUANTIFIERS).map("".join), grow, max_leaves=12)
 
 
+@pytest.mark.slow
 @settings(max_examples=200, deadline=None)
 @given(_patterns())
 def test_generated_subset_patterns_read_as_re_reads_them(pattern: str) -> None:
@@ -136,6 +137,7 @@ def test_any_text_is_read_as_re_reads_it_or_left_to_re(pattern: str) -> None:
         assert automaton(node) == automaton(expected), pattern
 
 
+@pytest.mark.slow
 def test_maskbench_terminals_read_as_re_reads_them() -> None:
     """Every regex terminal of every 50th MaskBench schema's grammar (each pattern
     once): nearly all are in the subset, and each reads as ``re`` reads it."""

@@ -21,6 +21,8 @@ import vocabularies
 from test_server import KEY, MODEL, TIME, WEATHER, arguments_of, serving
 from tiny_model import tiny_model
 
+pytestmark = pytest.mark.server
+
 TAG = "[TOOL_CALLS]"
 TEMPLATE = (
     "{% if messages[0].role == 'assistant' %}{{ raise_exception('Conversation roles must start with user') }}{% endif %}"

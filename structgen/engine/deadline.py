@@ -9,6 +9,12 @@ work)`` makes ``deadline`` the current one for ``work`` (in the thread running i
 costs one context lookup when there is none. ``Deadline.cancel()`` (from any
 thread) ends it now: the compiling thread stops at its next check.
 
+A deadline reads its ``clock`` (``time.monotonic`` unless given another) when it
+is made and whenever it is asked how much time is used (each check, unless it was
+cancelled), nowhere else: tests and simulations pass a clock of their own (say one
+that moves on a fixed step at each reading), so that "expires after N checks"
+holds on any machine, however fast.
+
 Part of a compile is optional: precomputing what a step would otherwise build on
 first use. ``optional_work_over()`` says when that part should give way: once a
 compile has used ``OPTIONAL_SHARE`` of its limit, the rest of its time is kept
@@ -35,12 +41,14 @@ class CompileTimeout(TimeoutError):
 
 
 class Deadline:
-    """A time by which a compile must be over (``time.monotonic`` clock)."""
+    """A time by which a compile must be over: ``seconds`` after it was made, on
+    ``clock`` (``time.monotonic``; a test's or a simulation's own clock otherwise)."""
 
-    def __init__(self, seconds: float) -> None:
+    def __init__(self, seconds: float, clock: Callable[[], float] = time.monotonic) -> None:
         self.seconds = seconds
-        self.started = time.monotonic()
-        self.expires = self.started + seconds
+        self.clock = clock
+        self.started = clock()
+        self.expires = self.started + seconds  # on ``clock``
         self.cancelled = False
 
     def cancel(self) -> None:
@@ -49,7 +57,7 @@ class Deadline:
 
     def used(self, share: float) -> bool:
         """Whether ``share`` of the time is gone (or it was cancelled)."""
-        return self.cancelled or time.monotonic() >= self.started + share * self.seconds
+        return self.cancelled or self.clock() >= self.started + share * self.seconds
 
     def expired(self) -> bool:
         return self.used(1.0)

@@ -4,7 +4,9 @@ test bodies drive a real model on vLLM. The grammar still decides what is allowe
 
 The text lives in the file named by ``STRUCTGEN_TEST_SCRIPT`` (no file: no bias),
 read at every step, so a test in another process sets it; every request in the
-batch is biased alike. vLLM loads the class by name in its engine process
+batch is biased alike. At each biased step the processor notes how many tokens
+the request has written (``ScriptFile.tokens_written``), so that a test counts
+steps rather than seconds. vLLM loads the class by name in its engine process
 (``structgen serve --backend vllm --logits-processors script_processor:ScriptProcessor``
 with this folder on ``PYTHONPATH``).
 """
@@ -44,7 +46,9 @@ class ScriptProcessor(AdapterLogitsProcessor):  # type: ignore[misc]
                 text = self.path.read_text(encoding="utf-8")
             except FileNotFoundError:
                 return logits
-            written = self.tokenizer.decode([t for t in output_ids if t >= 0])
+            ids = [t for t in output_ids if t >= 0]
+            _note_tokens_written(self.path, len(ids))
+            written = self.tokenizer.decode(ids)
             if text.startswith(written):
                 rest = text[len(written) :]
                 wanted = self.tokenizer.encode(rest, add_special_tokens=False)[0] if rest else self.ends
@@ -52,6 +56,17 @@ class ScriptProcessor(AdapterLogitsProcessor):  # type: ignore[misc]
             return logits
 
         return bias
+
+
+def _written_path(script: Path) -> Path:
+    return script.with_name(script.name + ".written")
+
+
+def _note_tokens_written(script: Path, count: int) -> None:
+    written = _written_path(script)
+    temporary = written.with_name(written.name + ".tmp")
+    temporary.write_text(str(count), encoding="utf-8")
+    temporary.replace(written)
 
 
 def _inject_a_compile_failure() -> None:
@@ -85,9 +100,19 @@ class ScriptFile:
 
     @text.setter
     def text(self, value: str | None) -> None:
+        _written_path(self.path).unlink(missing_ok=True)
         if value is None:
             self.path.unlink(missing_ok=True)
             return
         temporary = self.path.with_suffix(".tmp")
         temporary.write_text(value, encoding="utf-8")
         temporary.replace(self.path)
+
+    @property
+    def tokens_written(self) -> int | None:
+        """How many tokens the request last biased had written at its latest step
+        (None: no step biased since ``text`` was set)."""
+        try:
+            return int(_written_path(self.path).read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            return None

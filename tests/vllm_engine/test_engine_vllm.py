@@ -6,11 +6,12 @@ from __future__ import annotations
 
 import asyncio
 import threading
-import time
 from types import SimpleNamespace
 from typing import Any, AsyncIterator
 
 import pytest
+from clocks import TickingClock
+from waiting import wait_until_async
 
 from server.engine_vllm import VLLMEngine
 from structgen.decoding import DecodeOptions, Sequence
@@ -23,6 +24,7 @@ class HangingLLM:
 
     def __init__(self, failing: bool = False) -> None:
         self.failing = failing
+        self.failed = False
         self.requests = 0
         self.aborted = 0
         self.asked: list[tuple[Any, ...]] = []
@@ -34,6 +36,7 @@ class HangingLLM:
         yield SimpleNamespace(outputs=[SimpleNamespace(token_ids=[5], finish_reason=None, stop_reason=None)], finished=False)
         if first and self.failing:
             await asyncio.sleep(0.05)
+            self.failed = True
             raise RuntimeError("the engine failed this request")
         try:
             await asyncio.Event().wait()
@@ -82,8 +85,8 @@ def test_a_job_cancelled_twice_still_ends(failing: bool) -> None:
         job, task = handle.job, handle.job.task
         assert task is not None
         waiting = asyncio.ensure_future(handle.result())
-        await asyncio.sleep(0.15)  # all started; with failing, the job is waiting for the others' aborts
-        assert all(job.started)
+        # all started; with failing, the job is waiting for the others' aborts
+        await wait_until_async(lambda: all(job.started) and llm.failed == failing, "every request started (and the first failed)")
         waiting.cancel()  # the client went away: Handle.result cancels the job
         await asyncio.sleep(0.01)
         engine.stop()  # the server stops meanwhile
@@ -122,27 +125,32 @@ def test_cancel_is_sent_once() -> None:
 
 
 def test_precompile_stops_at_the_compile_deadline() -> None:
-    """The workers never finish: the polling thread is let go at the deadline (or
-    at once when the server cancels it), and the workers got the time left."""
+    """The workers never finish: the polling thread asks them again at each of its
+    deadline checks until the check that is past the deadline (on a clock that moves
+    at each reading: at its third check), never after; once the server cancels the
+    deadline, it stops at its next check. The workers are told the time left."""
 
     async def main() -> None:
         llm = HangingLLM()
         engine = engine_on(llm, asyncio.get_running_loop())
         args = {"structgen_regex": "a"}
-        started = time.monotonic()
-        with pytest.raises(CompileTimeout):
-            await asyncio.to_thread(run_within, Deadline(0.3), lambda: engine._precompile(args))
-        assert time.monotonic() - started < 2
-        method, sent, seconds = llm.asked[0]
-        assert method == "structgen_precompile" and sent == args and 0 < seconds <= 0.3
+        clock = TickingClock(step=1.0)
+        with pytest.raises(CompileTimeout, match="ran past its 3 s limit"):
+            await asyncio.to_thread(run_within, Deadline(3.0, clock), lambda: engine._precompile(args))
+        assert clock.readings == 1 + 3  # made, then checked three times: the third raised
+        assert len(llm.asked) <= 2  # asked only after a check within the limit
+        assert all(method == "structgen_precompile" and sent == args for method, sent, _ in llm.asked)
+        llm.asked.clear()
         deadline = Deadline(600)
         polling = asyncio.ensure_future(asyncio.to_thread(run_within, deadline, lambda: engine._precompile(args)))
-        await asyncio.sleep(0.1)
-        cancelled_at = time.monotonic()
+        await wait_until_async(lambda: llm.asked, "the workers asked")
+        _, _, seconds = llm.asked[0]
+        assert 0 < seconds <= 600  # what is left of the deadline
         deadline.cancel()  # the server answered the client (its own wait_for ran out)
+        asked_when_cancelled = len(llm.asked)
         with pytest.raises(CompileTimeout, match="cancelled"):
             await polling
-        assert time.monotonic() - cancelled_at < 1
+        assert len(llm.asked) <= asked_when_cancelled + 1  # at most the ask already past its check
         assert threading.active_count() < 50
 
     asyncio.run(main())

@@ -17,6 +17,8 @@ from schema_requests import SCHEMA_REQUESTS
 from structgen.integrations.vllm import parse_output, structgen_args
 from vllm_setup import structgen_llm
 
+pytestmark = pytest.mark.model
+
 MAX_TOKENS = 256
 
 

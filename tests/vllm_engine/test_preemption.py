@@ -16,6 +16,8 @@ from schema_requests import SCHEMA_REQUESTS
 from structgen.integrations.vllm import structgen_args
 from vllm_setup import structgen_llm
 
+pytestmark = pytest.mark.model
+
 KV_CACHE_BYTES = 16 << 20  # about 350 tokens of SmolLM2's KV cache: far less than 16 requests need
 
 

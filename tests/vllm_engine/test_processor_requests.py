@@ -16,6 +16,7 @@ import pytest
 import torch
 from vllm import SamplingParams
 from vllm.v1.sample.logits_processor import BatchUpdate
+from waiting import wait_until
 
 import structgen.integrations.vllm as integration
 from server.grammars import free_text_or
@@ -128,11 +129,14 @@ def test_grammars_compile_in_the_worker_before_the_request(processor: StructgenL
 
 def precompiled(worker: StructgenWorkerExtension, args: dict[str, Any], seconds: float | None = None) -> str:
     """The worker's answer once it is no longer ``pending`` (as the server asks: again and again)."""
-    deadline = time.monotonic() + 120
-    while (answer := worker.structgen_precompile(args, seconds)) == "pending":
-        assert time.monotonic() < deadline
-        time.sleep(0.01)
-    return answer
+    answers: list[str] = []
+
+    def answered() -> bool:
+        answers.append(worker.structgen_precompile(args, seconds))
+        return answers[-1] != "pending"
+
+    wait_until(answered, f"the worker compiled {args}", tries=12_000, pause=0.01)
+    return answers[-1]
 
 
 def test_the_tokenizer_mode_is_vllms(model_dir: Path, processor: StructgenLogitsProcessor) -> None:
@@ -143,7 +147,9 @@ def test_the_tokenizer_mode_is_vllms(model_dir: Path, processor: StructgenLogits
 
 def test_a_worker_compile_stops_at_its_limit(processor: StructgenLogitsProcessor, monkeypatch: pytest.MonkeyPatch) -> None:
     """``structgen_precompile(args, seconds)``: a compile past its limit is an
-    error answer (asked again: compiled anew), and what was queued behind it goes on."""
+    error answer (asked again: compiled anew), and what was queued behind it goes on.
+    The compile here never ends on its own: only its deadline stops it, whatever
+    the machine's speed."""
     from structgen.engine.deadline import check_deadline
 
     import threading
@@ -159,13 +165,12 @@ def test_a_worker_compile_stops_at_its_limit(processor: StructgenLogitsProcessor
     monkeypatch.setattr(integration, "compile", endless)
     worker = StructgenWorkerExtension()
     slow, queued = structgen_args(regex="[a-z]{2}slow"), structgen_args(regex="[a-z]{2}queued")
-    started = time.monotonic()
     assert worker.structgen_precompile(slow, 0.3) == "pending"
     assert worker.structgen_precompile(queued, 30.0) == "pending"  # behind it on the worker's one compile thread
     assert entered.wait(10)
     monkeypatch.setattr(integration, "compile", real)
     answer = precompiled(worker, slow, 0.3)
-    assert answer.startswith("error: compiling ran past its 0.3 s limit") and time.monotonic() - started < 5
+    assert answer.startswith("error: compiling ran past its 0.3 s limit")
     assert integration._args_key(slow) not in integration._compiles  # a later request tries again
     assert precompiled(worker, queued, 30.0) == "ready"
     assert precompiled(worker, slow, 30.0) == "ready"

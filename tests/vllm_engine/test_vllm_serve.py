@@ -17,6 +17,8 @@ import pytest
 from structgen.integrations.request_args import structgen_args
 from vllm_setup import free_port, wait_until_up
 
+pytestmark = [pytest.mark.server, pytest.mark.model]
+
 SCHEMA = {
     "type": "object",
     "properties": {"city": {"type": "string", "maxLength": 20}, "country": {"type": "string", "maxLength": 20}},

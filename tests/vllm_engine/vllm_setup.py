@@ -5,10 +5,11 @@ from __future__ import annotations
 
 import socket
 import subprocess
-import time
 import urllib.request
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+from waiting import wait_until
 
 if TYPE_CHECKING:
     from vllm import LLM
@@ -40,14 +41,16 @@ def free_port() -> int:
 
 
 def wait_until_up(process: subprocess.Popen[Any], base: str, name: str, log: str, pause: float) -> None:
-    """Until ``base``'s ``/health`` answers, asked every ``pause`` seconds; fails
-    when the server (``name``, writing to ``log``) exits or is not up in time."""
-    deadline = time.monotonic() + STARTUP_SECONDS
-    while True:
+    """Until ``base``'s ``/health`` answers, asked every ``pause`` seconds, at most
+    ``STARTUP_SECONDS / pause`` times; fails when the server (``name``, writing to
+    ``log``) exits or has not answered by then."""
+
+    def up() -> bool:
         assert process.poll() is None, f"{name} exited; see {log}"
-        assert time.monotonic() < deadline, f"{name} not up after {STARTUP_SECONDS} s; see {log}"
         try:
             with urllib.request.urlopen(f"{base}/health", timeout=5):
-                return
+                return True
         except OSError:
-            time.sleep(pause)
+            return False
+
+    wait_until(up, f"{name} answering /health (see {log})", tries=int(STARTUP_SECONDS / pause), pause=pause)
