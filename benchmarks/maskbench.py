@@ -27,7 +27,7 @@ from time import perf_counter_ns
 from typing import Any
 
 import structgen
-from schema2grammar import APPROXIMATED, REJECTED, SchemaError
+from schema2grammar import APPROXIMATED, DRAFT_SEMANTICS, REJECTED, SchemaError
 
 import declared_order
 import workloads
@@ -117,7 +117,7 @@ def compile_schema(engine: Any, schema: Any) -> tuple[Compiled, list[str]]:
     the keywords structgen's report marks approximated or rejected."""
     if engine.name == "structgen":
         try:
-            grammar = structgen.Grammar.from_json_schema(schema)
+            grammar = structgen.Grammar.from_json_schema(schema, **DRAFT_SEMANTICS)
             compiled = structgen.compile(grammar, engine.info)
         except (SchemaError, structgen.GrammarError) as exc:
             raise CompileError(f"{type(exc).__name__}: {exc}") from None
@@ -147,9 +147,9 @@ def accepted_in_declared_order(schema: Any, data: Any) -> bool:
     text = json.dumps(data, ensure_ascii=False)
     ordered = json.dumps(declared_order.rewritten(schema, data), ensure_ascii=False)
     try:
-        if ordered != text and structgen.Grammar.from_json_schema(schema).accepts(ordered):
+        if ordered != text and structgen.Grammar.from_json_schema(schema, **DRAFT_SEMANTICS).accepts(ordered):
             return True
-        return structgen.Grammar.from_json_schema(schema, property_order="any").accepts(text)
+        return structgen.Grammar.from_json_schema(schema, property_order="any", **DRAFT_SEMANTICS).accepts(text)
     except (SchemaError, structgen.GrammarError):
         return False
 

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import structgen
-from schema2grammar import APPROXIMATED, REJECTED, SchemaError
+from schema2grammar import APPROXIMATED, DRAFT_SEMANTICS, REJECTED, SchemaError
 from schema2grammar.translate import NOWHERE, follow_pointer
 
 from conformance_worker import Worker
@@ -58,7 +58,7 @@ def run(state: None, task: tuple[str, dict[str, Any]]) -> dict[str, Any]:
     if isinstance(schema, dict) and "$schema" not in schema:
         schema = {"$schema": DRAFTS[draft], **schema}  # the suite's dialect, said aloud
     try:
-        grammar = structgen.Grammar.from_json_schema(schema)
+        grammar = structgen.Grammar.from_json_schema(schema, **DRAFT_SEMANTICS)
     except (SchemaError, structgen.GrammarError) as exc:
         return {"error": f"{type(exc).__name__}: {exc}"[:300]}
     loose = sorted({e.keyword for e in grammar.report.entries if e.status in (APPROXIMATED, REJECTED)})

@@ -5,10 +5,10 @@
 knows nothing of tokens or models (DESIGN §2).
 """
 
-from schema2grammar.options import FORMAT_GRAMMARS, LENGTH_BOUNDS, Options
+from schema2grammar.options import DRAFT_SEMANTICS, FORMAT_GRAMMARS, LENGTH_BOUNDS, Options
 from schema2grammar.report import APPROXIMATED, ENFORCED, REJECTED, Report, ReportEntry
 from schema2grammar.shared import SchemaError
 from schema2grammar.translate import translate, translate_checked
 
-__all__ = ["APPROXIMATED", "ENFORCED", "FORMAT_GRAMMARS", "LENGTH_BOUNDS", "REJECTED", "Options", "Report", "ReportEntry", "SchemaError", "translate",
+__all__ = ["APPROXIMATED", "DRAFT_SEMANTICS", "ENFORCED", "FORMAT_GRAMMARS", "LENGTH_BOUNDS", "REJECTED", "Options", "Report", "ReportEntry", "SchemaError", "translate",
            "translate_checked"]

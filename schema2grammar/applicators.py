@@ -144,7 +144,8 @@ def _negated_type(t: _Translator, json_type: str, schema: dict[str, Any], kinds:
         return whole
     if not pieces:
         raise shared.NoValue(f"{pointer or '#'}: not refuses every {json_type} here")
-    return t.terminal("|".join(f"(?:{piece})" for piece in pieces))
+    regex = "|".join(f"(?:{piece})" for piece in pieces)
+    return t.number_terminal(regex, json_type == "integer") if json_type in ("number", "integer") else t.terminal(regex)
 
 
 def _strings_refused(t: _Translator, schema: dict[str, Any], negated: Any, pointer: str, where: str,

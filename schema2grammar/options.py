@@ -40,6 +40,17 @@ MAX_DURATION_DIGITS = 100
 URLS = ("rfc3986", "whatwg")
 """The grammars of the ``uri`` format (``Options.urls``)."""
 
+FORMAT_ANNOTATIONS = ("asserted", "ignored")
+"""What a ``format`` that is an annotation in the schema's draft does (``Options.format_annotations``)."""
+
+NUMBER_SPELLINGS = ("readable", "draft")
+"""How numbers are written (``Options.numbers``)."""
+
+DRAFT_SEMANTICS = {"numbers": "draft", "format_annotations": "ignored"}
+"""The options under which a grammar accepts what the schema's draft accepts, as a
+validator judges it (conformance measures this); the defaults are narrower, made
+for generating: integers as digits, finite numbers, annotated formats asserted."""
+
 _SEPARATOR = {0: re.compile(r"[ \t\n\r]*,[ \t\n\r]*"), 1: re.compile(r"[ \t\n\r]*:[ \t\n\r]*")}
 
 
@@ -55,8 +66,9 @@ class Options:
     engine enforce it) or ``"any"`` (members in any order, each at most once, extra
     properties among them, as JSON Schema itself allows; an object whose states
     would pass ``MAX_UNORDERED_STATES``, about nine optional properties, keeps the
-    declared order, reported). ``closed_objects``: an object schema without ``additionalProperties``
-    (or ``patternProperties``) gets no undeclared properties, as XGrammar's and
+    declared order, reported). ``closed_objects``: an object schema that declares ``properties`` but no
+    ``additionalProperties`` (or ``patternProperties``) gets no undeclared properties
+    (one that declares none stays open: ``{"type": "object"}`` closed would be ``{}``), as XGrammar's and
     OpenAI's strict modes do; generation turns it on (a model left free to invent
     keys wanders), conformance leaves it off.
 
@@ -78,6 +90,12 @@ class Options:
     checked; None (default) follows the draft: an annotation only in a schema
     that declares draft 2019-09 or 2020-12, checked otherwise (drafts 4 to 7, and
     a schema that declares none, as most schemas written for generation).
+    ``format_annotations``: what a ``format`` the draft makes an annotation does
+    where it describes a value (not inside ``not`` or an ``if``, which keep the
+    draft's reading): ``"asserted"`` (default) checks it as in the older drafts,
+    so a generated ``date`` is a date (narrower than the draft: every output is
+    still valid, and the report says which formats were asserted so), or
+    ``"ignored"``, the draft's own behaviour.
     ``format_grammars``: where a checked format is spelled out by its RFC's
     grammar (``formats``): ``"always"`` (default; lengths beside it are then
     approximated), ``"unbounded"`` (only where no length bound is beside it, which
@@ -104,6 +122,13 @@ class Options:
     still be another kind of string, or have another maximum),
     ``Grammar.from_json_schema`` translates
     again with the lexer counting up to that string's maximum.
+    ``numbers``: ``"readable"`` (default) writes numbers as a JSON reader reads
+    them back: an integer as digits (no ``1.0``, no ``1e+20``), every number
+    finite as a double (``json.loads`` and ``JSON.parse`` give no infinity, at
+    most 308 digits before the point: ``regexes.UNREADABLE``), a listed number as
+    ``json.dumps`` spells it; ``"draft"`` spells numbers as the draft allows
+    (``float_integers``, any exponent). Both accept only valid values: readable
+    is the narrower language, which a model cannot leave.
     ``remainders``: whether a ``multipleOf`` with a factor prime to ten (``3``,
     ``0.7``) is enforced by a remainder automaton in its number's terminal
     (default); ``Grammar.from_json_schema`` gives it up last where the lexer would
@@ -120,12 +145,14 @@ class Options:
     float_integers: bool | None = None
     leap_seconds: bool = True
     format_assertion: bool | None = None
+    format_annotations: str = "asserted"
     format_grammars: str = "always"
     urls: str = "rfc3986"
     duration_digits: int | None = None
     length_bound: int = MAX_LENGTH_BOUND
     lexer_max_length: int = LEXER_MAX_LENGTH
     remainders: bool = True
+    numbers: str = "readable"
 
     def __post_init__(self) -> None:
         if self.whitespace not in ("flexible", "compact"):
@@ -146,6 +173,10 @@ class Options:
             )
         if self.urls not in URLS:
             raise ValueError(f"urls must be one of {URLS}, not {self.urls!r}")
+        if self.format_annotations not in FORMAT_ANNOTATIONS:
+            raise ValueError(f"format_annotations must be one of {FORMAT_ANNOTATIONS}, not {self.format_annotations!r}")
+        if self.numbers not in NUMBER_SPELLINGS:
+            raise ValueError(f"numbers must be one of {NUMBER_SPELLINGS}, not {self.numbers!r}")
         if self.property_order not in ("declared", "any"):
             raise ValueError(f"property_order must be 'declared' or 'any', not {self.property_order!r}")
         if self.separators is not None:

@@ -28,6 +28,42 @@ BIG_INTEGER = r"[1-9](?:\.[0-9]{1,16})?e\+(?:1[6-9]|[2-9][0-9]|[1-9][0-9]{2,})"
 most 17 digits and an exponent of 16 or more, so always a whole number."""
 BIG = 10**16
 
+DOUBLE_MAX = "17976931348623157"
+"""The digits of the largest finite double, ``1.7976931348623157e+308``."""
+
+
+def _above(digits: str) -> str:
+    """Digit strings after a point that read as more than ``digits`` do."""
+    parts = [digits[:i] + f"[{int(d) + 1}-9]" for i, d in enumerate(digits) if d != "9"]
+    return "(?:" + "|".join(parts + [digits + "0*[1-9]"]) + ")"
+
+
+UNREADABLE = "|".join([
+    r"-?[1-9][0-9]{308}",  # 309 digits before the point (or more)
+    r"-?[0-9](?:\.[0-9]+)?[eE]\+?0*(?:309|3[1-9][0-9]|[4-9][0-9]{2}|[1-9][0-9]{3})",
+    rf"-?(?:[2-9](?:\.[0-9]+)?|1\.{_above(DOUBLE_MAX[1:])}[0-9]*)[eE]\+?0*308",
+    r"-?[1-9][0-9]+(?:\.[0-9]+)?[eE]\+?0*[1-9][0-9]{2}",  # two digits or more before the point, 1e100 up
+    r"-?[1-9][0-9]{209}[0-9]*(?:\.[0-9]+)?[eE]\+?0*[1-9]",  # 210 digits or more, any exponent up
+])
+"""The starts of numbers that a JSON reader may not read back as a finite double:
+past ``1.7976931348623157e+308`` (``json.loads`` and ``JSON.parse`` give
+infinity), and, to keep the automaton small, some finite ones no model needs
+(309 digits before the point, or 2 to 209 with an exponent of 100 up, or more
+with any exponent up). Every number ``json.dumps`` writes for a finite float is
+readable. A start, not a whole number: ``(?!UNREADABLE)`` refuses every text that
+begins with one (``engine.regex``)."""
+
+FLOAT_SPELLING = r"-?[0-9]+[.eE]"
+"""The start of a number written with a fraction or an exponent."""
+
+
+def readable(pattern: str, integer: bool) -> str:
+    """``pattern``'s numbers that a JSON reader reads back as they are meant
+    (``Options.numbers == "readable"``): finite doubles, and for an integer, digits
+    only (``1.0`` reads as a float in Python, ``1e+20`` is refused by Pydantic)."""
+    refused = f"{UNREADABLE}|{FLOAT_SPELLING}" if integer else UNREADABLE
+    return f"(?!{refused})(?:{pattern})"
+
 MAX_LENGTH_BOUND = 2_048
 """Length bounds above this are not enforced (reported): each character a string
 counts is about 20 states of the lexer's automaton (UTF-8 sequences, escapes), so

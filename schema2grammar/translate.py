@@ -195,6 +195,32 @@ def _marked(high: int, tag: int, quoted: str, late: int = 0) -> str:
     return f"(?P<max_length_{high}_{tag}{f'_{late}' if late else ''}>{quoted})"
 
 
+ANNOTATION_IGNORED = "an annotation in this draft: not checked (format_annotations='asserted' checks it)"
+ANNOTATION_ASSERTED = "asserted: an annotation in this draft (format_annotations='ignored' leaves it unchecked)"
+
+
+def _joined(*notes: str) -> str:
+    return "; ".join(note for note in notes if note)
+
+
+MAX_UNORDERED_MEMBERS = 9
+"""Members of a listed object (``const``, ``enum``) written in any order: a rule per
+set of members still to write, 512 for nine; a wider object keeps the listed order."""
+
+
+def _widest_object(value: Any) -> int:
+    """The most members of an object in ``value`` (0: none)."""
+    widest, stack = 0, [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, dict):
+            widest = max(widest, len(item))
+            stack += item.values()
+        elif isinstance(item, list):
+            stack += item
+    return widest
+
+
 def _pointer_token(key: str | int) -> str:
     return str(key).replace("~", "~0").replace("/", "~1")
 
@@ -230,6 +256,12 @@ class _Translator:
         self.format_assertion = not (isinstance(declared, str) and re.search(r"/draft/20(19-09|20-12)/", declared) is not None)
         if options.format_assertion is not None:
             self.format_assertion = options.format_assertion
+        # where a format describes a value: asserted by default even where the draft makes it
+        # an annotation (narrower: every output stays valid); judging (not, if) keeps the draft's
+        self.format_checked = self.format_assertion or (options.format_assertion is None
+                                                        and options.format_annotations == "asserted")
+        self.format_note = "" if self.format_assertion else ANNOTATION_ASSERTED
+        self.readable = options.numbers == "readable"  # numbers spelled as readers read them back
         gap = 0 if options.indent is not None or options.separators is not None else options.gap
         self.ws = f"[ \\t\\n\\r]{{0,{gap}}}" if gap else ""
 
@@ -265,6 +297,11 @@ class _Translator:
             name = f"T{len(self.terminals)}"
             self.terminals[pattern] = name
         return name
+
+    def number_terminal(self, pattern: str, integer: bool) -> str:
+        """The terminal of a number (an integer where ``integer``): its readable
+        spellings only, unless ``Options.numbers`` is ``"draft"``."""
+        return self.terminal(regexes.readable(pattern, integer) if self.readable else pattern)
 
     def punct(self, char: str) -> str:
         """A punctuation mark: laid out exactly, or (as every token) after a gap."""
@@ -524,7 +561,7 @@ class _Translator:
         spelled = fmt if isinstance(fmt, str) and fmt in formats.FORMATS else None  # a format with a grammar
         where = self.options.format_grammars
         bounded = "minLength" in schema or "maxLength" in schema
-        if spelled is not None and self.format_assertion and (where == "always" or where == "unbounded" and not bounded):
+        if spelled is not None and self.format_checked and (where == "always" or where == "unbounded" and not bounded):
             shortest, longest = self.count_value(schema, "minLength", pointer), self.count_value(schema, "maxLength", pointer)
             if shortest is not None and longest is not None and longest < shortest:
                 raise NoValue(f"{pointer or '#'}: maxLength {longest} is below minLength {shortest}")
@@ -547,8 +584,8 @@ class _Translator:
         low = min(low, bound)
         if "x-url" in schema:
             self.approximate(pointer, "x-url", URL_KEYWORD_READ)
-        if fmt is not None and not self.format_assertion:
-            report.add(pointer, "format", ENFORCED, "an annotation in this draft: not checked (format_assertion=True checks it)")
+        if fmt is not None and not self.format_checked:
+            report.add(pointer, "format", ENFORCED, ANNOTATION_IGNORED)
         elif spelled is not None:
             self.approximate(pointer, "format", f"format {fmt!r} not spelled out here (format_grammars={where!r}, where "
                              "the lexer would pass its state limit with it): any string")
@@ -571,7 +608,7 @@ class _Translator:
         if fmt in formats.WIDER:
             self.approximate(pointer, "format", formats.WIDER[fmt])
         else:
-            self.report.add(pointer, "format", ENFORCED, formats.NOTES.get(fmt, ""))
+            self.report.add(pointer, "format", ENFORCED, _joined(formats.NOTES.get(fmt, ""), self.format_note))
         return self.terminal((f"(?={lengths})" if lengths else "") + self.format_spelling(fmt))
 
     def format_spelling(self, fmt: str) -> str:
@@ -620,8 +657,8 @@ class _Translator:
         fmt = schema.get("format")
         if fmt is None:
             return []
-        if not self.format_assertion:
-            self.report.add(pointer, "format", ENFORCED, "an annotation in this draft: not checked (format_assertion=True checks it)")
+        if not self.format_checked:
+            self.report.add(pointer, "format", ENFORCED, ANNOTATION_IGNORED)
             return []
         if not (isinstance(fmt, str) and fmt in formats.FORMATS):
             self.approximate(pointer, "format", f"format {fmt!r} is not enforced: any string")
@@ -641,7 +678,7 @@ class _Translator:
         if fmt in formats.WIDER:
             self.approximate(pointer, "format", formats.WIDER[fmt])
         else:
-            self.report.add(pointer, "format", ENFORCED, "beside the pattern")
+            self.report.add(pointer, "format", ENFORCED, _joined("beside the pattern", self.format_note))
         return [spelled]
 
     def url_keyword(self, schema: dict[str, Any], pointer: str) -> tuple[list[str] | None, bool]:
@@ -757,12 +794,12 @@ class _Translator:
         if "multipleOf" in schema:
             found = self.integer_multiples(schema, low, high, pointer)
             if found is not None:
-                return self.terminal(found)
-        return self.terminal(self.integers(low, high))
+                return self.number_terminal(found, True)
+        return self.number_terminal(self.integers(low, high), True)
 
     def integers(self, low: int | None, high: int | None) -> str:
         """The regex of the integers within the bounds, spelled as the draft allows."""
-        if not self.float_integers:
+        if not self.float_integers or self.readable:
             return regexes.INTEGER if low is None and high is None else regexes.integer_range(low, high)
         return regexes.integer_spellings(low, high)
 
@@ -780,7 +817,7 @@ class _Translator:
             found = None
             if multiples.has_multiple(low_bound, high_bound, whole):
                 found = self.integers(low, high) if whole.c == 1 else multiples.multiples(
-                    low_bound, high_bound, whole, fractions=False, float_spellings=self.float_integers)
+                    low_bound, high_bound, whole, fractions=False, float_spellings=self.float_integers and not self.readable)
             if found is None:
                 raise NoValue(f"{pointer or '#'}: no multiple of {schema['multipleOf']!r} lies within the bounds")
             self.report.add(pointer, "multipleOf", ENFORCED, "integers spelled as json.dumps spells them")
@@ -791,7 +828,7 @@ class _Translator:
     def type_number(self, schema: dict[str, Any], pointer: str) -> str:
         keys: list[str] = [key for key in ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum") if key in schema]
         if not keys and "multipleOf" not in schema:
-            return self.terminal(regexes.NUMBER)
+            return self.number_terminal(regexes.NUMBER, False)
         found = self.number_bounds(schema, pointer)
         if found is None:
             for key in keys:
@@ -804,7 +841,7 @@ class _Translator:
             raise NoValue(f"{pointer or '#'}: no number lies within the bounds")
         for key in keys:
             self.report.add(pointer, key, ENFORCED, "numbers spelled as json.dumps spells them")
-        return self.terminal(regex)
+        return self.number_terminal(regex, False)
 
     def number_multiples(self, schema: dict[str, Any], low: numbers.Bound | None, high: numbers.Bound | None,
                          pointer: str) -> str | None:
@@ -968,8 +1005,11 @@ class _Translator:
             if key in schema:
                 report.add(pointer, key, ENFORCED)
         additional = schema.get("additionalProperties", True)
-        if self.options.closed_objects and "additionalProperties" not in schema and "patternProperties" not in schema:
-            additional = False  # narrower than the schema: valid outputs stay valid
+        if self.options.closed_objects and "properties" in schema and "additionalProperties" not in schema \
+                and "patternProperties" not in schema:
+            # narrower than the schema: valid outputs stay valid; an object that names no
+            # property is left open, or its only instance would be {}
+            additional = False
             report.add(pointer, "additionalProperties", APPROXIMATED, "absent: no extra properties (closed_objects)")
         self.unevaluated_annotation(schema, "unevaluatedProperties", pointer)
         for key in ("dependentRequired", "dependentSchemas"):
@@ -1712,7 +1752,12 @@ class _Translator:
         values = [schema["const"]] if key == "const" else schema["enum"]
         if not isinstance(values, list) or not values:
             raise SchemaError(f"{pointer or '#'}: enum must be a non-empty list")
-        self.report.add(pointer, key, ENFORCED)
+        widest = max((_widest_object(value) for value in values), default=0)
+        if widest > MAX_UNORDERED_MEMBERS:
+            self.approximate(pointer, key, f"an object of {widest} members: in the order listed (narrower), past "
+                             f"{MAX_UNORDERED_MEMBERS} members written in any order")
+        else:
+            self.report.add(pointer, key, ENFORCED, "objects with their members in any order" if widest > 1 else "")
         if key == "const" and "enum" in schema:
             if not isinstance(schema["enum"], list):
                 raise SchemaError(f"{pointer or '#'}: enum must be a list")
@@ -1801,16 +1846,30 @@ class _Translator:
 
     def constant(self, value: Any) -> str:
         if isinstance(value, dict):
-            colon, comma = self.punct(":"), self.punct(",")
-            members = f" {comma} ".join(f"{self.literal(k)} {colon} {self.constant(v)}" for k, v in value.items())
-            return self.rule("const", f"{self.punct('{')} {members} {self.punct('}')}")
+            return self.rule("const", f"{self.punct('{')} {self.constant_members(value)} {self.punct('}')}")
         if isinstance(value, list):
             comma = self.punct(",")
             items = f" {comma} ".join(self.constant(v) for v in value)
             return self.rule("const", f"{self.punct('[')} {items} {self.punct(']')}")
-        if isinstance(value, (int, float)) and not isinstance(value, bool) and self.float_integers:
+        if isinstance(value, (int, float)) and not isinstance(value, bool) and self.float_integers and not self.readable:
             return self.terminal(regexes.number_equal_to(value))
         return self.literal(value)
+
+    def constant_members(self, value: dict[str, Any]) -> str:
+        """A listed object's members: in any order, each once, as JSON Schema
+        compares objects (``{"a": 1, "b": 2}`` equals ``{"b": 2, "a": 1}``). A rule
+        per set of members still to write (``2**n``); past ``MAX_UNORDERED_MEMBERS``
+        members, in the order listed."""
+        colon, comma = self.punct(":"), self.punct(",")
+        members = [f"{self.literal(k)} {colon} {self.constant(v)}" for k, v in value.items()]
+        if len(members) <= 1 or len(members) > MAX_UNORDERED_MEMBERS:
+            return f" {comma} ".join(members)
+        rest: dict[int, str] = {}  # members left (a bit each) -> the rule writing them, a comma between
+        for left in sorted(range(1, 1 << len(members)), key=int.bit_count):
+            ways = [members[i] if left == 1 << i else f"{members[i]} {comma} {rest[left & ~(1 << i)]}"
+                    for i in range(len(members)) if left >> i & 1]
+            rest[left] = self.rule("members", " | ".join(ways))
+        return rest[(1 << len(members)) - 1]
 
     def any_value(self) -> str:
         """Any JSON value (with this translation's whitespace)."""
@@ -1820,7 +1879,7 @@ class _Translator:
             self.rules["value"] = (
                 f"{self.punct('{')} [{string} {colon} value ({comma} {string} {colon} value)*] {self.punct('}')}"
                 f" | {self.punct('[')} [value ({comma} value)*] {self.punct(']')}"
-                f" | {string} | {self.terminal(regexes.NUMBER)}"
+                f" | {string} | {self.number_terminal(regexes.NUMBER, False)}"
                 f" | {self.literal(True)} | {self.literal(False)} | {self.literal(None)}"
             )
         return "value"

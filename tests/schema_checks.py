@@ -9,13 +9,19 @@ from typing import Any
 
 import jsonschema
 
+from schema2grammar import DRAFT_SEMANTICS
 from structgen import Grammar
+
+
+def draft_grammar(schema: Any, **options: Any) -> Grammar:
+    """``Grammar.from_json_schema`` under ``DRAFT_SEMANTICS``, to compare with a validator."""
+    return Grammar.from_json_schema(schema, **{**DRAFT_SEMANTICS, **options})
 
 
 def agrees(schema: Any, valid: list[Any], invalid: list[Any]) -> None:
     """The report is exact, jsonschema agrees with the lists, and so does the grammar
     (compact and indented; instances written in the schema's declared order)."""
-    grammar = Grammar.from_json_schema(schema)
+    grammar = draft_grammar(schema)
     assert grammar.report.exact, str(grammar.report)
     validator = jsonschema.validators.validator_for(schema)(schema)
     for instance in valid:

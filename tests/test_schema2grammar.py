@@ -17,7 +17,7 @@ from typing import Any, Literal, Optional
 import jsonschema
 import pydantic
 import pytest
-from schema_checks import agrees
+from schema_checks import agrees, draft_grammar
 
 from schema2grammar import APPROXIMATED, ENFORCED, Options, SchemaError, translate
 from schema2grammar import ecma, property_names, regexes
@@ -424,7 +424,8 @@ def test_real_function_schemas_translate_or_fail_clearly() -> None:
 
 
 def _accepts(schema: Any, instance: Any) -> bool:
-    return Grammar.from_json_schema(schema).accepts(json.dumps(instance, ensure_ascii=False))
+    """Whether the grammar takes ``instance``, under the draft's own semantics."""
+    return draft_grammar(schema).accepts(json.dumps(instance, ensure_ascii=False))
 
 
 def test_keywords_without_type_constrain_their_own_type_only() -> None:
@@ -1111,7 +1112,7 @@ def test_unicode_escapes_are_whole_characters() -> None:
 
 
 def test_pydantic_grammars_leave_out_what_pydantic_cannot_read() -> None:
-    """from_pydantic: integers as digits, no leap second; the JSON Schema default keeps both."""
+    """from_pydantic: integers as digits, no leap second; the draft's semantics keep both."""
 
     class Stamp(pydantic.BaseModel):
         n: int
@@ -1122,18 +1123,26 @@ def test_pydantic_grammars_leave_out_what_pydantic_cannot_read() -> None:
     grammar = Grammar.from_pydantic(Stamp)
     assert grammar.accepts('{"n": 1, "at": "1998-12-31T23:59:59Z"}')
     assert not grammar.accepts(leap) and not grammar.accepts(big)
-    plain = Grammar.from_json_schema(Stamp.model_json_schema())
+    plain = draft_grammar(Stamp.model_json_schema())
     assert plain.accepts(leap) and plain.accepts(big)
+    assert not Grammar.from_json_schema(Stamp.model_json_schema()).accepts(big)  # readable numbers by default
 
 
 def test_format_is_an_annotation_where_the_draft_says_so() -> None:
     """Drafts 2019-09 and 2020-12 only annotate with ``format``; earlier drafts, and
-    schemas that name no draft, check it; ``format_assertion`` decides either way."""
+    schemas that name no draft, check it; ``format_assertion`` decides either way.
+    Generating, the annotation is asserted too (``format_annotations``), and the
+    report says so: a generated date is a date whatever the draft."""
     date = {"type": "string", "format": "date"}
     new = {"$schema": "https://json-schema.org/draft/2020-12/schema", **date}
     old = {"$schema": "http://json-schema.org/draft-07/schema#", **date}
-    assert Grammar.from_json_schema(new).accepts('"not a date"')
+    assert Grammar.from_json_schema(new, format_annotations="ignored").accepts('"not a date"')
+    asserted = Grammar.from_json_schema(new)
+    assert not asserted.accepts('"not a date"') and asserted.accepts('"2024-02-29"')
+    [note] = [e.note for e in asserted.report.entries if e.keyword == "format"]
+    assert note.endswith("asserted: an annotation in this draft (format_annotations='ignored' leaves it unchecked)")
     assert not Grammar.from_json_schema(new, format_assertion=True).accepts('"not a date"')
+    assert Grammar.from_json_schema(new, format_assertion=False).accepts('"not a date"')
     assert not Grammar.from_json_schema(old).accepts('"not a date"') and not _accepts(date, "not a date")
     assert Grammar.from_json_schema(old, format_assertion=False).accepts('"not a date"')
     assert all(_accepts(s, "2024-02-29") for s in (date, new, old))
@@ -1436,3 +1445,25 @@ def test_any_order_agrees_with_jsonschema_on_random_schemas() -> None:
             assert grammar.accepts(json.dumps(instance)) == validator.is_valid(instance), (schema, instance)
             checked += 1
     assert checked >= 500
+
+
+def test_listed_objects_take_their_members_in_any_order() -> None:
+    """JSON Schema compares objects as sets of members: the suite's "same object
+    with different property order is valid" (drafts 7 and 2020-12), nested too;
+    each member once. Past ``MAX_UNORDERED_MEMBERS`` the listed order stays,
+    reported approximated (narrower)."""
+    from schema2grammar.translate import MAX_UNORDERED_MEMBERS
+
+    const = {"const": {"foo": "bar", "baz": "bax"}}
+    agrees(const, [{"foo": "bar", "baz": "bax"}, {"baz": "bax", "foo": "bar"}], [{"foo": "bar"}, {"baz": "bax", "foo": "x"}])
+    nested = {"enum": [{"a": {"x": 1, "y": [1, {"p": None, "q": True}]}, "b": 2}, 3]}
+    agrees(nested, [{"b": 2, "a": {"y": [1, {"q": True, "p": None}], "x": 1}}, 3], [{"b": 2, "a": {"x": 1}}, {"b": 2}])
+    grammar = Grammar.from_json_schema(const)
+    assert not grammar.accepts('{"foo": "bar", "foo": "bar", "baz": "bax"}') and not grammar.accepts('{"foo": "bar",}')
+    wide = {f"k{i}": i for i in range(MAX_UNORDERED_MEMBERS + 1)}
+    report = Grammar.from_json_schema({"const": wide}).report
+    assert [(e.keyword, e.status) for e in report.entries] == [("const", APPROXIMATED)]
+    assert Grammar.from_json_schema({"const": wide}).accepts(json.dumps(wide))
+    assert not Grammar.from_json_schema({"const": wide}).accepts(json.dumps(dict(reversed(wide.items()))))
+    with pytest.raises(SchemaError, match="const cannot be enforced exactly"):
+        translate({"const": wide}, Options(strict=True))

@@ -14,7 +14,7 @@ from typing import Any
 
 import jsonschema
 import pytest
-from schema_checks import agrees
+from schema_checks import agrees, draft_grammar
 
 from schema2grammar import APPROXIMATED, ENFORCED, Options, SchemaError, applicators, complement, disjoint, translate
 from schema2grammar.applicators import MAX_CONTAINS_STATES
@@ -681,7 +681,7 @@ def test_one_of_that_recurs_through_its_branches_is_a_cycle_of_rules() -> None:
               "properties": {"type": {"oneOf": [{"$ref": "#/$defs/plain"}, {"$ref": "#/$defs/config"}]}}}
     for extra in ({}, {"if": {"properties": {"type": {"const": "array"}}}, "then": {}}):
         schema = {"$defs": {"plain": {"enum": ["string", "array"]}, "config": {**config, **extra}}, "$ref": "#/$defs/config"}
-        grammar = Grammar.from_json_schema(schema)
+        grammar = draft_grammar(schema)
         assert grammar.accepts('{"type": {"type": {"type": "array"}}}') and not grammar.accepts('{"type": {}}')
     agrees({"$defs": {"plain": {"enum": ["string", "array"]}, "config": config}, "$ref": "#/$defs/config"},
            [{"type": "string"}, {"type": {"type": "array"}}], [{"type": "other"}, {"type": {"type": 1}}])
@@ -761,7 +761,7 @@ def _judged(schema: Any, instances: list[Any]) -> tuple[bool, int] | None:
     ``instances``: every valid one accepted, and where the report says exact, only
     those. Whether it is exact, and how many instances it was checked on so."""
     try:
-        grammar = Grammar.from_json_schema(schema)
+        grammar = draft_grammar(schema)
     except SchemaError:
         return None
     validator = jsonschema.Draft202012Validator(schema)
@@ -851,7 +851,7 @@ def test_review_regressions_agree_with_jsonschema(name: str, schema: Any, valid:
 def test_listed_big_integers_are_approximated_not_narrowing(schema: dict[str, Any]) -> None:
     """json.dumps writes big floats with exponents (2e+20) that an integer range's
     spellings do not cover: reported approximated, and every valid big float passes."""
-    grammar = Grammar.from_json_schema(schema)
+    grammar = draft_grammar(schema)
     assert [e.status for e in grammar.report.entries if e.keyword == "not"] == [APPROXIMATED]
     validator = jsonschema.Draft202012Validator(schema)
     for value in (2e20, 1e21, -1e300, 2e17, 1.5e16, 3, -7):

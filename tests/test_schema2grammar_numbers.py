@@ -1,6 +1,7 @@
 """Number bounds and ``multipleOf`` (``schema2grammar.numbers``,
 ``schema2grammar.multiples``): compared as exact decimals, spelled as
-``json.dumps`` spells numbers."""
+``json.dumps`` spells numbers, every spelling the draft allows
+(``schema_checks.draft_grammar``; the narrower default: test_readable_numbers.py)."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ from typing import Any
 import pytest
 
 from schema2grammar import APPROXIMATED, ENFORCED, Options, SchemaError, multiples, numbers, translate
-from structgen import Grammar
+from schema_checks import draft_grammar
 
 PLAIN = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?")
 NORMALIZED = re.compile(r"-?[1-9](?:\.([0-9]+))?[eE][+-]?[0-9]+")
@@ -89,12 +90,12 @@ def test_number_ranges_equal_the_decimal_comparison(seed: int) -> None:
 
 
 def _accepts(schema: Any, instance: Any) -> bool:
-    return Grammar.from_json_schema(schema).accepts(json.dumps(instance))
+    return draft_grammar(schema).accepts(json.dumps(instance))
 
 
 def test_fractional_bounds_are_enforced_exactly() -> None:
     schema = {"type": "number", "minimum": 0.5, "exclusiveMaximum": 2.75}
-    grammar = Grammar.from_json_schema(schema)
+    grammar = draft_grammar(schema)
     assert all(grammar.accepts(t) for t in ("0.5", "0.50", "0.51", "1", "2.7499", "5e-1", "2.5E0"))
     assert not any(grammar.accepts(t) for t in ("0.49999", "0.1", "2.75", "2.750", "3", "-1", "1e-05", "5.0e-1x"))
     assert {(e.keyword, e.status) for e in grammar.report.entries} >= {("minimum", ENFORCED), ("exclusiveMaximum", ENFORCED)}
@@ -114,24 +115,24 @@ def test_bounds_of_any_size_are_enforced() -> None:
     assert all(_accepts(small, v) for v in (1e-7, 2.5e-6, 2e-6, 5e-324))
     assert not any(_accepts(small, v) for v in (0, 0.0, 2.6e-6, 0.001, -1e-7))
     huge = {"type": "number", "minimum": 10**(numbers.MAX_BOUND_DIGITS + 1)}
-    grammar = Grammar.from_json_schema(huge)
+    grammar = draft_grammar(huge)
     assert grammar.accepts("1")  # past the limit: approximated, and reported so
     assert ("minimum", APPROXIMATED) in {(e.keyword, e.status) for e in grammar.report.entries}
     with pytest.raises(SchemaError, match=r"#: minimum cannot be enforced exactly"):
         translate(huge, Options(strict=True))
     with pytest.raises(SchemaError, match="no number lies within the bounds"):
-        Grammar.from_json_schema({"type": "number", "maximum": 0.25, "minimum": 0.26})
+        draft_grammar({"type": "number", "maximum": 0.25, "minimum": 0.26})
 
 
 def test_multiple_of_a_power_of_ten_keeps_to_decimal_places() -> None:
     cents = {"type": "number", "minimum": 0, "maximum": 100, "multipleOf": 0.01}
-    grammar = Grammar.from_json_schema(cents)
+    grammar = draft_grammar(cents)
     assert all(grammar.accepts(t) for t in ("0", "0.5", "19.99", "19.990", "100", "100.00", "1.5e1", "0e5"))
     assert not any(grammar.accepts(t) for t in ("0.001", "19.999", "100.01", "-0.01", "1.2345e1", "1e-05"))
     assert ("multipleOf", ENFORCED) in {(e.keyword, e.status) for e in grammar.report.entries}
     assert _accepts({"type": "number", "multipleOf": 1}, 3.0) and not _accepts({"type": "number", "multipleOf": 1}, 3.5)
     assert _accepts({"type": "number", "multipleOf": 0.1}, 1.5e16)  # json.dumps's exponents: integers
-    integers = Grammar.from_json_schema({"type": "integer", "multipleOf": 0.01})
+    integers = draft_grammar({"type": "integer", "multipleOf": 0.01})
     assert ("multipleOf", ENFORCED) in {(e.keyword, e.status) for e in integers.report.entries}
 
 
@@ -200,11 +201,11 @@ def test_steps_dividing_a_power_of_ten_are_enforced() -> None:
     assert all(_accepts(tens, v) for v in (20, 30.0, 0, -1e17)) and not any(_accepts(tens, v) for v in (21, 100, 25.5))
     quarters = {"type": "number", "minimum": 0.25, "multipleOf": 0.25}
     assert all(_accepts(quarters, v) for v in (0.25, 2.0, 2.75, 1e16)) and not any(_accepts(quarters, v) for v in (0, 0.3, 2.1))
-    grammar = Grammar.from_json_schema({"type": "integer", "multipleOf": 2.5})  # the integers among them: 5, 10, ...
+    grammar = draft_grammar({"type": "integer", "multipleOf": 2.5})  # the integers among them: 5, 10, ...
     assert grammar.accepts("15") and not grammar.accepts("12") and grammar.report.exact
-    assert Grammar.from_json_schema({"type": "integer", "multipleOf": 1e-8}).report.exact  # every integer
+    assert draft_grammar({"type": "integer", "multipleOf": 1e-8}).report.exact  # every integer
     with pytest.raises(SchemaError, match="no multiple of 4 lies within the bounds"):
-        Grammar.from_json_schema({"type": "integer", "minimum": 5, "maximum": 7, "multipleOf": 4})
+        draft_grammar({"type": "integer", "minimum": 5, "maximum": 7, "multipleOf": 4})
 
 
 OTHER_STEPS = [3, 7, 11, 12, 33, 0.3, 1.5, 0.7, 6.75, 13.5, 77, 0.0003]
@@ -228,7 +229,7 @@ def test_steps_with_a_factor_prime_to_ten_equal_the_decimal_division(value: floa
         schema["exclusiveMinimum" if low[1] else "minimum"] = int(low[0])
         if high is not None:
             schema["exclusiveMaximum" if high[1] else "maximum"] = int(high[0])
-        grammar = Grammar.from_json_schema(schema)
+        grammar = draft_grammar(schema)
         assert grammar.report.exact, grammar.report.entries
         for text in spellings:
             number = Decimal(text)
@@ -245,11 +246,11 @@ def test_a_step_prime_to_ten_is_enforced_where_maskbench_has_it() -> None:
     """Github o25195 (draft 6): an integer property that is a multiple of 3."""
     schema = {"$schema": "http://json-schema.org/draft-06/schema#",
               "properties": {"bar": {"type": "integer", "multipleOf": 3}}}
-    grammar = Grammar.from_json_schema(schema)
+    grammar = draft_grammar(schema)
     assert grammar.accepts('{"bar": 6}') and grammar.accepts('{"bar": 6.0}') and grammar.accepts('{"bar": 3e+16}')
     assert not grammar.accepts('{"bar": 7}') and not grammar.accepts('{"bar": 4.5}')
     with pytest.raises(SchemaError, match="no multiple of 7 lies within the bounds"):
-        Grammar.from_json_schema({"type": "integer", "minimum": 1, "maximum": 6, "multipleOf": 7})
+        draft_grammar({"type": "integer", "minimum": 1, "maximum": 6, "multipleOf": 7})
 
 
 @pytest.mark.parametrize("schema", [
@@ -288,8 +289,8 @@ def test_remainders_go_last_where_the_lexer_would_pass_its_limit() -> None:
                              "any3": {"oneOf": [{"not": {"multipleOf": 11}}, {"multipleOf": 13}]}},
              "type": "number", "allOf": [{"$ref": "#/definitions/any1"}, {"$ref": "#/definitions/any2"},
                                          {"$ref": "#/definitions/any3"}, {"not": {"multipleOf": 8}}]}
-    grammar = Grammar.from_json_schema(steps)
+    grammar = draft_grammar(steps)
     notes = {e.note for e in grammar.report.entries if e.keyword == "multipleOf" and e.status == APPROXIMATED}
     assert notes and all("remainders=False" in note for note in notes)
     assert grammar.accepts("429") and grammar.accepts("12")  # 12: wider than the schema, as reported
-    assert Grammar.from_json_schema({"type": "integer", "multipleOf": 7}, remainders=False).accepts("8")
+    assert draft_grammar({"type": "integer", "multipleOf": 7}, remainders=False).accepts("8")
