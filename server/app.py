@@ -1,8 +1,10 @@
 """The OpenAI-compatible HTTP server: ``create_app(model, tokenizer)`` is a FastAPI app.
 
 ``POST /v1/chat/completions`` and ``POST /v1/completions`` (whole or streamed),
-``GET /v1/models``, ``GET /health``, ``GET /metrics``. Every bad request is a 4xx
-with an OpenAI error body (FastAPI's own 422s become 400s); a failure after a
+``GET /v1/models``, ``GET /v1/models/{id}``, ``GET /health``, ``GET /metrics``.
+Every bad request is a 4xx with an OpenAI error body (FastAPI's own 422s become
+400s, an unknown path is a 404 ``not_found``, a wrong method a 405
+``method_not_allowed``); a failure after a
 stream started is an SSE ``error`` event. All requests share one decoding batch
 (``scheduler.py``).
 """
@@ -18,6 +20,7 @@ from typing import Any, AsyncIterator, Callable, TypeVar
 from fastapi import Depends, FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, PlainTextResponse, StreamingResponse
+from fastapi.routing import APIRoute
 from pydantic import BaseModel, ValidationError
 from starlette.exceptions import HTTPException
 from structgen.decoding import Sequence
@@ -27,7 +30,7 @@ from server.chat_reply import ChatReply
 from server.completions import DEFAULT_MAX_TOKENS as COMPLETION_MAX_TOKENS
 from server.completions import CompletionReply, prompt_ids
 from server.engine import Engine
-from server.errors import APIError, bad_request
+from server.errors import APIError, bad_request, model_not_found, route_error
 from server.grammars import REJECTED, SGLANG_KEYS, OutputPlan, content_constraint, content_format, plan_output
 from server.limits import Limits, check_constraint_sizes, read_body
 from server.metrics import ServerMetrics
@@ -102,7 +105,7 @@ def create_app(
             raise RequestValidationError(exc.errors()) from None
         assert isinstance(body, GenerationRequest)
         if body.model != model_id:
-            raise APIError(f"the model {body.model!r} does not exist (this server has {model_id!r})", status=404, param="model", code="model_not_found")
+            raise model_not_found(body.model, model_id)
         if body.stream_options is not None and not body.stream:
             raise bad_request("stream_options is only allowed with stream: true", "stream_options")
         check_constraint_sizes(body, limits.max_schema_bytes)
@@ -131,10 +134,19 @@ def create_app(
     async def prometheus() -> PlainTextResponse:
         return PlainTextResponse(metrics.render(), media_type="text/plain; version=0.0.4; charset=utf-8")
 
+    def card() -> ModelCard:
+        return ModelCard(id=model_id, created=created, tool_call_syntax=syntax.name, tools_in_template=prompt.native_tools)
+
     @app.get("/v1/models", dependencies=[Depends(authorized)])
     async def models() -> ModelList:
-        card = ModelCard(id=model_id, created=created, tool_call_syntax=syntax.name, tools_in_template=prompt.native_tools)
-        return ModelList(data=[card])
+        return ModelList(data=[card()])
+
+    # ``:path``: an id such as "org/name" arrives with its slash (the SDK sends it as %2F)
+    @app.get("/v1/models/{model:path}", dependencies=[Depends(authorized)])
+    async def retrieve_model(model: str) -> ModelCard:
+        if model != model_id:
+            raise model_not_found(model, model_id)
+        return card()
 
     @app.post("/v1/chat/completions", dependencies=[Depends(authorized)], response_model=None)
     async def chat_completions(request: Request) -> Any:
@@ -211,5 +223,12 @@ def _install_error_handlers(app: FastAPI) -> None:
         return await api_error(_, APIError(f"internal error: {exc}", status=500))
 
     @app.exception_handler(HTTPException)
-    async def http_error(_: Request, exc: HTTPException) -> JSONResponse:
-        return await api_error(_, APIError(str(exc.detail), status=exc.status_code))
+    async def http_error(request: Request, exc: HTTPException) -> JSONResponse:
+        """Starlette's routing failures (an unknown path, a wrong method), with a code."""
+        path = request.url.path
+        under_v1 = exc.status_code == 404 and any(
+            isinstance(route, APIRoute) and request.method in route.methods and route.path_regex.match("/v1" + path)
+            for route in request.app.routes
+        )
+        error = route_error(exc.status_code, str(exc.detail), request.method, path, exc.headers, under_v1=under_v1)
+        return await api_error(request, error)

@@ -37,8 +37,14 @@ from server.protocol import ChatCompletionRequest, GenerationRequest, JSONObject
 from server.tool_syntax import ToolSyntax
 
 SCHEMA_OPTIONS = {"whitespace": "compact", "closed_objects": True}
-"""As ``generate`` translates schemas: compact (jump-forward writes the punctuation)
-and closed objects (a small model free to invent keys wanders off)."""
+"""Tool calls' JSON: compact (jump-forward writes the envelope and the punctuation
+between forced keys) and closed objects (a small model free to invent keys wanders off)."""
+
+CONTENT_OPTIONS = {"whitespace": "flexible", "closed_objects": True}
+"""An answer's JSON (``response_format``, ``guided_json``): the layout the model
+prefers (bounded whitespace, newlines and indentation included), since it chooses
+the keys and their punctuation itself; compact where the request asks for it
+(``structured_outputs.disable_any_whitespace``)."""
 
 
 @dataclass(frozen=True)
@@ -68,6 +74,7 @@ class ContentFormat:
 
     param: str
     keywords: dict[str, Any]
+    options: tuple[tuple[str, Any], ...] = tuple(CONTENT_OPTIONS.items())  # schema translation options
 
 
 def plan_output(request: ChatCompletionRequest, syntax: ToolSyntax) -> OutputPlan:
@@ -137,6 +144,9 @@ def content_format(request: GenerationRequest) -> ContentFormat | None:
         if value is not None:
             given.append(ContentFormat(param, {keyword: value}))
     given += extension_formats(request)
+    if _compact_asked(request):
+        compact = tuple({**CONTENT_OPTIONS, "whitespace": "compact"}.items())
+        given = [ContentFormat(form.param, form.keywords, compact) for form in given]
     if len(given) > 1:
         raise bad_request(f"give at most one output constraint (got {', '.join(f.param for f in given)})", given[1].param)
     if given and "schema" in given[0].keywords:
@@ -147,7 +157,8 @@ def content_format(request: GenerationRequest) -> ContentFormat | None:
 STRUCTURED_OUTPUTS = {"json": "schema", "regex": "regex", "choice": "choices", "grammar": "grammar"}
 """vLLM's ``structured_outputs`` keys, honoured as the ``guided_*`` aliases are."""
 STRUCTURED_OUTPUT_OPTIONS = frozenset({"disable_any_whitespace", "disable_additional_properties", "whitespace_pattern", "disable_fallback"})
-"""Its options: JSON is written compact and objects closed anyway."""
+"""Its options: ``disable_any_whitespace`` makes the answer compact (``_compact_asked``);
+objects are closed anyway, and there is no fallback to leave."""
 SGLANG_KEYS = {"regex": "regex", "json_schema": "schema"}
 """SGLang's top-level constraint fields, honoured likewise."""
 REJECTED = {
@@ -190,6 +201,13 @@ def extension_formats(request: GenerationRequest) -> list[ContentFormat]:
     return found
 
 
+def _compact_asked(request: GenerationRequest) -> bool:
+    """Whether the request asks for JSON without whitespace (vLLM's
+    ``structured_outputs.disable_any_whitespace``)."""
+    outputs = (request.model_extra or {}).get("structured_outputs")
+    return isinstance(outputs, dict) and outputs.get("disable_any_whitespace") is True
+
+
 def _extension_format(param: str, keyword: str, value: Any) -> ContentFormat:
     if keyword == "schema":
         return ContentFormat(param, {"schema": _json_value(value, param)})
@@ -206,7 +224,7 @@ def content_constraint(form: ContentFormat | None) -> Constraint:
     if form is None:
         return make_constraint()
     try:
-        return make_constraint(**form.keywords, schema_options=SCHEMA_OPTIONS)
+        return make_constraint(**form.keywords, schema_options=dict(form.options))
     except (ValueError, RecursionError) as exc:  # SchemaError, GrammarError, RegexError are ValueErrors
         raise bad_request(f"{form.param}: {exc}", form.param) from None
 
@@ -215,7 +233,7 @@ def answer_or_call(form: ContentFormat, trigger: str) -> Constraint:
     """The JSON answer of ``form``'s schema, or the start of a call: a JSON value
     never starts with ``<``, so the lexer tells them apart at the first byte."""
     try:
-        rules = _renamed_rules(json.dumps(form.keywords["schema"], ensure_ascii=False), "answer_value")
+        rules = _renamed_rules(json.dumps(form.keywords["schema"], ensure_ascii=False), "answer_value", form.options)
     except (ValueError, RecursionError) as exc:
         raise bad_request(f"{form.param}: {exc}", form.param) from None
     return make_constraint(grammar=f"start: answer_value | TOOL_TRIGGER\n{rules}TOOL_TRIGGER: {json.dumps(trigger)}\n")
@@ -270,9 +288,9 @@ def calls_constraint(syntax: ToolSyntax, tools: list[Tool], parallel: bool) -> C
 
 
 @lru_cache(maxsize=64)
-def _renamed_rules(schema_text: str, name: str) -> str:
-    """The lark rules of a schema (as generation translates it), the start rule renamed."""
-    text, _ = translate(schema_text, Options(**SCHEMA_OPTIONS))  # type: ignore[arg-type]
+def _renamed_rules(schema_text: str, name: str, options: tuple[tuple[str, Any], ...] = tuple(SCHEMA_OPTIONS.items())) -> str:
+    """The lark rules of a schema (translated with ``options``), the start rule renamed."""
+    text, _ = translate(schema_text, Options(**dict(options)))
     first, rest = text.split("\n", 1)
     assert first.startswith("start: ")
     return f"{name}: {first[len('start: '):]}\n{rest}"

@@ -14,7 +14,6 @@ import json
 import re
 import socket
 import threading
-import time
 from contextlib import contextmanager
 from typing import Any, Iterator, Literal
 
@@ -24,7 +23,11 @@ import pytest
 from pydantic import BaseModel
 
 import structgen
+from clocks import SetClock, TickingClock
 from tiny_model import tiny_model
+from waiting import wait_until
+
+pytestmark = pytest.mark.server
 
 MODEL = "tiny"
 KEY = "test-key"
@@ -95,9 +98,12 @@ def serving(app: Any) -> Iterator[str]:
     server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
-    while not server.started:
+
+    def started() -> bool:
         assert thread.is_alive(), "the server did not start"
-        time.sleep(0.02)
+        return bool(server.started)
+
+    wait_until(started, "the server started")
     yield f"http://127.0.0.1:{port}/v1"
     server.should_exit = True
     thread.join(timeout=10)
@@ -205,10 +211,16 @@ def test_auto_text_only(client: openai.OpenAI, script: Script) -> None:
 
 
 def test_auto_cannot_call_an_unknown_tool(client: openai.OpenAI, script: Script) -> None:
+    """The model wants to call delete_files: once its tag is written the grammar
+    allows only get_weather's name, so the call it ends up making is get_weather,
+    with arguments valid for it (whatever city the model then picks)."""
     script.text = '<tool_call>\n{"name":"delete_files","arguments":{}}\n</tool_call>'
     reply = client.chat.completions.create(model=MODEL, messages=ASK, tools=[WEATHER], max_tokens=40)
-    for call in reply.choices[0].message.tool_calls or []:
-        arguments_of(call, WEATHER)  # the grammar let only get_weather through
+    choice = reply.choices[0]
+    calls = choice.message.tool_calls or []
+    assert calls and choice.finish_reason == "tool_calls" and not choice.message.content
+    for call in calls:
+        arguments_of(call, WEATHER)  # named get_weather, with arguments valid against its schema
 
 
 PAIR = (
@@ -248,10 +260,12 @@ def test_response_format_json_schema(client: openai.OpenAI) -> None:
         messages=ASK,
         max_tokens=60,
         response_format={"type": "json_schema", "json_schema": {"name": "forecast", "schema": schema, "strict": True}},
+        extra_body=COMPACT,
     )
     assert reply.choices[0].finish_reason == "stop"
     jsonschema.validate(json.loads(reply.choices[0].message.content or ""), schema)
-    anything = client.chat.completions.create(model=MODEL, messages=ASK, max_tokens=60, response_format={"type": "json_object"})
+    anything = client.chat.completions.create(model=MODEL, messages=ASK, max_tokens=60, response_format={"type": "json_object"},
+                                              extra_body=COMPACT)
     assert isinstance(json.loads(anything.choices[0].message.content or ""), dict)
 
 
@@ -481,8 +495,8 @@ def test_disconnect_cancels_the_decode(live: tuple[openai.OpenAI, Script, str], 
                 f"POST /v1/chat/completions HTTP/1.1\r\nHost: {host}\r\nAuthorization: Bearer {KEY}\r\n"
                 f"Content-Type: application/json\r\nContent-Length: {len(payload)}\r\n\r\n".encode() + payload
             )
-            while script.forward_passes < before + 3:
-                time.sleep(0.01)  # until the decode is running; then the client hangs up
+            # until the decode is running; then the client hangs up
+            wait_until(lambda: script.forward_passes >= before + 3, "the decode running")
     script.text = None
     wait_for_idle(base)  # the cancelled sequence left the batch
     spent = script.forward_passes - before
@@ -601,20 +615,34 @@ def test_pydantic_function_tool_required_and_named(client: openai.OpenAI) -> Non
         assert isinstance(call.function.parsed_arguments, Weather)
 
 
+COMPACT = {"structured_outputs": {"disable_any_whitespace": True}}
+"""Asks for JSON without whitespace: a random model left a layout spends its tokens on it."""
+
+
 class Outlook(BaseModel):
     city: Literal["Paris", "Berlin", "Tokyo"]
     rain: bool
 
 
-def test_json_is_compact_whatever_the_model_wants(client: openai.OpenAI, script: Script) -> None:
-    """No runaway whitespace (research §7 P6): the grammar allows none between tokens."""
-    script.text = '{\n\n    "city" :   "Paris",\n\n\n\n    "rain" : true\n\n}'
+def test_json_keeps_the_models_layout(client: openai.OpenAI, script: Script) -> None:
+    """An answer's JSON is laid out as the model writes it, newlines and indentation
+    included; each gap is bounded (no runaway whitespace, research §7 P6: 64 bytes,
+    ``Options.max_whitespace``); asked compact (``disable_any_whitespace``), none."""
+    laid_out = '{\n\n    "city" :   "Paris",\n\n\n\n    "rain" : true\n\n}'
+    runaway = '{"city":' + "\n" * 100 + '"Paris","rain":true}'
+    answers = []
     try:
-        reply = client.chat.completions.parse(model=MODEL, messages=ASK, response_format=Outlook, max_tokens=60)
+        for text, extra in ((laid_out, {}), (runaway, {}), (laid_out, COMPACT)):
+            script.text = text
+            reply = client.chat.completions.parse(model=MODEL, messages=ASK, response_format=Outlook, max_tokens=60,
+                                                  extra_body=extra)
+            assert reply.choices[0].finish_reason == "stop" and reply.choices[0].message.parsed is not None
+            answers.append(reply.choices[0].message.content or "")
     finally:
         script.text = None
-    content = reply.choices[0].message.content or ""
-    assert reply.choices[0].finish_reason == "stop" and content == json.dumps(json.loads(content), separators=(",", ":"), ensure_ascii=False)
+    assert answers[0] == laid_out
+    assert answers[1].startswith('{"city":' + "\n" * 64) and "\n" * 65 not in answers[1]
+    assert answers[2] == json.dumps(json.loads(answers[2]), separators=(",", ":"))  # the script's newlines refused
 
 
 @pytest.mark.parametrize(
@@ -623,7 +651,7 @@ def test_json_is_compact_whatever_the_model_wants(client: openai.OpenAI, script:
         ({"structured_outputs": {"regex": "[0-9]{3}"}}, r"[0-9]{3}"),
         ({"regex": "[a-c]{4}"}, r"[a-c]{4}"),  # SGLang's field
         ({"structured_outputs": {"choice": ["yes", "no"]}}, r"yes|no"),
-        ({"response_format": {"type": "json_object", "schema": {"type": "object", "properties": {"n": {"enum": ["a", "b"]}}, "required": ["n"], "additionalProperties": False}}}, r'\{"n":"[ab]"\}'),
+        ({"response_format": {"type": "json_object", "schema": {"type": "object", "properties": {"n": {"enum": ["a", "b"]}}, "required": ["n"], "additionalProperties": False}}}, r'\s*\{\s*"n"\s*:\s*"[ab]"\s*\}'),
     ],
 )
 def test_other_servers_constraint_fields_are_honoured(
@@ -634,7 +662,7 @@ def test_other_servers_constraint_fields_are_honoured(
     import logging
 
     caplog.set_level(logging.INFO, logger="structgen.server")
-    body: dict[str, Any] = {"model": MODEL, "messages": ASK, "max_tokens": 20, "extra_body": {"unheard_of": 1}}
+    body: dict[str, Any] = {"model": MODEL, "messages": ASK, "max_tokens": 200, "temperature": 0, "extra_body": {"unheard_of": 1}}
     if "response_format" in fields:
         body.update(fields)
     else:
@@ -730,11 +758,13 @@ def metrics(base: str) -> dict[str, float]:
 
 
 def wait_for_idle(base: str) -> None:
-    """Until no sequence is queued or running (a deadline only guards against a hang)."""
-    deadline = time.monotonic() + 60
-    while metrics(base)["structgen_running_sequences"] or metrics(base)["structgen_queued_sequences"]:
-        assert time.monotonic() < deadline, "the batch never emptied"
-        time.sleep(0.02)
+    """Until no sequence is queued or running (a bounded number of polls only guards against a hang)."""
+
+    def idle() -> bool:
+        samples = metrics(base)
+        return not samples["structgen_running_sequences"] and not samples["structgen_queued_sequences"]
+
+    wait_until(idle, "the batch emptied")
 
 
 def one_counted_request(live: tuple[openai.OpenAI, Any, str]) -> tuple[dict[str, float], dict[str, float]]:
@@ -781,6 +811,7 @@ def own_schema(client_index: int) -> dict[str, Any]:
     }
 
 
+@pytest.mark.slow  # 8 clients × 3 requests of up to 200 tokens: about 30 s on two cores
 def test_concurrent_clients_share_one_batch(live: tuple[openai.OpenAI, Script, str]) -> None:
     from concurrent.futures import ThreadPoolExecutor
 
@@ -838,7 +869,8 @@ def check_text_completions(live: tuple[openai.OpenAI, Any, str], script: Any, nu
     assert sorted(c.index for c in many.choices) == [0, 1, 2, 3] and {c.text for c in many.choices} <= {"red", "blue"}
     schema = {"type": "object", "properties": {"n": number}, "required": ["n"], "additionalProperties": False}
     formatted = client.completions.create(
-        model=MODEL, prompt=[1, 2, 3], max_tokens=30, extra_body={"response_format": {"type": "json_schema", "json_schema": {"name": "n", "schema": schema}}}
+        model=MODEL, prompt=[1, 2, 3], max_tokens=30,
+        extra_body={"response_format": {"type": "json_schema", "json_schema": {"name": "n", "schema": schema}}, **COMPACT}
     )
     jsonschema.validate(json.loads(formatted.choices[0].text), schema)
     usage = stream_chunks(base, {"model": MODEL, "prompt": "hi", "max_tokens": 3, "stream_options": {"include_usage": True}}, "/completions")
@@ -871,12 +903,22 @@ def test_bad_completions_are_400(live: tuple[openai.OpenAI, Script, str], reques
 
 SLOW_TO_COMPILE = "[a-z ]*a[a-z ]{14}"
 """32,769 lexer states (the automaton remembers the last 15 letters' a's): building
-them is work a compile must do, 0.9 s on the 2-core CI machine and about 0.35 s on
-one 2.5× faster, past the 0.2 s limit of ``LIMITS``. Precomputing token groups
-would not do: it is optional, and gives way once half the limit is gone
+them is work a compile must do, and it checks its deadline every 256 of them, so
+far more than ``COMPILE_CHECKS`` times. Precomputing token groups would not do: it
+is optional, and gives way once half the limit is gone
 (``engine.deadline.optional_work_over``)."""
 
-LIMITS = {"max_batch": 1, "max_requests": 2, "max_body_bytes": 20_000, "max_schema_bytes": 2_000, "max_tokens": 3_000, "compile_seconds": 0.2}
+COMPILE_CHECKS = 64
+COMPILE_CLOCK = TickingClock(step=1.0)
+"""``LIMITS``' compile clock: one second at each reading, so that its limit of
+``COMPILE_CHECKS`` seconds is a number of deadline checks, the same on any machine
+(a compile that needs fewer, as every other one here, is never stopped). The
+server's own wait for a compile stays real seconds: 64 of them only guard against a hang."""
+
+LIMITS: dict[str, Any] = {
+    "max_batch": 1, "max_requests": 2, "max_body_bytes": 20_000, "max_schema_bytes": 2_000, "max_tokens": 3_000,
+    "compile_seconds": float(COMPILE_CHECKS), "compile_clock": COMPILE_CLOCK,
+}  # fmt: skip
 
 
 class NoStop:
@@ -914,10 +956,8 @@ def test_too_many_requests_is_429_and_max_batch_queues(limited: tuple[openai.Ope
             pass  # decoding
         with httpx2.stream("POST", base + "/chat/completions", json=long, timeout=60) as second:
             assert second.status_code == 200
-            deadline = time.monotonic() + 60
-            while metrics(base)["structgen_queued_sequences"] != 1:  # max_batch 1: the second waits
-                assert time.monotonic() < deadline
-                time.sleep(0.01)
+            # max_batch 1: the second waits
+            wait_until(lambda: metrics(base)["structgen_queued_sequences"] == 1, "the second request queued")
             assert metrics(base)["structgen_running_sequences"] == 1
             with pytest.raises(openai.RateLimitError) as refused:
                 client.chat.completions.create(model=MODEL, messages=ASK, max_tokens=3)
@@ -954,68 +994,113 @@ def test_limits_are_400(limited: tuple[openai.OpenAI, str], request_fields: dict
 
 
 def test_a_compile_past_its_limit_stops(limited: tuple[openai.OpenAI, str]) -> None:
-    """The 400 comes at the limit, and the compile itself stops soon after (it
-    checks its deadline every so many states of the automaton it builds), not
-    after the whole compile."""
+    """A compile past its limit is a 400 ``compile_timeout``, and it was the compile's
+    own deadline that stopped it: on ``LIMITS``' clock it read the clock once when
+    it started, then at each check until the 64th, which raised; nothing is left
+    compiling after the 400. As a library call: ``structgen.compile`` under a
+    ``Deadline`` raises ``CompileTimeout`` at its 64th check."""
     client, base = limited
-    started = time.monotonic()
+    before = COMPILE_CLOCK.readings
     with pytest.raises(openai.BadRequestError) as raised:
         client.chat.completions.create(model=MODEL, messages=ASK, max_tokens=3, extra_body={"guided_regex": SLOW_TO_COMPILE})
-    answered = time.monotonic()
     assert isinstance(raised.value.body, dict) and raised.value.body["code"] == "compile_timeout"
-    assert answered - started < LIMITS["compile_seconds"] + 1.5
-    while metrics(base)["structgen_compiling_requests"]:
-        assert time.monotonic() - answered < 1.0, "the compile went on after its 400"
-        time.sleep(0.01)
-    # the same limit as a library call: structgen.compile under a deadline raises CompileTimeout
-    from structgen.engine.deadline import CompileTimeout, Deadline, run_within
+    assert COMPILE_CLOCK.readings - before == 1 + COMPILE_CHECKS
+    wait_until(lambda: not metrics(base)["structgen_compiling_requests"], "the compile stopped after its 400")
 
+    from structgen.engine.deadline import CompileTimeout, Deadline, run_within
     from structgen.generate import tokenizer_info_for
 
     info = tokenizer_info_for(structgen.load_tokenizer())
-    structgen.compile(structgen.Grammar.from_regex("[a-z]"), info)  # the vocabulary's trie is built once, outside the limit
-    began = time.monotonic()
-    with pytest.raises(CompileTimeout):
-        run_within(Deadline(0.2), lambda: structgen.compile(structgen.Grammar.from_regex(SLOW_TO_COMPILE), info))
-    assert time.monotonic() - began < 1.2
+    clock = TickingClock(step=1.0)
+    with pytest.raises(CompileTimeout, match=f"ran past its {COMPILE_CHECKS} s limit"):
+        run_within(Deadline(COMPILE_CHECKS, clock), lambda: structgen.compile(structgen.Grammar.from_regex(SLOW_TO_COMPILE), info))
+    assert clock.readings == 1 + COMPILE_CHECKS
+
+
+class HeldCompile:
+    """A stand-in for a request's compile (``Generations._build``'s ``build``): it
+    waits, without checking its deadline, until the test lets it go, then checks it
+    up to 1,000 times, counting its checks and keeping the ``CompileTimeout`` that
+    stopped it."""
+
+    def __init__(self) -> None:
+        self.started = threading.Event()
+        self.let_go = threading.Event()
+        self.checks = 0
+        self.stopped_by: Exception | None = None
+
+    def __call__(self) -> list[Any]:
+        from structgen.engine.deadline import CompileTimeout, check_deadline
+
+        self.started.set()
+        self.let_go.wait()
+        try:
+            for _ in range(1_000):
+                self.checks += 1
+                check_deadline()
+        except CompileTimeout as stopped:
+            self.stopped_by = stopped
+            raise
+        return []
+
+
+def generations_with(limits: Any) -> Any:
+    """A ``Generations`` with no engine: enough for ``_build``."""
+    from server.metrics import ServerMetrics
+    from server.serving import Generations
+
+    return Generations(None, limits, ServerMetrics(queued=lambda: 0, running=lambda: 0))  # type: ignore[arg-type]
 
 
 def test_a_request_gone_while_compiling_stops_the_compile() -> None:
-    """A client gone mid-compile (the request's task cancelled) stops the compile at
-    its next deadline check, not at the compile-time limit."""
+    """A client gone mid-compile (the request's task cancelled) cancels the compile's
+    deadline: the compile stops at its very next check, where its clock (stopped
+    here) would never have ended it."""
     import asyncio
 
     from server import Limits
-    from server.metrics import ServerMetrics
-    from server.serving import Generations
-    from structgen.engine.deadline import check_deadline
 
-    started = threading.Event()
-    ended: list[float] = []
-
-    def build() -> list[Any]:  # a compile that checks its deadline until the limit
-        started.set()
-        try:
-            for _ in range(1_000):
-                check_deadline()
-                time.sleep(0.01)
-        finally:
-            ended.append(time.monotonic())
-        return []
-
-    generations = Generations(None, Limits(compile_seconds=10.0), ServerMetrics(queued=lambda: 0, running=lambda: 0))  # type: ignore[arg-type]
-    cancelled: list[float] = []
+    held = HeldCompile()
+    generations = generations_with(Limits(compile_seconds=600.0, compile_clock=SetClock()))
 
     async def gone() -> None:
-        task = asyncio.ensure_future(generations._build(build))
-        assert await asyncio.to_thread(started.wait, 10)
-        task.cancel()
-        cancelled.append(time.monotonic())
-        with pytest.raises(asyncio.CancelledError):
-            await task
+        task = asyncio.ensure_future(generations._build(held))
+        try:
+            assert await asyncio.to_thread(held.started.wait, 60)
+            task.cancel()
+            with pytest.raises(asyncio.CancelledError):
+                await task
+        finally:
+            held.let_go.set()
 
     asyncio.run(gone())  # (waits for the worker thread)
-    assert ended and ended[0] - cancelled[0] < 1.0, "the compile went on after the request was gone"
+    assert held.checks == 1 and str(held.stopped_by) == "compiling was cancelled"
+
+
+def test_a_compile_past_the_servers_wait_stops_at_its_next_check() -> None:
+    """A compile that does not reach a check in time (held here) is answered anyway
+    once the server's own wait (``compile_seconds``, in real seconds) is over: a 400
+    ``compile_timeout``, its deadline cancelled, so the compile stops at its next
+    check, where its clock (stopped here) would never have ended it."""
+    import asyncio
+
+    from server import Limits
+    from server.errors import APIError
+
+    held = HeldCompile()
+    generations = generations_with(Limits(compile_seconds=0.05, compile_clock=SetClock()))
+
+    async def answered() -> APIError:
+        try:
+            with pytest.raises(APIError) as raised:
+                await generations._build(held)
+            return raised.value
+        finally:
+            held.let_go.set()
+
+    error = asyncio.run(answered())  # (waits for the worker thread)
+    assert error.status == 400 and error.code == "compile_timeout"
+    assert held.checks == 1 and str(held.stopped_by) == "compiling was cancelled"
 
 
 @pytest.fixture(scope="module", params=["llama3_json", "mistral"])
