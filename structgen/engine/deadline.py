@@ -78,9 +78,14 @@ def current_deadline() -> Deadline | None:
 
 
 def check_deadline() -> None:
-    """Raise ``CompileTimeout`` when this context's compile is past its deadline."""
+    """Raise ``CompileTimeout`` when this context's compile is past its deadline.
+
+    Under a deadline it also lets other threads run: compiled code never gives up
+    the GIL on its own, so a server's event loop would wait for the whole compile
+    (``/health`` went unanswered for 30 s); ``time.sleep(0)`` hands it over here."""
     deadline = _current.get()
     if deadline is not None:
+        time.sleep(0)
         deadline.check()
 
 

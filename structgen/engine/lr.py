@@ -23,9 +23,36 @@ ACCEPT: Final = -1
 
 MAX_LR_STATES: Final = 100_000
 
+MAX_LR_WORK: Final = 5_000_000
+"""Closure items the construction may visit, all phases together: its time and its
+memory grow with them (about a second a million on two cores). An object of n
+optional properties in declared order makes each of its 2n states close over the
+properties still to come, some 7.5·n² items: 2,400 properties took 46 s and 5 GB
+before this bound, and 800 (4.8 million) stay within it. The largest grammars
+MaskBench and SynCode ship need 0.3 million (Kubernetes kb_1161, Github o9808)."""
+
+CHECK_EVERY: Final = 64
+"""States (or propagation steps, ×1024) between two deadline checks."""
+
 
 class GrammarTooLargeError(ValueError):
-    """The LR automaton grew past ``MAX_LR_STATES``."""
+    """The LR automaton grew past ``MAX_LR_STATES`` states or ``MAX_LR_WORK`` items."""
+
+
+class _Work:
+    """Counts the closure items a construction visits, against ``MAX_LR_WORK``."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self.done = 0
+
+    def add(self, items: int) -> None:
+        self.done += items
+        if self.done > self.limit:
+            raise GrammarTooLargeError(
+                f"the grammar's LR automaton needs more than {self.limit:,} closure items "
+                "(a long chain of optional parts, say thousands of optional properties)"
+            )
 
 
 def shift_action(state: int) -> int:
@@ -62,7 +89,7 @@ class LRTable:
         self.rule_lhs = rule_lhs
         self.rule_length = rule_length
         self.default_reduce: list[int] = [_default_reduction(row) for row in actions]
-
+        self.work = 0  # the closure items its construction visited (``build_lalr``)
 
     @property
     def state_count(self) -> int:
@@ -107,12 +134,16 @@ class _Items:
 
 
 def build_lalr(
-    terminal_count: int, rules: list[tuple[int, list[int]]], start: int
+    terminal_count: int, rules: list[tuple[int, list[int]]], start: int, work_limit: int = MAX_LR_WORK
 ) -> LRTable:
     """LALR(1) tables for ``rules`` (``(lhs, rhs)`` with the symbol numbering above).
 
     ``start`` is the start nonterminal; an augmented rule ``S' -> start`` is added.
+    Every phase checks the compile's deadline every ``CHECK_EVERY`` states, and the
+    whole construction visits at most ``work_limit`` closure items
+    (``GrammarTooLargeError`` past it); ``LRTable.work`` says how many it visited.
     """
+    work = _Work(work_limit)
     end = terminal_count
     symbol_count = 1 + max([end, start, *[lhs for lhs, _ in rules], *[s for _, rhs in rules for s in rhs]])
     augmented = symbol_count
@@ -132,9 +163,10 @@ def build_lalr(
     transitions: list[dict[int, int]] = []
     position = 0
     while position < len(kernels):
-        if position & 255 == 255:
+        if position % CHECK_EVERY == CHECK_EVERY - 1:
             check_deadline()  # a compile under a time limit stops here (engine/deadline.py)
         closure = _lr0_closure(kernels[position], items, rule_rhs, rules_of, end)
+        work.add(len(closure))
         moves: dict[int, list[int]] = {}
         for item in closure:
             rule = items.rule_of[item]
@@ -160,8 +192,11 @@ def build_lalr(
     lookahead: dict[tuple[int, int], int] = {(0, start_kernel[0]): 1 << end}
     propagate: dict[tuple[int, int], list[tuple[int, int]]] = {}
     for state, kernel in enumerate(kernels):
+        if state % CHECK_EVERY == CHECK_EVERY - 1:
+            check_deadline()
         for kernel_item in kernel:
             closure_la = _lr1_closure({kernel_item: probe_bit}, items, rule_rhs, rules_of, end, nullable, first)
+            work.add(len(closure_la))
             for item, la in closure_la.items():
                 rule = items.rule_of[item]
                 dot = items.dot_of[item]
@@ -174,7 +209,11 @@ def build_lalr(
                 if spontaneous:
                     lookahead[successor] = lookahead.get(successor, 0) | spontaneous
     pending = list(lookahead)
+    steps = 0
     while pending:
+        steps += 1
+        if steps % (CHECK_EVERY * 1024) == 0:
+            check_deadline()
         source = pending.pop()
         bits = lookahead.get(source, 0)
         for successor in propagate.get(source, []):
@@ -188,6 +227,8 @@ def build_lalr(
     gotos: list[dict[int, int]] = []
     accept_rule = len(rule_rhs) - 1
     for state, kernel in enumerate(kernels):
+        if state % CHECK_EVERY == CHECK_EVERY - 1:
+            check_deadline()
         row_actions: dict[int, list[int]] = {}
         row_gotos: dict[int, int] = {}
         for symbol, target in transitions[state].items():
@@ -196,7 +237,9 @@ def build_lalr(
             else:
                 row_gotos[symbol] = target
         seeds = {item: lookahead.get((state, item), 0) for item in kernel}
-        for item, la in _lr1_closure(seeds, items, rule_rhs, rules_of, end, nullable, first).items():
+        closure_la = _lr1_closure(seeds, items, rule_rhs, rules_of, end, nullable, first)
+        work.add(len(closure_la))
+        for item, la in closure_la.items():
             rule = items.rule_of[item]
             if items.dot_of[item] != len(rule_rhs[rule]):
                 continue
@@ -207,7 +250,9 @@ def build_lalr(
                     cell.append(action)
         actions.append(row_actions)
         gotos.append(row_gotos)
-    return LRTable(terminal_count, actions, gotos, rule_lhs, [len(rhs) for rhs in rule_rhs])
+    table = LRTable(terminal_count, actions, gotos, rule_lhs, [len(rhs) for rhs in rule_rhs])
+    table.work = work.done
+    return table
 
 
 def _bits(value: int) -> list[int]:
