@@ -62,6 +62,11 @@ class Unsupported(ValueError):
     valid ECMA-262), with the reason."""
 
 
+class InvalidPattern(Unsupported):
+    """A pattern that is no regular expression at all (unbalanced groups, an
+    unterminated class, nothing to repeat): a schema error, not an approximation."""
+
+
 def parse(pattern: str) -> Node:
     """``pattern``'s tree (``Unsupported`` for what no finite automaton expresses)."""
     return _Parser(pattern).parse()
@@ -208,7 +213,7 @@ class _Parser:
     def parse(self) -> Node:
         node = self.alternation()
         if self.at < len(self.text):
-            raise Unsupported(f"unbalanced ')' at {self.at}")
+            raise InvalidPattern(f"unbalanced ')' at {self.at}")
         return node
 
     def peek(self, ahead: int = 0) -> str:
@@ -254,7 +259,7 @@ class _Parser:
                 low = int(found.group(1))
                 high = low if found.group(2) is None else int(found.group(3)) if found.group(3) else -1
                 if high != -1 and high < low:
-                    raise Unsupported("a repetition {m,n} with n < m")
+                    raise InvalidPattern("a repetition {m,n} with n < m")
                 return low, high
         return None
 
@@ -272,7 +277,7 @@ class _Parser:
         if char == "\\":
             return Node("set", self.escape(in_class=False))
         if char in "*+?":
-            raise Unsupported(f"nothing to repeat at {self.at - 1}")
+            raise InvalidPattern(f"nothing to repeat at {self.at - 1}")
         return Node("set", [(ord(char), ord(char))])
 
     def group(self) -> Node:
@@ -287,10 +292,10 @@ class _Parser:
         elif self.text.startswith("?<", self.at):
             end = self.text.find(">", self.at)
             if end < 0:
-                raise Unsupported("an unterminated group name")
+                raise InvalidPattern("an unterminated group name")
             self.at = end + 1
         elif self.peek() == "?":
-            raise Unsupported(f"an unknown group (?{self.peek(1)}")
+            raise InvalidPattern(f"an unknown group (?{self.peek(1)}")
         return self.group_body()
 
     def group_body(self) -> Node:
@@ -300,7 +305,7 @@ class _Parser:
         node = self.alternation()
         self.depth -= 1
         if self.peek() != ")":
-            raise Unsupported("an unterminated group")
+            raise InvalidPattern("an unterminated group")
         self.at += 1
         return node
 
@@ -311,14 +316,14 @@ class _Parser:
         ranges: Ranges = []
         while self.peek() != "]":
             if not self.peek():
-                raise Unsupported("an unterminated character class")
+                raise InvalidPattern("an unterminated character class")
             low = self.class_atom()
             if self.peek() == "-" and self.peek(1) not in ("]", ""):
                 self.at += 1
                 high = self.class_atom()
                 if len(low) == 1 and len(high) == 1 and low[0][0] == low[0][1] and high[0][0] == high[0][1]:
                     if high[0][0] < low[0][0]:
-                        raise Unsupported("a character range out of order")
+                        raise InvalidPattern("a character range out of order")
                     ranges.append((low[0][0], high[0][0]))
                     continue
                 ranges += low + [(0x2D, 0x2D)] + high  # a class escape beside '-': all literal (Annex B)
@@ -339,7 +344,7 @@ class _Parser:
         char = self.peek()
         self.at += 1
         if not char:
-            raise Unsupported("a pattern ending in a backslash")
+            raise InvalidPattern("a pattern ending in a backslash")
         sets = {"d": DIGITS, "w": WORD, "s": SPACE}
         if char.lower() in sets:
             ranges = sets[char.lower()]

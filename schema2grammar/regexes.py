@@ -53,6 +53,9 @@ with any exponent up). Every number ``json.dumps`` writes for a finite float is
 readable. A start, not a whole number: ``(?!UNREADABLE)`` refuses every text that
 begins with one (``engine.regex``)."""
 
+READABLE_INTEGER = 10**308
+"""Readable integers stay below this in magnitude (308 digits at most: ``UNREADABLE``)."""
+
 FLOAT_SPELLING = r"-?[0-9]+[.eE]"
 """The start of a number written with a fraction or an exponent."""
 

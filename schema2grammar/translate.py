@@ -19,6 +19,7 @@ import itertools
 import json
 import math
 import re
+import sys
 from decimal import Decimal
 from fractions import Fraction
 from typing import Any, Callable
@@ -718,6 +719,8 @@ class _Translator:
             [(_, rest), *lookaheads] = ecma.conjuncts(source)
             regex = ecma.json_string_regex(rest)
             tests = [f'{"(?=" if holds else "(?!"}"{ecma.json_string_regex(test)}")' for holds, test in lookaheads]
+        except ecma.InvalidPattern as exc:
+            raise SchemaError(f"{pointer or '#'}: pattern {source!r} is not a regular expression: {exc}") from None
         except ecma.Unsupported as exc:
             self.approximate(pointer, "pattern", f"{exc}: any string")
             return None
@@ -791,6 +794,10 @@ class _Translator:
         low, high = self.bounds(schema, pointer, integer=True)
         if low is not None and high is not None and low > high:
             raise NoValue(f"{pointer or '#'}: no integer lies within the bounds")
+        if self.readable and (low is not None and low >= regexes.READABLE_INTEGER
+                              or high is not None and high <= -regexes.READABLE_INTEGER):
+            raise NoValue(f"{pointer or '#'}: no integer within the bounds has at most 308 digits, as readable "
+                          "numbers do (numbers='draft' writes longer ones)")
         if "multipleOf" in schema:
             found = self.integer_multiples(schema, low, high, pointer)
             if found is not None:
@@ -834,6 +841,10 @@ class _Translator:
             for key in keys:
                 self.approximate(pointer, key, f"bounds of more than {numbers.MAX_BOUND_DIGITS} digits are not enforced")
             found = (None, None)
+        largest = Decimal(sys.float_info.max)
+        if self.readable and (found[0] is not None and found[0][0] > largest or found[1] is not None and found[1][0] < -largest):
+            raise NoValue(f"{pointer or '#'}: no number within the bounds is a finite double, as readable numbers are "
+                          "(numbers='draft' writes larger ones)")
         regex = self.number_multiples(schema, *found, pointer) if "multipleOf" in schema else None
         if regex is None:
             regex = numbers.number_range(*found)
@@ -1000,6 +1011,8 @@ class _Translator:
         report = self.report
         properties: dict[str, Any] = schema.get("properties", {})
         listed = schema.get("required", [])
+        if not isinstance(listed, list) or not all(isinstance(name, str) for name in listed):
+            raise SchemaError(f"{pointer or '#'}: required must be a list of property names (strings), not {listed!r}")
         required = set(listed)
         for key in ("properties", "required"):
             if key in schema:

@@ -20,6 +20,24 @@ def allocate_token_bitmask(batch_size: int, vocab_size: int) -> npt.NDArray[np.i
     return np.full((batch_size, (vocab_size + 31) // 32), -1, dtype=np.int32)
 
 
+def check_bitmask(bitmask: Any, words: int, vocab_size: int, index: int = 0) -> None:
+    """A ``ValueError`` (``TypeError`` for what is no array) unless ``bitmask`` is a
+    writable int32 array of one row or ``(batch, words)`` rows with a row ``index``:
+    written as it comes, an int8 or float64 array would hold a wrong mask."""
+    if not isinstance(bitmask, np.ndarray):
+        raise TypeError(f"the bitmask must be a numpy array (allocate_token_bitmask), not {type(bitmask).__name__}")
+    if bitmask.dtype != np.int32:
+        raise ValueError(f"the bitmask must be int32 (allocate_token_bitmask), not {bitmask.dtype}")
+    if bitmask.ndim not in (1, 2):
+        raise ValueError(f"the bitmask must be one row or (batch, words) rows, not of shape {bitmask.shape}")
+    if bitmask.shape[-1] < words:
+        raise ValueError(f"the bitmask has {bitmask.shape[-1]} words a row; {vocab_size} tokens need {words}")
+    if bitmask.ndim == 2 and not -bitmask.shape[0] <= index < bitmask.shape[0]:
+        raise ValueError(f"row {index} is not in a bitmask of {bitmask.shape[0]} rows")
+    if not bitmask.flags.writeable:
+        raise ValueError("the bitmask is read-only")
+
+
 def allowed_in_row(bitmask: npt.NDArray[np.int32], index: int, vocab_size: int) -> list[int]:
     """The token ids allowed by row ``index`` (for tests and debugging)."""
     words = np.ascontiguousarray(bitmask[index]).astype("<i4")

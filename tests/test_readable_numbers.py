@@ -186,3 +186,21 @@ def test_generated_numbers_read_back(exponent_model: tuple[Any, Any]) -> None:
             continue
         unreadable += sum(_unreadable(g.text) for g in drafts if g.finish_reason == "stop")
     assert unreadable > 0
+
+
+@pytest.mark.parametrize(
+    ("schema", "message"),
+    [
+        ({"type": "integer", "minimum": 10**400}, "no integer within the bounds has at most 308 digits"),
+        ({"type": "integer", "maximum": -(10**308)}, "no integer within the bounds has at most 308 digits"),
+        ({"type": "number", "exclusiveMinimum": 10**309}, "no number within the bounds is a finite double"),
+    ],
+)
+def test_bounds_past_every_readable_number_say_so(schema: dict[str, Any], message: str) -> None:
+    """Valid under the draft, no value under readable numbers: a ``SchemaError``
+    that names the option, not a grammar that matches nothing."""
+    from schema2grammar import SchemaError
+
+    with pytest.raises(SchemaError, match=f"^#: {message}"):
+        structgen.Grammar.from_json_schema(schema)
+    assert structgen.Grammar.from_json_schema(schema, numbers="draft").report.exact
