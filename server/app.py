@@ -1,16 +1,21 @@
 """The OpenAI-compatible HTTP server: ``create_app(model, tokenizer)`` is a FastAPI app.
 
 ``POST /v1/chat/completions`` and ``POST /v1/completions`` (whole or streamed),
-``GET /v1/models``, ``GET /v1/models/{id}``, ``GET /health``, ``GET /metrics``.
+``GET /v1/models``, ``GET /v1/models/{id}``, ``GET /health``, ``GET /metrics``
+(and ``/openapi.json``; with ``protect_metrics``, both behind the API key).
 Every bad request is a 4xx with an OpenAI error body (FastAPI's own 422s become
 400s, an unknown path is a 404 ``not_found``, a wrong method a 405
 ``method_not_allowed``); a failure after a
-stream started is an SSE ``error`` event. All requests share one decoding batch
-(``scheduler.py``).
+stream started is an SSE ``error`` event; an unexpected failure a 500 saying
+only "internal error" and the request's id (``errors.InternalErrors``). All
+requests share one decoding batch (``scheduler.py``); on shutdown, running ones
+get a grace period (``shutdown.py``).
 """
 
 from __future__ import annotations
 
+import asyncio
+import hmac
 import logging
 import time
 import uuid
@@ -24,20 +29,22 @@ from fastapi.routing import APIRoute
 from pydantic import BaseModel, ValidationError
 from starlette.exceptions import HTTPException
 from structgen.decoding import Sequence
+from structgen.lark_rules import GrammarError
 
-from server.chat import ChatPrompt
+from server.chat import ChatPrompt, check_content
 from server.chat_reply import ChatReply
 from server.completions import DEFAULT_MAX_TOKENS as COMPLETION_MAX_TOKENS
 from server.completions import CompletionReply, prompt_ids
 from server.engine import Engine
-from server.errors import APIError, bad_request, model_not_found, route_error
+from server.errors import APIError, InternalErrors, bad_request, model_not_found, route_error, validation_error
 from server.grammars import REJECTED, SGLANG_KEYS, OutputPlan, content_constraint, content_format, plan_output
-from server.limits import Limits, check_constraint_sizes, read_body
+from server.limits import Limits, check_constraint_sizes, check_content_type, check_nesting, read_body
 from server.metrics import ServerMetrics
 from server.params import decode_options, max_tokens
 from server.protocol import ChatCompletionRequest, CompletionRequest, GenerationRequest, ModelCard, ModelList
 from server.request_metrics import RequestMetrics
 from server.serving import Generations, Updates, wait_unless_gone
+from server.shutdown import Drain
 from server.syntax_choice import syntax_for
 from server.tool_syntax import ToolSyntax
 
@@ -58,12 +65,19 @@ def create_app(
     syntax: ToolSyntax | None = None,
     limits: Limits = Limits(),
     engine: Any = None,
+    protect_metrics: bool = False,
 ) -> FastAPI:
     """An app serving ``model`` as ``model_id``; with ``api_key``, every ``/v1``
-    request must send ``Authorization: Bearer <api_key>``. ``syntax``: the
-    tool-call syntax (default: the one the chat template writes). ``engine``:
-    another backend with ``Engine``'s interface (``engine_vllm.VLLMEngine``; then
-    ``model`` is unused), started by the app's lifespan when it has ``start()``."""
+    request must send ``Authorization: Bearer <api_key>`` (and, with
+    ``protect_metrics``, ``/metrics`` and ``/openapi.json`` too; ``/health`` stays
+    open). ``syntax``: the tool-call syntax (default: the one the chat template
+    writes). ``engine``: another backend with ``Engine``'s interface
+    (``engine_vllm.VLLMEngine``; then ``model`` is unused), started by the app's
+    lifespan when it has ``start()``. ``app.state.drain`` gives running requests
+    their grace on SIGTERM, then ends them (``shutdown.py``; the lifespan chains its
+    signal handler before uvicorn's)."""
+    if protect_metrics and api_key is None:
+        raise ValueError("protect_metrics puts /metrics behind the API key: give api_key too")
     # a tag that is one special token is written as that token only by a backend
     # that lets it through the grammar (server.engine.Engine; the default engine)
     syntax = syntax_for(tokenizer, syntax, tag_tokens=getattr(engine, "special_tag_tokens", engine is None))
@@ -79,26 +93,45 @@ def create_app(
     generations = Generations(engine, limits, metrics)
     prompt = ChatPrompt(tokenizer, syntax)
     created = int(time.time())
+    drain = Drain(limits.shutdown_grace_seconds)
 
     @asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
         start = getattr(engine, "start", None)
         if start is not None:
             await start()
-        yield
-        engine.scheduler.stop()
+        drain.attach(asyncio.get_running_loop())
+        restore = drain.on_signals()  # SIGTERM: the running requests' grace starts (shutdown.py)
+        try:
+            yield
+        finally:
+            restore()
+            drain.stop()
+            engine.scheduler.stop()
 
-    app = FastAPI(title="structgen", docs_url=None, redoc_url=None, lifespan=lifespan)
+    # the OpenAPI document is served by a route of our own when it is behind the key
+    app = FastAPI(
+        title="structgen", docs_url=None, redoc_url=None, openapi_url=None if protect_metrics else "/openapi.json", lifespan=lifespan
+    )
+    app.state.drain = drain
+    app.add_middleware(InternalErrors)  # inside the metrics: a 500 it answers is counted
     app.add_middleware(RequestMetrics, counter=metrics.requests)
     _install_error_handlers(app)
+    expected = None if api_key is None else f"Bearer {api_key}".encode("utf-8")
 
     async def authorized(request: Request) -> None:
-        if api_key is not None and request.headers.get("authorization") != f"Bearer {api_key}":
+        # constant time: how much of a guess matches must not show in how long it takes
+        given = request.headers.get("authorization", "").encode("latin-1")  # the header's own bytes
+        if expected is not None and not hmac.compare_digest(given, expected):
             raise APIError("invalid API key", status=401, code="invalid_api_key")
 
+    keyed = [Depends(authorized)] if protect_metrics else []
+
     async def parsed(request: Request, model: type[Body]) -> Body:
-        """The body as ``model``: read within the size limit, checked for the model's name."""
-        raw = await read_body(request, limits.max_body_bytes)
+        """The body as ``model``: declared JSON, read within the size and time
+        limits, checked for the model's name, its constraints' sizes and nesting."""
+        check_content_type(request)
+        raw = await read_body(request, limits.max_body_bytes, limits.body_seconds)
         try:
             body = model.model_validate_json(raw)
         except ValidationError as exc:
@@ -107,8 +140,9 @@ def create_app(
         if body.model != model_id:
             raise model_not_found(body.model, model_id)
         if body.stream_options is not None and not body.stream:
-            raise bad_request("stream_options is only allowed with stream: true", "stream_options")
+            raise bad_request("stream_options is only allowed with stream: true", "stream_options", "invalid_value")
         check_constraint_sizes(body, limits.max_schema_bytes)
+        check_nesting(body, limits.max_json_depth)
         ignored = set(body.model_extra or ()) - EXTENSION_FIELDS
         if ignored:
             log.info("ignored request fields: %s", ", ".join(sorted(ignored)))
@@ -117,22 +151,30 @@ def create_app(
     async def respond(
         request: Request, body: GenerationRequest, build: Callable[[], list[Sequence]], reply: Callable[[], ChatReply | CompletionReply]
     ) -> Any:
-        """Start the generation; stream it, or answer once it is complete."""
+        """Start the generation; stream it, or answer once it is complete (a 503
+        once the server is shutting down; ended with one past its grace)."""
+        drain.check_open()
         if body.stream:
             updates = Updates(engine)
-            handle = await generations.start(build, updates)
+            handle = drain.track(await generations.start(build, updates))
             include_usage = body.stream_options is not None and body.stream_options.include_usage
             return StreamingResponse(reply().events(handle, updates, include_usage), media_type="text/event-stream")
-        handle = await generations.start(build)
+        handle = drain.track(await generations.start(build))
         return JSONResponse(reply().completion(await wait_unless_gone(handle, request)).model_dump())
 
     @app.get("/health")
     async def health() -> dict[str, str]:
         return {"status": "ok"}
 
-    @app.get("/metrics")
+    @app.get("/metrics", dependencies=keyed)
     async def prometheus() -> PlainTextResponse:
         return PlainTextResponse(metrics.render(), media_type="text/plain; version=0.0.4; charset=utf-8")
+
+    if protect_metrics:
+
+        @app.get("/openapi.json", dependencies=keyed, include_in_schema=False)
+        async def openapi() -> JSONResponse:
+            return JSONResponse(app.openapi())
 
     def card() -> ModelCard:
         return ModelCard(id=model_id, created=created, tool_call_syntax=syntax.name, tools_in_template=prompt.native_tools)
@@ -151,8 +193,9 @@ def create_app(
     @app.post("/v1/chat/completions", dependencies=[Depends(authorized)], response_model=None)
     async def chat_completions(request: Request) -> Any:
         body = await parsed(request, ChatCompletionRequest)
+        check_content(body.messages)
         if body.logprobs:
-            raise bad_request("logprobs are not supported yet", "logprobs")
+            raise bad_request("logprobs are not supported yet", "logprobs", "unsupported_parameter")
         generations.check_fits(body.n)
         options = decode_options(body)
         param = "max_completion_tokens" if body.max_completion_tokens else "max_tokens"
@@ -165,7 +208,7 @@ def create_app(
             budget = max_tokens(
                 body.max_completion_tokens or body.max_tokens, param, len(ids), "messages", engine.context, limits.default_max_tokens, limits.max_tokens
             )
-            return engine.prepare([ids], plan, body.n, budget, options)
+            return prepared(lambda: engine.prepare([ids], plan, body.n, budget, options), plan)
 
         def reply() -> ChatReply:
             assert plan is not None  # build() made it
@@ -182,14 +225,15 @@ def create_app(
 
         def build() -> list[Sequence]:
             nonlocal plan
-            content = content_constraint(content_format(body))
-            plan = OutputPlan(content, content)
+            form = content_format(body)
+            content = content_constraint(form)
+            plan = OutputPlan(content, content, param=form.param if form is not None else None)
             prompts = prompt_ids(body, tokenizer, engine.info.vocab_size)
             budget = min(
                 max_tokens(body.max_tokens, "max_tokens", len(ids), "prompt", engine.context, COMPLETION_MAX_TOKENS, limits.max_tokens)
                 for ids in prompts
             )
-            return engine.prepare(prompts, plan, body.n, budget, options)
+            return prepared(lambda: engine.prepare(prompts, plan, body.n, budget, options), plan)
 
         def reply() -> CompletionReply:
             assert plan is not None  # build() made it
@@ -198,6 +242,17 @@ def create_app(
         return await respond(request, body, build, reply)
 
     return app
+
+
+def prepared(prepare: Callable[[], list[Sequence]], plan: OutputPlan) -> list[Sequence]:
+    """``prepare()``, where compiling checks the constraint against the vocabulary
+    (``structgen.spelling``): a refusal names the request field it came from."""
+    try:
+        return prepare()
+    except GrammarError as exc:
+        if getattr(exc, "code", None) is not None and getattr(exc, "param", None) is None:
+            exc.param = plan.param  # type: ignore[attr-defined]
+        raise
 
 
 def _id(prefix: str) -> str:
@@ -211,16 +266,9 @@ def _install_error_handlers(app: FastAPI) -> None:
 
     @app.exception_handler(RequestValidationError)
     async def invalid(_: Request, exc: RequestValidationError) -> JSONResponse:
-        first = exc.errors()[0] if exc.errors() else {}
-        location = [str(part) for part in first.get("loc", ()) if part != "body"]
-        param = ".".join(location) or None
-        text = f"{param}: {first.get('msg', 'invalid request')}" if param else str(first.get("msg", "invalid request"))
-        return await api_error(_, bad_request(text, param))
+        return await api_error(_, validation_error(list(exc.errors())))
 
-    @app.exception_handler(Exception)
-    async def unexpected(_: Request, exc: Exception) -> JSONResponse:
-        log.exception("request failed")
-        return await api_error(_, APIError(f"internal error: {exc}", status=500))
+    # no handler for Exception here: errors.InternalErrors answers those (see there why)
 
     @app.exception_handler(HTTPException)
     async def http_error(request: Request, exc: HTTPException) -> JSONResponse:

@@ -22,6 +22,32 @@ log = logging.getLogger("structgen.server")
 
 _PROBE = "structgen_probe_tool"
 
+MEDIA_PARTS = frozenset({"image_url", "input_audio", "file", "image", "audio", "video", "input_image", "input_file"})
+"""Content parts OpenAI's chat messages may carry that a text model cannot read."""
+
+
+def check_content(messages: list[Message]) -> None:
+    """A 400 naming the first content part the model cannot read: list content is
+    read as OpenAI reads it, ``text`` parts joined (an assistant's ``refusal``
+    parts too); an image, audio or file part is ``unsupported_content`` (param
+    ``messages[i].content[j]``), as is a part of any other type."""
+    for index, message in enumerate(messages):
+        if not isinstance(message.content, list):
+            continue
+        for number, part in enumerate(message.content):
+            where = f"messages[{index}].content[{number}]"
+            if part.type == "text":
+                if part.text is None:
+                    raise bad_request(f"{where}: a text part needs its text", f"{where}.text", "missing_required_parameter")
+            elif part.type == "refusal" and message.role == "assistant":
+                continue
+            elif part.type in MEDIA_PARTS:
+                raise bad_request(
+                    f"{where}: this model reads text only; {part.type!r} content parts are not supported", where, "unsupported_content"
+                )
+            else:
+                raise bad_request(f"{where}: a {message.role} message's content parts are text, not {part.type!r}", where, "unsupported_content")
+
 
 def template_renders_tools(tokenizer: Any, syntax: ToolSyntax) -> bool:
     """Whether the chat template writes the tools into the prompt, and in ``syntax``'s tags."""
@@ -101,4 +127,6 @@ class ChatPrompt:
         try:
             return json.loads(arguments)
         except json.JSONDecodeError as exc:
-            raise bad_request(f"{where}.function.arguments is not JSON: {exc}", f"{where}.function.arguments") from None
+            raise bad_request(f"{where}.function.arguments is not JSON: {exc}", f"{where}.function.arguments", "invalid_json") from None
+        except RecursionError:  # limits.check_nesting bounds it first; this only backs that up
+            raise bad_request(f"{where}.function.arguments nests too deeply", f"{where}.function.arguments", "json_too_deep") from None

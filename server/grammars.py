@@ -30,6 +30,7 @@ from typing import Any
 
 from schema2grammar import Options, translate
 from structgen.constraint import Constraint, make_constraint
+from structgen.lark_rules import LexerTooLarge, ParserTooLarge
 from structgen.tool_calls import Tool, ToolDefinitionError, ToolSet
 
 from server.errors import bad_request
@@ -66,6 +67,7 @@ class OutputPlan:
     start_tokens: tuple[int, ...] = ()
     escape_token: int | None = None
     shown: tuple[tuple[int, str], ...] = ()
+    param: str | None = None  # the request field whose constraint comes first (a 400's ``param``)
 
 
 @dataclass(frozen=True)
@@ -88,31 +90,33 @@ def plan_output(request: ChatCompletionRequest, syntax: ToolSyntax) -> OutputPla
     form = content_format(request)
     content = content_constraint(form)
     if tools is None or choice == "none":
-        return OutputPlan(content, content)
+        return OutputPlan(content, content, param=form.param if form is not None else None)
     tagged = syntax.tag_token
     shown = ((tagged, syntax.tag),) if tagged is not None else ()
     if choice == "auto":
         calls = calls_constraint(syntax, list(tools.tools.values()), request.parallel_tool_calls)
         if tagged is not None:  # text without the tag, or any format's answer; the tag token starts the calls
             first = free_text_without(syntax.tag) if form is None else content
-            return OutputPlan(first, content, tools, calls, text_first=form is None, escape_token=tagged, shown=shown)
+            return OutputPlan(first, content, tools, calls, text_first=form is None, escape_token=tagged, shown=shown,
+                              param="tools" if form is None else form.param)
         trigger = syntax.first + syntax.call_prefix
         if form is None:
-            return OutputPlan(free_text_or(syntax.tag, trigger), content, tools, calls, trigger)
+            return OutputPlan(free_text_or(syntax.tag, trigger), content, tools, calls, trigger, param="tools")
         if "schema" in form.keywords:
-            return OutputPlan(answer_or_call(form, trigger), content, tools, calls, trigger, text_first=False)
+            return OutputPlan(answer_or_call(form, trigger), content, tools, calls, trigger, text_first=False,
+                              param=form.param)
         raise bad_request(f"{form.param} together with tool_choice 'auto' is not supported yet (a JSON Schema is)", form.param)
     start = (tagged,) if tagged is not None else ()
     if choice == "required":
         calls = calls_constraint(syntax, list(tools.tools.values()), request.parallel_tool_calls)
-        return OutputPlan(calls, content, tools, start_tokens=start, shown=shown)
+        return OutputPlan(calls, content, tools, start_tokens=start, shown=shown, param="tools")
     name = choice.function.name
     if name not in tools.tools:
         raise bad_request(
             f"tool_choice names {name!r}, which is not among the tools ({', '.join(tools.names())})", "tool_choice"
         )
     calls = calls_constraint(syntax, [tools.tools[name]], False)
-    return OutputPlan(calls, content, tools, finish_calls_as="stop", start_tokens=start, shown=shown)
+    return OutputPlan(calls, content, tools, finish_calls_as="stop", start_tokens=start, shown=shown, param="tools")
 
 
 def read_tools(request: ChatCompletionRequest) -> ToolSet | None:
@@ -225,6 +229,8 @@ def content_constraint(form: ContentFormat | None) -> Constraint:
         return make_constraint()
     try:
         return make_constraint(**form.keywords, schema_options=dict(form.options))
+    except (LexerTooLarge, ParserTooLarge) as exc:
+        raise bad_request(f"{form.param}: {exc}", form.param, "grammar_too_large") from None
     except (ValueError, RecursionError) as exc:  # SchemaError, GrammarError, RegexError are ValueErrors
         raise bad_request(f"{form.param}: {exc}", form.param) from None
 
@@ -236,7 +242,7 @@ def answer_or_call(form: ContentFormat, trigger: str) -> Constraint:
         rules = _renamed_rules(json.dumps(form.keywords["schema"], ensure_ascii=False), "answer_value", form.options)
     except (ValueError, RecursionError) as exc:
         raise bad_request(f"{form.param}: {exc}", form.param) from None
-    return make_constraint(grammar=f"start: answer_value | TOOL_TRIGGER\n{rules}TOOL_TRIGGER: {json.dumps(trigger)}\n")
+    return _built(f"start: answer_value | TOOL_TRIGGER\n{rules}TOOL_TRIGGER: {json.dumps(trigger)}\n", form.param)
 
 
 def _json_value(value: Any, param: str) -> Any:
@@ -284,7 +290,16 @@ def calls_constraint(syntax: ToolSyntax, tools: list[Tool], parallel: bool) -> C
     rule = " ".join(part for part in ("TOOL_OPEN" if syntax.written_first else "", calls, "TOOL_CLOSE" if syntax.last else "") if part)
     # an empty envelope part (Llama 3 writes bare JSON) is no terminal
     definitions = "".join(f"{name}: {json.dumps(text)}\n" for name, text in terminals.items() if text)
-    return make_constraint(grammar=f"start: {rule}\n{value_rules}{definitions}")
+    return _built(f"start: {rule}\n{value_rules}{definitions}", "tools")
+
+
+def _built(lark: str, param: str) -> Constraint:
+    """The constraint of a grammar the server composed; a 400 naming ``param`` where
+    it passes the lexer's or the parser's size limits."""
+    try:
+        return make_constraint(grammar=lark)
+    except (LexerTooLarge, ParserTooLarge) as exc:
+        raise bad_request(f"{param}: {exc}", param, "grammar_too_large") from None
 
 
 @lru_cache(maxsize=64)

@@ -2,12 +2,14 @@
 
 Each one turns what would be a slow failure (memory, a minutes-long compile, a
 queue nobody drains) into an immediate, clear answer: a 400 for a request that
-is too big, a 429 (with ``retry-after``, which the SDK honours) while too many
-requests are in flight.
+is too big or nests too deep, a 429 (with ``retry-after``, which the SDK honours)
+while too many requests are in flight, a 408 for a body that stalls, a 415 for
+one that is not JSON.
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
 import threading
 import time
@@ -15,6 +17,7 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 from starlette.requests import Request
+from structgen.tool_calls import MAX_JSON_DEPTH, json_depth, value_depth
 
 from server.errors import APIError, bad_request
 from server.protocol import ChatCompletionRequest, GenerationRequest, JSONObjectFormat, JSONSchemaResponseFormat
@@ -29,16 +32,24 @@ class Limits:
     compile_seconds: float = 30.0  # turning a request's constraints into compiled grammars
     max_tokens: int = 4096  # max_tokens / max_completion_tokens a request may ask for
     default_max_tokens: int = 512  # when a chat request does not say
+    max_json_depth: int = MAX_JSON_DEPTH  # arrays and objects nested in a schema, tool parameters or a past call's arguments (at most the default)
+    body_seconds: float = 30.0  # a request's body must have arrived this long after its reading began: else a 408
+    shutdown_grace_seconds: float = 25.0  # on SIGTERM, running requests' time to finish before they end with a 503
     # the clock a compile's deadline checks count compile_seconds on, for tests and simulations to
     # replace (docs/testing.md); the server's own wait for a compile is always in real seconds
     compile_clock: Callable[[], float] = time.monotonic
 
     def __post_init__(self) -> None:
-        for name in ("max_batch", "max_requests", "max_body_bytes", "max_schema_bytes", "max_tokens", "default_max_tokens"):
+        for name in ("max_batch", "max_requests", "max_body_bytes", "max_schema_bytes", "max_tokens", "default_max_tokens", "max_json_depth"):
             if getattr(self, name) < 1:
                 raise ValueError(f"{name} must be at least 1, got {getattr(self, name)}")
-        if self.compile_seconds <= 0:
-            raise ValueError(f"compile_seconds must be positive, got {self.compile_seconds}")
+        for name in ("compile_seconds", "body_seconds"):
+            if getattr(self, name) <= 0:
+                raise ValueError(f"{name} must be positive, got {getattr(self, name)}")
+        if self.max_json_depth > MAX_JSON_DEPTH:  # deeper overflows Python's stack in the checks that walk them
+            raise ValueError(f"max_json_depth is at most {MAX_JSON_DEPTH} (structgen.tool_calls.MAX_JSON_DEPTH), got {self.max_json_depth}")
+        if self.shutdown_grace_seconds < 0:
+            raise ValueError(f"shutdown_grace_seconds must not be negative, got {self.shutdown_grace_seconds}")
 
 
 class RequestSlots:
@@ -81,16 +92,40 @@ class Slot:
             slots._give_back()
 
 
-async def read_body(request: Request, limit: int) -> bytes:
-    """The request's body, or a 400 as soon as it is longer than ``limit`` bytes."""
+def check_content_type(request: Request) -> None:
+    """A 415 unless the body is declared JSON (``application/json``, in UTF-8 when a
+    charset is given); a request without ``Content-Type`` is read as JSON."""
+    given = request.headers.get("content-type")
+    if given is None:
+        return
+    media, *parameters = (part.strip().lower() for part in given.split(";"))
+    charsets = [value.strip('"') for name, _, value in (p.partition("=") for p in parameters) if name.strip() == "charset"]
+    if media != "application/json" or any(charset not in ("utf-8", "utf8") for charset in charsets):
+        shown = given if len(given) <= 80 else given[:77] + "..."
+        raise APIError(
+            f"the body must be JSON sent as Content-Type: application/json, not {shown!r}", status=415, code="unsupported_media_type"
+        )
+
+
+async def read_body(request: Request, limit: int, seconds: float | None = None) -> bytes:
+    """The request's body, or a 400 as soon as it is longer than ``limit`` bytes, or
+    a 408 (and the connection closed) when it has not all arrived ``seconds`` after
+    the reading began: a client that stalls mid-body holds no request slot and no
+    connection for longer."""
     declared = request.headers.get("content-length")
     if declared is not None and declared.isdigit() and int(declared) > limit:
         raise _too_big(int(declared), limit)
     body = bytearray()
-    async for chunk in request.stream():
-        body += chunk
-        if len(body) > limit:
-            raise _too_big(len(body), limit)
+    try:
+        async with asyncio.timeout(seconds):
+            async for chunk in request.stream():
+                body += chunk
+                if len(body) > limit:
+                    raise _too_big(len(body), limit)
+    except TimeoutError:
+        raise APIError(
+            f"the request body did not arrive within {seconds:g} s", status=408, code="request_timeout", headers={"connection": "close"}
+        ) from None
     return bytes(body)
 
 
@@ -107,6 +142,48 @@ def check_size(value: Any, param: str, limit: int) -> None:
 
 def check_constraint_sizes(request: GenerationRequest, limit: int) -> None:
     """A 400 for the first schema, grammar, regex or choice list larger than ``limit`` bytes."""
+    for param, value in _constraints(request):
+        if value is not None:
+            check_size(value, param, limit)
+
+
+JSON_TEXT_FIELDS = frozenset({"guided_json", "json_schema", "response_format", "structured_outputs.json"})
+"""Constraint fields whose string value is JSON text (read with ``json.loads``)."""
+
+
+def check_nesting(request: GenerationRequest, limit: int) -> None:
+    """A 400 ``json_too_deep`` naming the first schema, tool ``parameters`` or past
+    call's ``arguments`` whose arrays and objects nest more than ``limit`` deep.
+    Checked before anything parses or walks them: checking a schema, translating
+    it and a chat template's rendering recurse once per level (a past call nested
+    100,000 deep was a ``RecursionError``). The body's own nesting is bounded by its
+    JSON parser (about 200 levels; deeper is a 400 ``invalid_json``), but JSON
+    inside strings is not."""
+    given: list[tuple[str, Any]] = []
+    for param, value in _constraints(request):
+        if param == "structured_outputs" and isinstance(value, dict):  # each of its keys on its own
+            given += [(f"structured_outputs.{key}", inner) for key, inner in value.items()]
+        else:
+            given.append((param, value))
+    if isinstance(request, ChatCompletionRequest):
+        for index, message in enumerate(request.messages):
+            for number, call in enumerate(message.tool_calls or ()):
+                where = f"messages[{index}].tool_calls[{number}].function.arguments"
+                given.append((where, call.function.arguments))
+    for param, value in given:
+        if value is None:
+            continue
+        if isinstance(value, str):
+            json_text = param in JSON_TEXT_FIELDS or param.endswith(".function.arguments")
+            depth = json_depth(value) if json_text else 0
+        else:
+            depth = value_depth(value, limit)
+        if depth > limit:
+            raise bad_request(f"{param} nests more than {limit} arrays and objects deep", param, "json_too_deep")
+
+
+def _constraints(request: GenerationRequest) -> list[tuple[str, Any]]:
+    """Each field that carries a schema, grammar, regex or choice list: its name and value."""
     given: list[tuple[str, Any]] = []
     if isinstance(request.response_format, JSONSchemaResponseFormat):
         given.append(("response_format", request.response_format.json_schema.schema_))
@@ -120,6 +197,4 @@ def check_constraint_sizes(request: GenerationRequest, limit: int) -> None:
     if isinstance(request, ChatCompletionRequest):
         for index, tool in enumerate(request.tools or ()):
             given.append((f"tools[{index}].function.parameters", tool.function.parameters))
-    for param, value in given:
-        if value is not None:
-            check_size(value, param, limit)
+    return given

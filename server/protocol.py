@@ -14,14 +14,30 @@ from pydantic import BaseModel, ConfigDict, Field
 
 # -- requests
 
+SEED_RANGE = (-(2**63), 2**64 - 1)
+"""The seeds torch's generators take (a negative one is mapped onto the unsigned
+range); OpenAI's own are 64-bit signed integers, all inside it. Outside it, a 400
+naming ``seed`` (torch raised "Overflow when unpacking long long", a 500)."""
+
 
 class _Open(BaseModel):
     model_config = ConfigDict(extra="allow")
 
 
-class TextPart(_Open):
-    type: Literal["text"]
-    text: str
+class ContentPart(_Open):
+    """One part of a message's list ``content``: a ``text`` part's ``text`` is read
+    (an assistant's ``refusal`` part's ``refusal`` too); an ``image_url``,
+    ``input_audio`` or ``file`` part is a 400 ``unsupported_content`` for a text
+    model (``chat.check_content``), never a pydantic error about strings."""
+
+    type: str
+    text: str | None = None
+
+    def read(self) -> str:
+        if self.type == "refusal":
+            refusal = (self.model_extra or {}).get("refusal")
+            return refusal if isinstance(refusal, str) else ""
+        return self.text or ""
 
 
 class FunctionCallParam(_Open):
@@ -37,7 +53,7 @@ class ToolCallParam(_Open):
 
 class Message(_Open):
     role: Literal["system", "developer", "user", "assistant", "tool"]
-    content: str | list[TextPart] | None = None
+    content: str | list[ContentPart] | None = None
     name: str | None = None
     tool_calls: list[ToolCallParam] | None = None
     tool_call_id: str | None = None
@@ -48,7 +64,7 @@ class Message(_Open):
             return ""
         if isinstance(self.content, str):
             return self.content
-        return "".join(part.text for part in self.content)
+        return "".join(part.read() for part in self.content)
 
 
 class FunctionDefinition(_Open):
@@ -113,7 +129,7 @@ class GenerationRequest(_Open):
     temperature: float | None = Field(default=None, ge=0, le=2)
     top_p: float | None = Field(default=None, gt=0, le=1)
     n: int = Field(default=1, ge=1, le=16)
-    seed: int | None = None
+    seed: int | None = Field(default=None, ge=SEED_RANGE[0], le=SEED_RANGE[1])
     stop: str | list[str] | None = None
     # extensions (vLLM's former names): constraints without a response_format
     repetition_penalty: float | None = Field(default=None, gt=0)

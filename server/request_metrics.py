@@ -2,7 +2,9 @@
 
 Pure ASGI rather than Starlette's ``BaseHTTPMiddleware``: that one wraps
 streaming responses and hides client disconnects from the endpoints, which must
-see them to free a hung-up client's place in the batch.
+see them to free a hung-up client's place in the batch. It is the outermost of
+the app's own middleware, so every status is counted: a 500 for an unexpected
+exception is answered inside it (``errors.InternalErrors``).
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
 ASGIApp = Callable[[Scope, Callable[[], Awaitable[Message]], Callable[[Message], Awaitable[None]]], Awaitable[None]]
 
-ENDPOINTS = frozenset({"/v1/chat/completions", "/v1/completions", "/v1/models", "/health", "/metrics"})
+ENDPOINTS = frozenset({"/v1/chat/completions", "/v1/completions", "/v1/models", "/health", "/metrics", "/openapi.json"})
 
 
 class RequestMetrics:

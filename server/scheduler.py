@@ -6,6 +6,11 @@ long as it holds at most ``max_batch`` sequences, and sequences that finished â€
 or whose client went away â€” leave it. A job resolves its future once all its
 sequences finished. The decoder computes the whole batch's masks on its mask
 worker while the forward pass runs.
+
+A failure that is one sequence's own (its mask, its token, its jump-forward: the
+decoder ends that sequence with ``Sequence.error``) fails its job alone; the
+other jobs go on in the same batch. Only a step that fails as a whole (the
+forward pass) fails every job in it.
 """
 
 from __future__ import annotations
@@ -34,6 +39,11 @@ class Job:
     @property
     def finished(self) -> bool:
         return all(s.done for s in self.sequences)
+
+    @property
+    def error(self) -> Exception | None:
+        """Why one of the job's sequences failed (the decoder ended it alone), if one did."""
+        return next((s.error for s in self.sequences if s.error is not None), None)
 
 
 class Scheduler:
@@ -132,6 +142,11 @@ class Scheduler:
         if stats is not None and self._observe is not None:
             self._observe(stats)
         for job in list(self._running):
+            error = job.error
+            if error is not None:  # one of its sequences failed: this job alone fails
+                log.error("a sequence failed; its request fails alone", exc_info=error)
+                self._fail(job, error)
+                continue
             if job.on_step is not None and not job.cancel.is_set():
                 try:
                     job.on_step(job.sequences)

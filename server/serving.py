@@ -15,7 +15,7 @@ from structgen.decoding import Sequence
 from structgen.engine.deadline import Deadline, run_within
 
 from server.engine import Engine, Handle
-from server.errors import APIError, bad_request
+from server.errors import APIError, bad_request, request_error, with_cause_code
 from server.limits import Limits, RequestSlots
 from server.metrics import ServerMetrics
 
@@ -81,6 +81,16 @@ class Generations:
         try:
             sequences = await self._build(build)
             handle = self.engine.submit(sequences, updates.on_step if updates is not None else None)
+        except APIError as exc:
+            slot.release()
+            with_cause_code(exc)  # a 400 for a library error: with its code (empty_language, ...)
+            raise
+        except Exception as exc:  # a constraint the checks refused (empty, unspellable): a 400 before it joins the batch
+            slot.release()
+            coded = request_error(exc)
+            if coded is None:
+                raise
+            raise coded from exc
         except BaseException:
             slot.release()
             raise
@@ -128,6 +138,10 @@ async def wait_unless_gone(handle: Handle, request: Request) -> list[Sequence]:
         if not gone.done():
             gone.cancel()
     if result.done():
+        exc = None if result.cancelled() else result.exception()
+        coded = request_error(exc) if exc is not None else None
+        if coded is not None:
+            raise coded from exc
         return result.result()
     result.cancel()
     await asyncio.wait([result])

@@ -3,14 +3,11 @@
 from __future__ import annotations
 
 import json
-import logging
 from typing import AsyncIterator, Callable
 
 from pydantic import BaseModel
 
-from server.errors import APIError
-
-log = logging.getLogger("structgen.server")
+from server.errors import APIError, internal_error, request_error
 
 
 def event(chunk: BaseModel) -> str:
@@ -34,7 +31,10 @@ async def guarded(stream_id: str, events: AsyncIterator[str], cancel: Callable[[
     except APIError as exc:
         yield error_event(exc)
     except Exception as exc:
-        log.exception("stream %s failed", stream_id)
-        yield error_event(APIError(f"generation failed: {exc}", status=500))
+        coded = request_error(exc)  # a library error about the request: a 400's body
+        if coded is not None:
+            yield error_event(coded)
+        else:  # logged with its traceback; the client gets only "internal error" and the request's id
+            yield error_event(internal_error(exc, f"stream {stream_id}"))
     finally:
         cancel()

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 import time
-from typing import Sequence
+from typing import Any, Sequence
 
 SAMPLE_TEXT = 'Déjà vu: {"emoji": "😀", "日本": [1, 2.5e3]}\n\tdone '
 
@@ -34,6 +34,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     serve.add_argument("--model-id", help="the model's name in the API (default: the model file's name)")
     serve.add_argument("--max-batch", type=int, default=16, help="sequences decoded together; more wait in a queue (default 16)")
     serve.add_argument("--max-requests", type=int, default=64, help="requests in flight; more get HTTP 429 (default 64)")
+    serve.add_argument(
+        "--shutdown-grace",
+        type=float,
+        default=25.0,
+        metavar="SECONDS",
+        help="on SIGTERM, running requests get this long to finish, then end with a 503 (default 25)",
+    )
+    serve.add_argument(
+        "--protect-metrics",
+        action="store_true",
+        help="require the API key on /metrics and /openapi.json too (with --api-key; /health stays open)",
+    )
     serve.add_argument(
         "--backend",
         default="transformers",
@@ -78,7 +90,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if given:
             print(f"structgen serve: --{given[0].replace('_', '-')} is a vLLM option: add --backend vllm", file=sys.stderr)
             return 2
-        return _serve(args.model, args.device, args.host, args.port, args.api_key, args.model_id, args.max_batch, args.max_requests)
+        return _serve(args)
     parser.print_help()
     return 2
 
@@ -176,11 +188,10 @@ def _validate(tools_path: str, calls_path: str, as_json: bool) -> int:
     return 0 if valid == total else 1
 
 
-def _serve(
-    model: str | None, device: str, host: str, port: int, api_key: str | None, model_id: str | None, max_batch: int, max_requests: int
-) -> int:
+def _serve(args: argparse.Namespace) -> int:
     """Load the model, then serve it until interrupted (imports the server lazily:
-    FastAPI and uvicorn are the ``server`` extra)."""
+    FastAPI and uvicorn are the ``server`` extra); SIGTERM gives running requests
+    ``--shutdown-grace`` seconds (``server/shutdown.py``)."""
     from pathlib import Path
 
     from structgen import ModelNotFoundError, bundled_model_path, load_model
@@ -189,26 +200,38 @@ def _serve(
         import uvicorn
 
         from server import Limits, create_app
+        from server.shutdown import uvicorn_options
     except ImportError as exc:
         print(f"structgen serve: {exc} (install structgen[server])", file=sys.stderr)
         return 2
-    try:
-        limits = Limits(max_batch=max_batch, max_requests=max_requests)
-    except ValueError as exc:
-        print(f"structgen serve: {exc}", file=sys.stderr)
+    limits = _serve_limits(args, Limits)
+    if limits is None:
         return 2
-    source = model or str(bundled_model_path())
+    source = args.model or str(bundled_model_path())
     try:
-        loaded, tokenizer = load_model(source, device=device)
+        loaded, tokenizer = load_model(source, device=args.device)
     except (ModelNotFoundError, OSError, ValueError) as exc:
         print(f"structgen serve: {exc}", file=sys.stderr)
         return 1
-    name = model_id or Path(source).stem
-    app = create_app(loaded, tokenizer, model_id=name, api_key=api_key, limits=limits)
+    name = args.model_id or Path(source).stem
+    app = create_app(loaded, tokenizer, model_id=name, api_key=args.api_key, limits=limits, protect_metrics=args.protect_metrics)
     _freeze_loaded()
-    print(f"serving {name} on http://{host}:{port}/v1", file=sys.stderr)
-    uvicorn.run(app, host=host, port=port, log_level="info")
+    print(f"serving {name} on http://{args.host}:{args.port}/v1", file=sys.stderr)
+    uvicorn.run(app, host=args.host, port=args.port, log_level="info", **uvicorn_options(app))
     return 0
+
+
+def _serve_limits(args: argparse.Namespace, limits: Any) -> Any:
+    """``serve``'s ``server.Limits``, or None (the reason printed) when an option is
+    out of range or ``--protect-metrics`` lacks ``--api-key``."""
+    if args.protect_metrics and args.api_key is None:
+        print("structgen serve: --protect-metrics puts /metrics behind the API key: give --api-key too", file=sys.stderr)
+        return None
+    try:
+        return limits(max_batch=args.max_batch, max_requests=args.max_requests, shutdown_grace_seconds=args.shutdown_grace)
+    except ValueError as exc:
+        print(f"structgen serve: {exc}", file=sys.stderr)
+        return None
 
 
 def _freeze_loaded() -> None:
@@ -267,11 +290,10 @@ def _serve_vllm(args: argparse.Namespace) -> int:
 
     from server import Limits, create_app
     from server.engine_vllm import VLLMEngine
+    from server.shutdown import uvicorn_options
 
-    try:
-        limits = Limits(max_batch=args.max_batch, max_requests=args.max_requests)
-    except ValueError as exc:
-        print(f"structgen serve: {exc}", file=sys.stderr)
+    limits = _serve_limits(args, Limits)
+    if limits is None:
         return 2
     options = {name: getattr(args, name) for name in VLLM_OPTIONS[:-1] if getattr(args, name) is not None}
     try:
@@ -281,10 +303,12 @@ def _serve_vllm(args: argparse.Namespace) -> int:
         print(f"structgen serve: {exc}", file=sys.stderr)
         return 1
     name = args.model_id or _vllm_model_name(args.model)
-    app = create_app(None, engine.tokenizer, model_id=name, api_key=args.api_key, limits=limits, engine=engine)
+    app = create_app(
+        None, engine.tokenizer, model_id=name, api_key=args.api_key, limits=limits, engine=engine, protect_metrics=args.protect_metrics
+    )
     _freeze_loaded()
     print(f"serving {name} with vLLM on http://{args.host}:{args.port}/v1", file=sys.stderr)
-    uvicorn.run(app, host=args.host, port=args.port, log_level="info")
+    uvicorn.run(app, host=args.host, port=args.port, log_level="info", **uvicorn_options(app))
     return 0
 
 

@@ -14,6 +14,11 @@ The batch is open: ``Decoder.step(batch, joining)`` lets sequences join between
 steps (their prompts are prefilled in a cache of their own, then joined to the
 batch's, ``batch_cache.py``) and drops finished ones, which is what a server's
 continuous batching needs; ``Decoder.run`` is a fixed batch stepped to the end.
+
+A failure that belongs to one sequence — its mask, its token refused, its
+jump-forward, its next phase, or a mask that allows no token at all (``DeadEnd``) —
+ends that sequence alone (``Sequence.error``, ``finish_reason`` ``"error"``); the
+others go on. Only the forward pass, which is the whole batch's, fails the step.
 """
 
 from __future__ import annotations
@@ -44,6 +49,12 @@ def mask_worker() -> ThreadPoolExecutor:
     if _mask_worker is None:
         _mask_worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="structgen-mask")
     return _mask_worker
+
+
+class DeadEnd(RuntimeError):
+    """A sequence whose constraint allows no token where its output is not complete:
+    no token of the vocabulary continues it (a text it needs that the vocabulary
+    cannot spell; ``structgen.spelling`` rules out the plain cases when it compiles)."""
 
 
 @dataclass(frozen=True)
@@ -98,6 +109,7 @@ class Sequence:
     started: bool = False  # the forced start was appended (Decoder.step does it on joining)
     escape: Escape | None = None  # a special token that switches to another constraint
     shown: dict[int, bytes] = field(default_factory=dict)  # special ids that show in the text, as these bytes
+    error: Exception | None = None  # what ended this sequence alone (finish_reason "error")
 
     def output_bytes(self, info: TokenizerInfo) -> bytes:
         """The output's bytes (special ids spell nothing, unless ``shown``)."""
@@ -232,7 +244,9 @@ class Decoder:
         sequences that should draw from one random stream, made here when it is
         needed and not given."""
         check_request(prompt_ids, max_tokens)
-        matcher = Matcher(compile(constraint.grammar, self.info)) if constraint.grammar is not None else None
+        matcher = None
+        if constraint.grammar is not None:  # only what this vocabulary can spell (Unspellable: nothing)
+            matcher = Matcher(compile(constraint.grammar, self.info))
         if generator is None:
             generator = self.new_generator(options.sampling)
         return Sequence(list(prompt_ids), constraint, matcher, max_tokens, options, generator, pending=list(prompt_ids))
@@ -242,25 +256,31 @@ class Decoder:
         return make_generator(sampling, self.model.device)
 
     def run(self, sequences: list[Sequence]) -> float:
-        """Decode a fixed batch until every sequence has finished; returns the seconds spent."""
+        """Decode a fixed batch until every sequence has finished; returns the seconds
+        spent. A sequence that failed (``Sequence.error``) raises its error once the
+        others have finished."""
         started = time.perf_counter()
         batch = Batch()
         joining = list(sequences)
         while self.step(batch, joining) is not None:
             joining = []
+        for sequence in sequences:
+            if sequence.error is not None:
+                raise sequence.error
         return time.perf_counter() - started
 
     def step(self, batch: Batch, joining: list[Sequence] | None = None) -> StepStats | None:
         """One forward pass and one token (or more, with jump-forward) for every
         sequence of ``batch``, after ``joining`` joined it; None when no sequence
         was left to step. Sequences marked done since the last step leave first,
-        finished ones leave after it."""
+        finished ones leave after it. A sequence whose own part of the step fails
+        ends with ``error`` set; the others go on."""
         import torch
 
         with torch.inference_mode():
             self._leave(batch)
             for sequence in joining or ():
-                self._start(sequence)
+                self._alone(sequence, self._start, sequence)
             newcomers = [s for s in joining or () if not s.done]
             everyone = batch.sequences + newcomers
             if not everyone:
@@ -273,17 +293,46 @@ class Decoder:
                 self._join(batch, newcomers)
             logits = self._forward(batch)
             forward_seconds = time.perf_counter() - began
-            bitmask, mask_seconds = masks.result()
-            ready = [i for i, s in enumerate(everyone) if not s.pending]  # the others feed the rest next step
+            bitmask, mask_seconds, failures = masks.result()
+            for row, exc in failures:
+                self._fail(everyone[row], exc)
+            ready = [i for i, s in enumerate(everyone) if not s.pending and not s.done]  # the others feed the rest next step
+            for row in ready:
+                if everyone[row].matcher is not None and not bitmask[row].any():
+                    self._fail(everyone[row], self._dead_end(everyone[row]))
+            ready = [i for i in ready if not everyone[i].done]
             if ready:
                 logits, bitmask, fed = logits[ready], bitmask[ready], [everyone[i] for i in ready]
                 penalize_repeats(logits, [s.output for s in fed], [s.options.sampling.repetition_penalty for s in fed])
                 apply_token_bitmask_inplace(logits, bitmask)
                 for sequence, token_id in zip(fed, self._choose(logits, fed)):
                     sequence.forward_passes += 1
-                    self._advance(sequence, token_id)
+                    self._alone(sequence, self._advance, sequence, token_id)
             self._leave(batch)
         return StepStats(len(everyone), len(newcomers), mask_seconds, forward_seconds)
+
+    @staticmethod
+    def _alone(sequence: Sequence, work: Callable[..., None], *args: Any) -> None:
+        """``work(*args)``, a part of the step that is ``sequence``'s own: a failure ends
+        that sequence alone."""
+        try:
+            work(*args)
+        except Exception as exc:
+            Decoder._fail(sequence, exc)
+
+    @staticmethod
+    def _fail(sequence: Sequence, exc: Exception) -> None:
+        """End ``sequence`` with ``exc``: it leaves the batch; the others go on."""
+        if sequence.error is None:
+            sequence.error = exc
+        sequence.finish_reason = "error"
+
+    def _dead_end(self, sequence: Sequence) -> DeadEnd:
+        written = sequence.output_bytes(self.info)[-60:]
+        return DeadEnd(
+            f"the constraint ({sequence.constraint.description}) allows no token after {len(sequence.output)} "
+            f"tokens of output (ending {written!r}): no token of this vocabulary continues it"
+        )
 
     def _start(self, sequence: Sequence) -> None:
         """Append the text the grammar forces before any token; the forced start may
@@ -365,16 +414,23 @@ class Decoder:
                 chosen[row] = int(token_id)
         return chosen
 
-    def _fill_masks(self, active: list[Sequence]) -> tuple[npt.NDArray[np.int32], float]:
+    def _fill_masks(self, active: list[Sequence]) -> tuple[npt.NDArray[np.int32], float, list[tuple[int, Exception]]]:
+        """The rows' masks (on the mask worker), the seconds they took, and the rows
+        whose mask failed, with why (those sequences fail alone, on the step's thread)."""
         began = time.perf_counter()
         bitmask = allocate_token_bitmask(len(active), self.info.vocab_size)
+        failures: list[tuple[int, Exception]] = []
         for row, sequence in enumerate(active):
             if sequence.matcher is not None:
-                sequence.matcher.fill_next_token_bitmask(bitmask, row)
+                try:
+                    sequence.matcher.fill_next_token_bitmask(bitmask, row)
+                except Exception as exc:
+                    failures.append((row, exc))
+                    continue
                 if self._escape_open(sequence):
                     token_id = sequence.escape.token_id  # type: ignore[union-attr]
                     bitmask[row].view(np.uint32)[token_id >> 5] |= np.uint32(1 << (token_id & 31))
-        return bitmask, time.perf_counter() - began
+        return bitmask, time.perf_counter() - began, failures
 
     @staticmethod
     def _escape_open(sequence: Sequence) -> bool:
@@ -489,7 +545,10 @@ class Decoder:
         completion = shortest_completion(matcher)
         if completion is None:
             return False
-        tokens = self.encoder.encode(completion)
+        try:
+            tokens = self.encoder.encode(completion)
+        except ValueError:  # a byte no token spells: not this way
+            return False
         if len(tokens) + CLOSE_SLACK < left or len(tokens) > left:
             return False  # room to go on; or too late to fit (the output stays incomplete)
         trial = matcher.fork()
@@ -511,7 +570,10 @@ class Decoder:
         if not forced:
             return
         tail = [] if last is None else [last]
-        tokens = self.encoder.encode(self.info.join_bytes(tail) + forced)
+        try:
+            tokens = self.encoder.encode(self.info.join_bytes(tail) + forced)
+        except ValueError:  # a byte no token spells: then no jump (the mask decides, token by token)
+            return
         room = sequence.max_tokens - len(sequence.output) + len(tail)
         tokens = tokens[:room]
         kept = 1 if tail and tokens and tokens[0] == tail[0] else 0

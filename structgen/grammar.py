@@ -15,16 +15,18 @@ from typing import Any
 
 from structgen.engine.deadline import check_deadline
 from structgen.engine.dfa import DEAD, AutomatonLimitError, build_dfa
-from structgen.engine.lexer import Lexer, LexerError
-from structgen.engine.lr import LRTable, build_lalr
+from structgen.engine.lexer import START, Lexer, LexerError
+from structgen.engine.lr import GrammarTooLargeError, LRTable, build_lalr
 from structgen.engine.regex import Node, RegexError, literal
 from structgen.engine.stack import GLRParser
 from structgen.gc_pause import paused_gc
-from structgen.lark_rules import GrammarError, LarkRules, LexerTooLarge, Terminal, read_lark
+from structgen.lark_rules import GrammarError, LarkRules, LexerTooLarge, ParserTooLarge, Terminal, read_lark
 from structgen.pattern_caches import SHARED_AUTOMATA, TERMINAL_TREES
+from structgen.productive import EmptyLanguage, productive_rules
 from structgen.pydantic_schema import model_schema
 from structgen.string_lengths import StringLengths, marked_maximum
 from structgen.engine.unique_items import DUP, UniqueItems
+from schema2grammar import SchemaError
 
 
 LADDER_SECONDS = 30.0
@@ -43,14 +45,18 @@ durations that a ``timedelta`` holds."""
 class Grammar:
     """A grammar ready for the engine: its lexer and its parse tables."""
 
-    def __init__(self, rules: LarkRules) -> None:
+    def __init__(self, rules: LarkRules, patterns: list[tuple[Node, bool]] | None = None) -> None:
+        """``patterns``: each terminal's regex tree and whether it ends at its first
+        match, where they are not the terminals' own (``structgen.spelling``: cut to
+        what a vocabulary can spell). Only productive rules are kept
+        (``structgen.productive``); ``EmptyLanguage`` when no finite text matches."""
         with paused_gc():
-            self._build(rules)
+            self._build(rules, patterns)
 
-    def _build(self, rules: LarkRules) -> None:
+    def _build(self, rules: LarkRules, patterns: list[tuple[Node, bool]] | None = None) -> None:
         self.rules = rules
         check_deadline()  # a compile under a time limit stops between phases (engine/deadline.py)
-        read = [_terminal_node(t) for t in rules.terminals]
+        read = patterns if patterns is not None else [_terminal_node(t) for t in rules.terminals]
         nodes = [node for node, _ in read]
         # a lazy repeat makes a terminal end at its first match, as re.match (lark) ends it
         shortest = [ends_at_first_match for _, ends_at_first_match in read]
@@ -64,8 +70,13 @@ class Grammar:
             raise LexerTooLarge(f"the terminals' automaton: {exc}") from None
         except RegexError as exc:
             raise GrammarError(f"the terminals' automaton: {exc}") from None
+        # only rules that can be part of a whole derivation: none left for start, no text matches
+        self.rules = rules = productive_rules(rules, self.lexer.reachable_terminals[START])
         check_deadline()
-        self.table: LRTable = build_lalr(len(rules.terminals), rules.rules, rules.start)
+        try:
+            self.table: LRTable = build_lalr(len(rules.terminals), rules.rules, rules.start)
+        except GrammarTooLargeError as exc:
+            raise ParserTooLarge(f"the grammar is too large: {exc}") from None
         check_deadline()
         self.ignored = [False] * len(rules.terminals)  # per terminal: %ignore'd
         for terminal in rules.ignore:
@@ -147,7 +158,7 @@ class Grammar:
                 if text == tried:
                     continue  # this stage spells out the same automata: the same grammar
                 try:
-                    grammar = cls.from_lark(text)
+                    grammar = _schema_grammar(cls, text)
                     break
                 except LexerTooLarge as exc:
                     tried, failure = text, exc
@@ -252,6 +263,22 @@ class Grammar:
         except ValueError:  # not a JSON string after all: nothing a length says
             return True
         return characters <= max(lengths.maxima[t] for t in taken)
+
+
+class NoFiniteValue(EmptyLanguage, SchemaError):
+    """A JSON Schema that no finite JSON value satisfies: a ``$ref`` cycle with no
+    way out, or a property every value must have that holds the schema again."""
+
+
+def _schema_grammar(cls: type[Grammar], text: str) -> Grammar:
+    """The grammar of a schema's translation; ``NoFiniteValue`` where it is empty."""
+    try:
+        return cls.from_lark(text)
+    except EmptyLanguage as exc:
+        raise NoFiniteValue(
+            "the schema has no finite value: every value would have to contain itself "
+            "(a $ref cycle, or a required property that holds its own schema)"
+        ) from exc
 
 
 def _uncounted_reported(grammar: Grammar, strict: bool) -> None:

@@ -1,7 +1,10 @@
 """A lark grammar's terminals, rules and ignored terminals, as plain numbered data.
 
 lark parses the grammar text (its syntax, ``%import``, templates, EBNF operators);
-the engine gets back only ints and strings. No lark parser is built, so grammars
+the engine gets back only ints and strings. ``%import`` reads only the grammars
+that ship with lark (``common``, ``unicode``...) and with structgen (``json``),
+never a file beside the grammar or in the working directory: a grammar may come
+from a request (``shipped_grammars``). No lark parser is built, so grammars
 that lark's own LALR builder would reject for conflicts are read fine: the engine
 keeps conflicts as GLR forks. Grammars in the plain form ``schema2grammar`` writes
 are read here instead, to the same rules, about ten times faster.
@@ -14,10 +17,12 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any
 
 from lark.exceptions import LarkError
 from lark.lexer import Token
-from lark.load_grammar import _literal_to_pattern, load_grammar
+from lark.load_grammar import FromPackageLoader, GrammarBuilder, _literal_to_pattern
 
 
 class GrammarError(ValueError):
@@ -26,6 +31,16 @@ class GrammarError(ValueError):
 
 class LexerTooLarge(GrammarError):
     """A grammar whose terminals' automaton passes its state limit (``MAX_DFA_STATES``)."""
+
+
+class ImportNotAllowed(GrammarError):
+    """An ``%import`` of anything but a grammar that ships (``shipped_grammars``), or a relative one."""
+
+    code = "import_not_allowed"  # the server's error code (docs/server.md)
+
+
+class ParserTooLarge(GrammarError):
+    """A grammar whose LR automaton passes its limits (``engine.lr.MAX_LR_STATES``, ``MAX_LR_WORK``)."""
 
 
 @dataclass(frozen=True)
@@ -94,14 +109,54 @@ Symbol = tuple[str, bool]  # a rule's symbol: its name, and whether it is a term
 RuleDefs = list[tuple[str, list[Symbol]]]  # BNF rules: origin, expansion
 
 
+@lru_cache(maxsize=1)
+def shipped_grammars() -> dict[str, str]:
+    """The grammars ``%import`` may name: lark's own (``common``, ``unicode``,
+    ``python``, ``lark``) and structgen's (``json``), name -> the package holding it."""
+    from importlib import resources
+
+    found: dict[str, str] = {}
+    for package, folder in (("lark", "grammars"), ("structgen.grammars", "")):
+        try:
+            files = resources.files(package)
+        except ModuleNotFoundError:  # a source checkout: grammars/ installs as structgen.grammars
+            continue
+        for entry in (files / folder if folder else files).iterdir():
+            if entry.name.endswith(".lark"):
+                found.setdefault(entry.name[: -len(".lark")], package)
+    return found
+
+
+class _ShippedImports(GrammarBuilder):
+    """lark's grammar reader with ``%import`` limited to ``shipped_grammars()``:
+    lark's own would open a relative import's file beside the grammar (for a
+    grammar given as text: in the working directory) and, for an unknown name,
+    raise ``FileNotFoundError`` naming a path."""
+
+    def do_import(self, dotted_path: tuple[str, ...], base_path: Any, aliases: dict[str, str], base_mangle: Any = None) -> None:
+        name = ".".join(dotted_path)
+        shipped = shipped_grammars()
+        if base_path is not None:  # "%import .name...": a file relative to the grammar's own
+            raise ImportNotAllowed(f"%import .{name}: relative imports are not allowed; import one of the grammars that ship: {', '.join(sorted(shipped))}")
+        if name not in shipped:
+            raise ImportNotAllowed(f"%import {name}: no such grammar; the grammars that can be imported are {', '.join(sorted(shipped))}")
+        super().do_import(dotted_path, None, aliases, base_mangle)
+
+
+_STRUCTGEN_GRAMMARS = FromPackageLoader("structgen.grammars", ("",))
+
+
 def _read_with_lark(text: str, start: str) -> tuple[list[Terminal], RuleDefs, list[str]]:
     try:
-        grammar, _ = load_grammar(text, "<grammar>", None, False)
-        terminal_defs, rule_defs, ignore_names = grammar.compile([start], set())
+        builder = _ShippedImports(False, [_STRUCTGEN_GRAMMARS])
+        builder.load_grammar(text, "<grammar>")
+        terminal_defs, rule_defs, ignore_names = builder.build().compile([start], set())
     except LarkError as exc:
         raise GrammarError(f"invalid lark grammar: {exc}") from None
     except RecursionError:  # lark's reading recurses once per nested expression
         raise GrammarError("the grammar nests expressions too deeply for lark to read") from None
+    except OSError:  # a shipped grammar that cannot be read: never a path in the message
+        raise GrammarError("invalid lark grammar: an imported grammar could not be read") from None
     terminals = [
         Terminal(t.name, t.pattern.type, t.pattern.value, "".join(sorted(t.pattern.flags)), t.priority)
         for t in terminal_defs

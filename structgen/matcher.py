@@ -14,10 +14,12 @@ import operator
 import numpy as np
 import numpy.typing as npt
 
+from structgen.bitmask import check_bitmask
 from structgen.engine.matcher import CompiledGrammar
 from structgen.engine.matcher import Matcher as _EngineMatcher
 from structgen.gc_pause import paused_gc
 from structgen.grammar import Grammar
+from structgen.spelling import spellable
 from structgen.tokenizer_info import TokenizerInfo
 from structgen.engine.tokenset import row_token_ids
 from structgen.trie_cache import trie_for
@@ -35,7 +37,16 @@ def compile(grammar: Grammar, tokenizer_info: TokenizerInfo, *, lazy: bool = Fal
     whose tables take longer (a schema with thousands of states inside bounded
     strings) gets the rest on first use, as ``lazy=True`` builds them all: the
     first mask comes sooner, some later ones take longer.
+
+    Where some of the grammar's texts need a byte no token of the vocabulary holds,
+    the grammar compiled is the rest of it (``structgen.spelling``): the mask never
+    opens a path that cannot be finished; ``Unspellable`` when nothing is left.
     """
+    return _compiled(spellable(grammar, tokenizer_info), tokenizer_info, lazy)
+
+
+def _compiled(grammar: Grammar, tokenizer_info: TokenizerInfo, lazy: bool) -> CompiledGrammar:
+    """``compile`` of a grammar taken as it is (tests build masks that dead-end with it)."""
     cache = grammar.compiled_for
     entry = cache.get(id(tokenizer_info))
     if entry is not None and entry[0] is tokenizer_info:
@@ -92,10 +103,7 @@ class Matcher:
         """Write the allowed next tokens into row ``index`` of ``bitmask`` (all
         bits clear once a stop token was accepted; words past the vocabulary clear)."""
         words = self.compiled.words
-        if bitmask.shape[-1] < words:
-            raise ValueError(
-                f"the bitmask has {bitmask.shape[-1]} words a row; {self.compiled.vocab_size} tokens need {words}"
-            )
+        check_bitmask(bitmask, words, self.compiled.vocab_size, index)
         row = np.frombuffer(self._row(), dtype="<i4")
         target = bitmask if bitmask.ndim == 1 else bitmask[index]
         target[:words] = row

@@ -10,6 +10,11 @@ Anthropic ``tool_use`` blocks, and raw JSON text as Hermes- and Llama-style
 models write it (``{"name": ..., "arguments": {...}}``, ``"parameters"`` too,
 optionally inside ``<tool_call>`` tags).
 
+Nesting is bounded (``MAX_JSON_DEPTH`` arrays and objects inside one another,
+in a call's arguments and in a tool's schema): Python's ``json`` and
+``jsonschema`` recurse once per level, so a deeper value is a clear error (a
+problem in the result, a ``ToolDefinitionError``), never a ``RecursionError``.
+
 Schemas are normalised on the way in: BFCL and some hand-written tools use
 type names that are not JSON Schema (``dict``, ``float``, ``tuple``, ``any``,
 Java's ``String``, ``long``, ``HashMap``...); they are mapped to the JSON
@@ -20,8 +25,10 @@ from __future__ import annotations
 
 import inspect
 import json
+import re
 import typing
 from dataclasses import dataclass, field
+from itertools import accumulate
 from typing import Any, Callable
 
 TYPE_NAMES: dict[str, str | None] = {
@@ -40,8 +47,47 @@ _SCHEMA_VALUES = (
 )
 
 
+MAX_JSON_DEPTH = 64
+"""Arrays and objects nested in one another that a call's arguments or a tool's
+schema may hold. Parsing, checking a schema and validating against it recurse
+once per level, up to eight stack frames each (``jsonschema`` checking a chain of
+``items``: 130 levels overflowed Python's stack of about 1,000 frames), so 64
+leave room for the caller's own; real arguments and schemas are a few levels deep."""
+
+
 class ToolDefinitionError(ValueError):
     """A tool that cannot be read: unknown shape, bad schema, unknown type name."""
+
+
+_JSON_STRING = re.compile(r'"(?:[^"\\]|\\.)*(?:"|\Z)', re.DOTALL)  # unterminated at the end too
+_JSON_BRACKET = re.compile(r"[\[\]{}]")
+
+
+def json_depth(text: str) -> int:
+    """How deeply ``text``'s arrays and objects nest (``1`` for ``[1]`` or ``{}``, ``0``
+    for a scalar), read without parsing (so without recursion): brackets outside
+    strings. For text that is not JSON, a count a parser would never pass."""
+    brackets = _JSON_BRACKET.findall(_JSON_STRING.sub("", text))
+    return max(accumulate(1 if bracket in "[{" else -1 for bracket in brackets), default=0)
+
+
+def value_depth(value: Any, limit: int | None = None) -> int:
+    """How deeply a parsed JSON value's lists and dicts nest, without recursion;
+    with ``limit``, counting stops at the first place past it."""
+    deepest = 0
+    stack = [(value, 1)]
+    while stack:
+        current, depth = stack.pop()
+        if isinstance(current, dict):
+            current = list(current.values())
+        elif isinstance(current, tuple):
+            current = list(current)
+        if isinstance(current, list):
+            deepest = max(deepest, depth)
+            if limit is not None and deepest > limit:
+                return deepest
+            stack.extend((item, depth + 1) for item in current)
+    return deepest
 
 
 @dataclass(frozen=True)
@@ -124,6 +170,8 @@ def read_tool(item: Any) -> Tool:
     schema = body.get("parameters", body.get("input_schema", {"type": "object", "properties": {}}))
     if not isinstance(schema, (dict, bool)):
         raise ToolDefinitionError(f"{name}: 'parameters' must be a JSON Schema object, not {type(schema).__name__}")
+    if value_depth(schema, MAX_JSON_DEPTH) > MAX_JSON_DEPTH:
+        raise ToolDefinitionError(f"{name}: its parameters schema nests more than {MAX_JSON_DEPTH} arrays and objects deep")
     normalised = _normalise(schema, "#") if isinstance(schema, dict) else {} if schema else {"not": {}}
     _check_schema(name, normalised)
     return Tool(name, str(body.get("description") or ""), normalised, bool(body.get("strict", False)))
@@ -203,6 +251,8 @@ def _check_schema(name: str, schema: dict[str, Any]) -> None:
     except SchemaError as exc:
         where = "/".join(str(p) for p in exc.absolute_path)
         raise ToolDefinitionError(f"{name}: not a valid JSON Schema at #/{where}: {exc.message}") from None
+    except RecursionError:  # within MAX_JSON_DEPTH, but called from deep in a stack
+        raise ToolDefinitionError(f"{name}: its parameters schema nests too deeply to be checked") from None
 
 
 def read_call(call: Any) -> Call:
@@ -233,6 +283,8 @@ def _read_raw(text: str) -> Call:
     body = text.strip()
     if body.startswith("<tool_call>") and body.endswith("</tool_call>"):
         body = body[len("<tool_call>"):-len("</tool_call>")]
+    if json_depth(body) > MAX_JSON_DEPTH:
+        return Call(None, problem=f"the call nests more than {MAX_JSON_DEPTH} arrays and objects deep")
     try:
         value = json.loads(body)
     except json.JSONDecodeError as exc:

@@ -20,7 +20,7 @@ from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import Any
 
-from structgen.tool_calls import Call, ToolSet, json_type, read_call
+from structgen.tool_calls import MAX_JSON_DEPTH, Call, ToolSet, json_depth, json_type, read_call, value_depth
 
 SHOWN_CHARS = 80
 """Values longer than this are cut in messages (a model needs the gist, not the blob)."""
@@ -117,7 +117,18 @@ def check_call(toolset: ToolSet, call: Call) -> ValidationResult:
             offset = parsed.got["byte"] if isinstance(parsed.got, dict) else None
             return ValidationResult(tool.name, (parsed,), call_id=call.id, offset=offset)
         value = parsed
-    return ValidationResult(tool.name, tuple(schema_errors(toolset.schema_validator(tool.name), value)), value, call.id)
+    elif value_depth(value, MAX_JSON_DEPTH) > MAX_JSON_DEPTH:
+        return ValidationResult(tool.name, (_too_deep(),), call_id=call.id)
+    try:
+        errors = tuple(schema_errors(toolset.schema_validator(tool.name), value))
+    except RecursionError:  # a recursive schema on a value within the bound, called from deep in a stack
+        error = ToolCallError("", "depth", MAX_JSON_DEPTH, None, "The arguments nest too deeply to be checked against the schema.")
+        return ValidationResult(tool.name, (error,), call_id=call.id)
+    return ValidationResult(tool.name, errors, value, call.id)
+
+
+def _too_deep() -> ToolCallError:
+    return ToolCallError("", "depth", MAX_JSON_DEPTH, None, f"The arguments nest more than {MAX_JSON_DEPTH} arrays and objects deep.")
 
 
 class _DuplicateKey(ValueError):
@@ -128,7 +139,10 @@ class _DuplicateKey(ValueError):
 
 def parse_arguments(text: str) -> Any:
     """The arguments' value, or the error saying where the text stops being JSON.
-    A key written twice is an error too (JSON parsers disagree on which one wins)."""
+    A key written twice is an error too (JSON parsers disagree on which one wins),
+    and so is nesting past ``MAX_JSON_DEPTH`` (checked before parsing, which recurses)."""
+    if json_depth(text) > MAX_JSON_DEPTH:
+        return _too_deep()
     try:
         return json.loads(text, object_pairs_hook=_no_duplicates)
     except json.JSONDecodeError as exc:

@@ -972,14 +972,14 @@ def test_too_many_requests_is_429_and_max_batch_queues(limited: tuple[openai.Ope
 @pytest.mark.parametrize(
     ("request_fields", "param", "code"),
     [
-        ({"max_tokens": 3_001}, "max_tokens", None),
-        ({"max_completion_tokens": 3_001}, "max_completion_tokens", None),
+        ({"max_tokens": 3_001}, "max_tokens", "invalid_value"),
+        ({"max_completion_tokens": 3_001}, "max_completion_tokens", "invalid_value"),
         ({"guided_regex": "a" * 2_001}, "guided_regex", "schema_too_large"),
         ({"structured_outputs": {"regex": "a" * 2_001}}, "structured_outputs", "schema_too_large"),
         ({"response_format": {"type": "json_schema", "json_schema": {"name": "big", "schema": {"enum": ["x" * 2_000]}}}}, "response_format", "schema_too_large"),
         ({"tools": [{"type": "function", "function": {"name": "f", "parameters": {"enum": ["x" * 2_000]}}}]}, "tools[0].function.parameters", "schema_too_large"),
         ({"messages": [{"role": "user", "content": "x" * 20_001}]}, None, "request_too_large"),
-        ({"n": 2}, "n", None),  # more sequences than max_batch
+        ({"n": 2}, "n", "invalid_value"),  # more sequences than max_batch
         ({"guided_regex": SLOW_TO_COMPILE}, None, "compile_timeout"),
     ],
 )

@@ -1,0 +1,218 @@
+"""Issue 42, robust errors: what used to be a 500 is a 400 naming the field, and
+a 500 that is left says only "internal error" and a request id, leaves the
+keep-alive connection usable and is counted in ``/metrics``.
+
+Each test failed before its fix: ``seed`` past torch's range ("Overflow when
+unpacking long long"), a past call nested 100,000 deep (a ``RecursionError``), a
+guided grammar's ``%import`` of a missing module (``FileNotFoundError`` naming a
+path), content parts other than text (pydantic's "Input should be a valid
+string"), a 500 echoing the exception and dropping the connection.
+"""
+
+from __future__ import annotations
+
+import http.client
+import json
+import logging
+import os
+from typing import Any, Iterator
+
+import pytest
+
+import structgen
+from test_server import ASK, KEY, MODEL, metrics, serving
+from tiny_model import tiny_model
+
+pytestmark = pytest.mark.server
+
+HEADERS = {"Authorization": f"Bearer {KEY}", "Content-Type": "application/json"}
+
+
+class Failing:
+    """A forward hook that raises while ``armed``: a decoding step that fails as an
+    internal error would, its message holding what must not reach a client."""
+
+    SECRET = "secret detail in /srv/structgen/private.txt"
+
+    def __init__(self, model: Any) -> None:
+        self.armed = False
+        model.register_forward_hook(self._hook)
+
+    def _hook(self, module: Any, args: Any, output: Any) -> Any:
+        if self.armed:
+            raise RuntimeError(self.SECRET)
+        return output
+
+
+@pytest.fixture(scope="module")
+def app_server() -> Iterator[tuple[str, Failing]]:
+    from server import create_app
+
+    tokenizer = structgen.load_tokenizer()
+    model = tiny_model(tokenizer)
+    failing = Failing(model)
+    with serving(create_app(model, tokenizer, model_id=MODEL, api_key=KEY)) as base:
+        yield base, failing
+
+
+def post(base: str, body: dict[str, Any]) -> Any:
+    import httpx2
+
+    return httpx2.post(base + "/chat/completions", json={"model": MODEL, "max_tokens": 2, **body}, headers=HEADERS, timeout=120)
+
+
+def error_of(response: Any, status: int = 400) -> dict[str, Any]:
+    assert response.status_code == status, response.text
+    error = response.json()["error"]
+    assert set(error) == {"message", "type", "param", "code"} and error["message"] and error["code"]
+    return error
+
+
+def nested_items(levels: int) -> dict[str, Any]:
+    """A schema of ``levels`` ``items`` in one another: JSON ``levels + 1`` deep, the
+    shape that costs ``jsonschema`` the most stack per level."""
+    schema: dict[str, Any] = {"type": "integer"}
+    for _ in range(levels):
+        schema = {"type": "array", "items": schema}
+    return schema
+
+
+def past_call(arguments: str) -> list[dict[str, Any]]:
+    return [*ASK, {"role": "assistant", "tool_calls": [{"id": "call_1", "type": "function", "function": {"name": "f", "arguments": arguments}}]}]
+
+
+@pytest.mark.parametrize("seed", [2**70, 2**64, -(2**63) - 1])
+def test_a_seed_outside_torchs_range_is_a_400_naming_seed(app_server: tuple[str, Failing], seed: int) -> None:
+    base, _ = app_server
+    error = error_of(post(base, {"messages": ASK, "seed": seed, "temperature": 1}))
+    assert error["param"] == "seed" and error["code"] == "invalid_value"
+
+
+@pytest.mark.parametrize("seed", [2**64 - 1, -(2**63), 0])
+def test_seeds_torch_takes_are_accepted(app_server: tuple[str, Failing], seed: int) -> None:
+    base, _ = app_server
+    response = post(base, {"messages": ASK, "seed": seed, "temperature": 1})
+    assert response.status_code == 200, response.text
+
+
+def test_a_past_call_nested_100000_deep_is_a_400(app_server: tuple[str, Failing]) -> None:
+    base, _ = app_server
+    deep = "[" * 100_000 + "]" * 100_000
+    error = error_of(post(base, {"messages": past_call(json.dumps({"a": 1})[:-1] + ', "b": ' + deep + "}")}))
+    assert error["param"] == "messages[1].tool_calls[0].function.arguments" and error["code"] == "json_too_deep"
+
+
+def test_json_at_the_depth_limit_is_served_and_one_deeper_is_a_400(app_server: tuple[str, Failing]) -> None:
+    """``Limits.max_json_depth`` (64) levels are read everywhere JSON comes in (no
+    500 from a recursion on the way); one more is a 400 naming the field."""
+    from server import Limits
+
+    base, _ = app_server
+    limit = Limits().max_json_depth
+    value: Any = 1
+    for _ in range(limit - 1):
+        value = [value]
+    at_limit = {
+        "guided_json": nested_items(limit - 1),  # the schema itself is one level
+        "response_format": {"type": "json_schema", "json_schema": {"name": "deep", "schema": nested_items(limit - 1)}},
+        "tools": [{"type": "function", "function": {"name": "f", "parameters": {"type": "object", "properties": {"a": nested_items(limit - 3)}}}}],
+        "structured_outputs": {"json": nested_items(limit - 1)},
+    }
+    for field, given in at_limit.items():
+        assert post(base, {"messages": ASK, field: given}).status_code == 200, field
+    assert post(base, {"messages": past_call(json.dumps({"a": value}))}).status_code == 200
+    over = {
+        "guided_json": ("guided_json", json.dumps(nested_items(limit))),  # as JSON text too
+        "response_format": ("response_format", {"type": "json_schema", "json_schema": {"name": "deep", "schema": nested_items(limit)}}),
+        "tools": ("tools[0].function.parameters", [{"type": "function", "function": {"name": "f", "parameters": nested_items(limit)}}]),
+        "structured_outputs": ("structured_outputs.json", {"json": json.dumps(nested_items(limit))}),
+    }
+    for field, (param, given) in over.items():
+        error = error_of(post(base, {"messages": ASK, field: given}))
+        assert (error["param"], error["code"]) == (param, "json_too_deep"), field
+    error = error_of(post(base, {"messages": past_call(json.dumps({"a": [value]}))}))
+    assert error["code"] == "json_too_deep"
+
+
+def test_a_grammar_imports_only_the_grammars_that_ship(
+    app_server: tuple[str, Failing], tmp_path: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Never a file from the server's working directory, even one that is there
+    (lark read ``%import .secret.X`` from it, and named a missing module's path)."""
+    base, _ = app_server
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "secret.lark").write_text('LEAKED: "the secret"\n')
+    (tmp_path / "nosuchmodule.lark").write_text('FOO: "the secret"\n')
+    for grammar, named in (
+        ("start: FOO\n%import nosuchmodule.FOO\n", "nosuchmodule"),
+        ("start: LEAKED\n%import .secret.LEAKED\n", ".secret"),
+        ("start: x\n%import grammars.json.value -> x\n", "grammars.json"),
+    ):
+        error = error_of(post(base, {"messages": ASK, "guided_grammar": grammar}))
+        assert error["param"] == "guided_grammar" and error["code"] == "import_not_allowed"
+        assert f"%import {named}" in error["message"] and error["message"].endswith("common, json, lark, python, unicode")
+        assert str(tmp_path) not in error["message"] and ".lark" not in error["message"] and "secret" not in error["message"].replace(named, "")
+    for grammar in ("start: NUMBER\n%import common.NUMBER\n", "start: value\n%import json.value\n%import json.WS\n%ignore WS\n"):
+        assert post(base, {"messages": ASK, "guided_grammar": grammar}).status_code == 200, grammar
+
+
+def test_content_parts_are_read_as_openai_reads_them(app_server: tuple[str, Failing]) -> None:
+    base, _ = app_server
+    whole = post(base, {"messages": [{"role": "user", "content": "What is the weather?"}]})
+    parts = [{"type": "text", "text": "What is"}, {"type": "text", "text": " the weather?"}]
+    joined = post(base, {"messages": [{"role": "user", "content": parts}]})
+    assert whole.status_code == joined.status_code == 200
+    assert joined.json()["usage"]["prompt_tokens"] == whole.json()["usage"]["prompt_tokens"]  # the same prompt
+    for part in (
+        {"type": "image_url", "image_url": {"url": "https://example.com/a.png"}},
+        {"type": "input_audio", "input_audio": {"data": "AAAA", "format": "wav"}},
+        {"type": "file", "file": {"file_id": "file-1"}},
+    ):
+        error = error_of(post(base, {"messages": [{"role": "user", "content": [parts[0], part]}]}))
+        assert (error["param"], error["code"]) == ("messages[0].content[1]", "unsupported_content")
+        assert part["type"] in error["message"]
+    error = error_of(post(base, {"messages": [{"role": "user", "content": [{"type": "text"}]}]}))
+    assert error["param"] == "messages[0].content[0].text"
+
+
+def test_validation_errors_name_the_field_and_carry_a_code(app_server: tuple[str, Failing]) -> None:
+    base, _ = app_server
+    error = error_of(post(base, {"messages": [{"role": "user", "content": 5}]}))
+    assert (error["param"], error["code"]) == ("messages.0.content", "invalid_type")  # no pydantic union tag (".str")
+    error = error_of(post(base, {}))
+    assert (error["param"], error["code"]) == ("messages", "missing_required_parameter")
+
+
+def exchange(connection: http.client.HTTPConnection, body: dict[str, Any]) -> tuple[int, dict[str, str], Any]:
+    connection.request("POST", "/v1/chat/completions", body=json.dumps(body), headers=HEADERS)
+    response = connection.getresponse()
+    return response.status, {k.lower(): v for k, v in response.getheaders()}, json.loads(response.read())
+
+
+def test_a_500_says_internal_error_with_a_request_id_and_keeps_the_connection(
+    app_server: tuple[str, Failing], caplog: pytest.LogCaptureFixture
+) -> None:
+    base, failing = app_server
+    before = metrics(base).get('structgen_requests_total{endpoint="/v1/chat/completions",status="500"}', 0)
+    host, port = base.removeprefix("http://").removesuffix("/v1").split(":")
+    connection = http.client.HTTPConnection(host, int(port), timeout=120)
+    body = {"model": MODEL, "messages": ASK, "max_tokens": 2}
+    failing.armed = True
+    try:
+        with caplog.at_level(logging.ERROR, logger="structgen.server"):
+            status, headers, answer = exchange(connection, body)
+    finally:
+        failing.armed = False
+    request_id = headers["x-request-id"]
+    assert status == 500 and request_id.startswith("req_")
+    assert answer == {"error": {"message": f"internal error (request id {request_id})", "type": "server_error", "param": None, "code": "internal_error"}}
+    assert headers.get("connection", "").lower() != "close"
+    logged = [r for r in caplog.records if request_id in r.getMessage()]
+    assert logged and Failing.SECRET in logged[0].getMessage() + str(logged[0].exc_info)  # the details: in the log only
+    sock = connection.sock
+    status, headers, answer = exchange(connection, body)  # the same connection, still open
+    assert status == 200 and connection.sock is sock and answer["choices"]
+    assert headers["x-request-id"] != request_id
+    connection.close()
+    after = metrics(base)['structgen_requests_total{endpoint="/v1/chat/completions",status="500"}']
+    assert after == before + 1
