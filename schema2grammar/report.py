@@ -21,14 +21,15 @@ class ReportEntry:
     keyword: str
     status: str  # ENFORCED, APPROXIMATED or REJECTED
     note: str = ""
+    narrower: bool = False  # approximated by taking fewer values: every value the grammar takes is valid
 
 
 @dataclass
 class Report:
     entries: list[ReportEntry] = field(default_factory=list)
 
-    def add(self, pointer: str, keyword: str, status: str, note: str = "") -> None:
-        self.entries.append(ReportEntry(pointer, keyword, status, note))
+    def add(self, pointer: str, keyword: str, status: str, note: str = "", narrower: bool = False) -> None:
+        self.entries.append(ReportEntry(pointer, keyword, status, note, narrower))
 
     def with_status(self, status: str) -> list[ReportEntry]:
         return [entry for entry in self.entries if entry.status == status]
@@ -38,6 +39,18 @@ class Report:
         """Whether the grammar accepts exactly the schema's instances (in declared
         property order): nothing was approximated or rejected."""
         return all(entry.status == ENFORCED for entry in self.entries)
+
+    @property
+    def sound(self) -> bool:
+        """Whether every value the grammar accepts is an instance: nothing was
+        approximated but by taking fewer values (``ReportEntry.narrower``: closed
+        objects, a declared order kept), nothing rejected. A generator can then
+        promise valid outputs without checking them afterwards."""
+        return all(entry.status == ENFORCED or entry.narrower for entry in self.entries)
+
+    def widened(self) -> list[ReportEntry]:
+        """The entries that make the grammar take values the schema refuses."""
+        return [entry for entry in self.entries if entry.status != ENFORCED and not entry.narrower]
 
     def as_dicts(self) -> list[dict[str, Any]]:
         return [asdict(entry) for entry in self.entries]

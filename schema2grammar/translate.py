@@ -1023,7 +1023,8 @@ class _Translator:
             # narrower than the schema: valid outputs stay valid; an object that names no
             # property is left open, or its only instance would be {}
             additional = False
-            report.add(pointer, "additionalProperties", APPROXIMATED, "absent: no extra properties (closed_objects)")
+            report.add(pointer, "additionalProperties", APPROXIMATED, "absent: no extra properties (closed_objects)",
+                       narrower=True)
         self.unevaluated_annotation(schema, "unevaluatedProperties", pointer)
         for key in ("dependentRequired", "dependentSchemas"):
             if key in schema and not self.dependent_keywords:
@@ -1276,7 +1277,7 @@ class _Translator:
             states = ObjectStates(members, specials, bool(extra_marks), low, high, kept, None)
         if any_order and not states.unordered:
             self.approximate(pointer, "properties", f"property_order 'any' would need more than {MAX_UNORDERED_STATES} "
-                             "grammar rules here: the declared order is kept (narrower)")
+                             "grammar rules here: the declared order is kept (narrower)", narrower=True)
         if states.start is None:
             keys = ", ".join(key for key in ("required", "minProperties", "maxProperties", *dependency_keys) if key in schema)
             raise NoValue(f"{pointer or '#'}: no object satisfies {keys} with the properties allowed")
@@ -1708,12 +1709,13 @@ class _Translator:
 
     def collapse_report(self, start: int) -> None:
         """One entry per place and keyword among those since ``start`` (branches of
-        one place list its keywords each): the worst status, its first note."""
-        rank = {ENFORCED: 0, APPROXIMATED: 1, REJECTED: 2}
+        one place list its keywords each): the worst status, its first note (an
+        approximation that widens is worse than one that narrows)."""
+        rank = {ENFORCED: 0, APPROXIMATED: 2, REJECTED: 3}
         kept: dict[tuple[str, str], ReportEntry] = {}
         for entry in self.report.entries[start:]:
             key = (entry.pointer, entry.keyword)
-            if key not in kept or rank[entry.status] > rank[kept[key].status]:
+            if key not in kept or rank[entry.status] - entry.narrower > rank[kept[key].status] - kept[key].narrower:
                 kept[key] = entry
         self.report.entries[start:] = list(kept.values())
 
@@ -1768,7 +1770,7 @@ class _Translator:
         widest = max((_widest_object(value) for value in values), default=0)
         if widest > MAX_UNORDERED_MEMBERS:
             self.approximate(pointer, key, f"an object of {widest} members: in the order listed (narrower), past "
-                             f"{MAX_UNORDERED_MEMBERS} members written in any order")
+                             f"{MAX_UNORDERED_MEMBERS} members written in any order", narrower=True)
         else:
             self.report.add(pointer, key, ENFORCED, "objects with their members in any order" if widest > 1 else "")
         if key == "const" and "enum" in schema:
@@ -1915,10 +1917,12 @@ class _Translator:
 
     # -- reporting
 
-    def approximate(self, pointer: str, keyword: str, note: str) -> None:
+    def approximate(self, pointer: str, keyword: str, note: str, narrower: bool = False) -> None:
+        """Reported approximated; an error under ``strict`` (a grammar ``narrower`` than the
+        schema too: strict promises the schema's own language)."""
         if self.options.strict and not self.lenient:
             raise SchemaError(f"{pointer or '#'}: {keyword} cannot be enforced exactly ({note})")
-        self.report.add(pointer, keyword, APPROXIMATED, note)
+        self.report.add(pointer, keyword, APPROXIMATED, note, narrower)
 
     def unsupported(self, pointer: str, keyword: str, note: str) -> str:
         if self.options.strict and not self.lenient:

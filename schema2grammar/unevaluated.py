@@ -247,7 +247,7 @@ def _report_place(t: _Translator, schema: dict[str, Any], live: list[str], start
 
 def _relabelled(entry: ReportEntry, keyword: str) -> ReportEntry:
     """``entry`` under another keyword (a ``not`` the split built for ``if``)."""
-    return ReportEntry(entry.pointer, keyword, entry.status, entry.note)
+    return ReportEntry(entry.pointer, keyword, entry.status, entry.note, entry.narrower)
 
 
 def expanded_part(t: _Translator, part: dict[str, Any], pointer: str) -> list[Any]:

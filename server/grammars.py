@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-from schema2grammar import Options, translate
+from schema2grammar import Options, Report, translate
 from structgen.constraint import Constraint, make_constraint
 from structgen.lark_rules import LexerTooLarge, ParserTooLarge
 from structgen.tool_calls import Tool, ToolDefinitionError, ToolSet
@@ -77,6 +77,7 @@ class ContentFormat:
     param: str
     keywords: dict[str, Any]
     options: tuple[tuple[str, Any], ...] = tuple(CONTENT_OPTIONS.items())  # schema translation options
+    strict: bool = False  # OpenAI's strict: every output must be valid, or a 400 now
 
 
 def plan_output(request: ChatCompletionRequest, syntax: ToolSyntax) -> OutputPlan:
@@ -84,6 +85,9 @@ def plan_output(request: ChatCompletionRequest, syntax: ToolSyntax) -> OutputPla
     A format with tools applies to the answer: in ``auto`` the output is that
     answer or calls; ``required`` and named choices leave no room for an answer."""
     tools = read_tools(request)
+    for index, tool in enumerate(tools.tools.values() if tools is not None else ()):
+        if tool.strict:
+            check_sound(_tool_report(json.dumps(tool.schema, ensure_ascii=False)), f"tools[{index}].function.parameters")
     choice = request.tool_choice or ("auto" if tools is not None else "none")
     if tools is None and choice != "none":
         raise bad_request("tool_choice is set but no tools are given", "tool_choice")
@@ -140,7 +144,8 @@ def content_format(request: GenerationRequest) -> ContentFormat | None:
         given.append(ContentFormat("response_format", {"schema": schema}))
     elif isinstance(response_format, JSONSchemaResponseFormat):
         schema = response_format.json_schema.schema_
-        given.append(ContentFormat("response_format", {"schema": {"type": "object"} if schema is None else schema}))
+        given.append(ContentFormat("response_format", {"schema": {"type": "object"} if schema is None else schema},
+                                   strict=bool(response_format.json_schema.strict)))
     if request.guided_json is not None:
         given.append(ContentFormat("guided_json", {"schema": _json_value(request.guided_json, "guided_json")}))
     for param, keyword in (("guided_regex", "regex"), ("guided_grammar", "grammar"), ("guided_choice", "choices")):
@@ -150,7 +155,7 @@ def content_format(request: GenerationRequest) -> ContentFormat | None:
     given += extension_formats(request)
     if _compact_asked(request):
         compact = tuple({**CONTENT_OPTIONS, "whitespace": "compact"}.items())
-        given = [ContentFormat(form.param, form.keywords, compact) for form in given]
+        given = [ContentFormat(form.param, form.keywords, compact, form.strict) for form in given]
     if len(given) > 1:
         raise bad_request(f"give at most one output constraint (got {', '.join(f.param for f in given)})", given[1].param)
     if given and "schema" in given[0].keywords:
@@ -228,11 +233,27 @@ def content_constraint(form: ContentFormat | None) -> Constraint:
     if form is None:
         return make_constraint()
     try:
-        return make_constraint(**form.keywords, schema_options=dict(form.options))
+        constraint = make_constraint(**form.keywords, schema_options=dict(form.options))
     except (LexerTooLarge, ParserTooLarge) as exc:
         raise bad_request(f"{form.param}: {exc}", form.param, "grammar_too_large") from None
     except (ValueError, RecursionError) as exc:  # SchemaError, GrammarError, RegexError are ValueErrors
         raise bad_request(f"{form.param}: {exc}", form.param) from None
+    if form.strict and constraint.grammar is not None:
+        check_sound(constraint.grammar.report, form.param)
+    return constraint
+
+
+def check_sound(report: Report | None, param: str) -> None:
+    """A strict request's schema must be one every output of whose grammar is valid
+    (``Report.sound``): a keyword the grammar takes more values for than the schema
+    (a lookbehind in a pattern, say) is a 400 now, not a check that fails after
+    generating (a 500 for an output the server's own constraint allowed)."""
+    widened = [] if report is None else report.widened()
+    if widened:
+        places = "; ".join(f"{e.pointer or '#'} {e.keyword}: {e.note}" for e in widened[:5])
+        raise bad_request(f"{param}: strict, but the schema cannot be enforced exactly here: {places} "
+                          "(without strict, keywords the grammar only approximates are checked after generating)",
+                          param, "schema_not_enforceable")
 
 
 def answer_or_call(form: ContentFormat, trigger: str) -> Constraint:
@@ -300,6 +321,17 @@ def _built(lark: str, param: str) -> Constraint:
         return make_constraint(grammar=lark)
     except (LexerTooLarge, ParserTooLarge) as exc:
         raise bad_request(f"{param}: {exc}", param, "grammar_too_large") from None
+
+
+@lru_cache(maxsize=64)
+def _tool_report(schema_text: str) -> Report | None:
+    """How a tool's parameters are translated for its calls (the grammar has no
+    matcher checks there: what the report marks approximated is not enforced);
+    None where they cannot be (``calls_constraint`` says why, with a 400)."""
+    try:
+        return translate(schema_text, Options(**SCHEMA_OPTIONS))[1]  # type: ignore[arg-type]
+    except (ValueError, RecursionError):
+        return None
 
 
 @lru_cache(maxsize=64)

@@ -304,7 +304,7 @@ def test_report_lists_every_keyword_with_its_pointer() -> None:
     assert by_key[("/properties/s", "not")] == APPROXIMATED  # no complement of a format
     assert not report.exact
     assert "approximated" in str(report) and "/properties/name pattern" in str(report)
-    assert report.as_dicts()[0].keys() == {"pointer", "keyword", "status", "note"}
+    assert report.as_dicts()[0].keys() == {"pointer", "keyword", "status", "note", "narrower"}
 
 
 @pytest.mark.parametrize(
@@ -1467,3 +1467,15 @@ def test_listed_objects_take_their_members_in_any_order() -> None:
     assert not Grammar.from_json_schema({"const": wide}).accepts(json.dumps(dict(reversed(wide.items()))))
     with pytest.raises(SchemaError, match="const cannot be enforced exactly"):
         translate({"const": wide}, Options(strict=True))
+
+
+def test_the_report_tells_narrowing_from_widening() -> None:
+    """``Report.sound``: every value the grammar takes is an instance. Closing an
+    object or keeping a listed object's order narrows (sound); a pattern no automaton
+    holds widens (``widened`` names it). Several branches of one place keep the worse."""
+    closed = Grammar.from_json_schema({"type": "object", "properties": {"a": {}}}, closed_objects=True).report
+    assert not closed.exact and closed.sound and not closed.widened()
+    wide = {f"k{i}": i for i in range(12)}
+    assert Grammar.from_json_schema({"const": wide}).report.sound
+    behind = Grammar.from_json_schema({"type": "object", "properties": {"a": {"pattern": "(?<=a)b"}}}, closed_objects=True).report
+    assert not behind.sound and [(e.pointer, e.keyword) for e in behind.widened()] == [("/properties/a", "pattern")]

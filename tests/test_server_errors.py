@@ -216,3 +216,28 @@ def test_a_500_says_internal_error_with_a_request_id_and_keeps_the_connection(
     connection.close()
     after = metrics(base)['structgen_requests_total{endpoint="/v1/chat/completions",status="500"}']
     assert after == before + 1
+
+
+LOOKBEHIND = {"type": "object", "properties": {"code": {"type": "string", "pattern": "(?<=a)b"}}, "required": ["code"]}
+"""A schema whose grammar takes more than it allows: a lookbehind no automaton holds."""
+
+
+def test_strict_schemas_the_grammar_cannot_enforce_are_a_400(app_server: tuple[str, Failing]) -> None:
+    """strict promises valid outputs: where the grammar would only approximate the
+    schema, a 400 ``schema_not_enforceable`` naming the place, before generating
+    (rather than a 500 after it, for an output the server's own constraint allowed).
+    Without strict the request is served; narrowing (closed objects) is no obstacle."""
+    base, _ = app_server
+    fmt = {"type": "json_schema", "json_schema": {"name": "c", "schema": LOOKBEHIND, "strict": True}}
+    error = error_of(post(base, {"messages": ASK, "response_format": fmt}))
+    assert error["code"] == "schema_not_enforceable" and error["param"] == "response_format"
+    assert "/properties/code pattern" in error["message"]
+    weather = {"type": "function", "function": {"name": "w", "parameters": {"type": "object", "properties": {}}}}
+    tool = {"type": "function", "function": {"name": "f", "parameters": LOOKBEHIND, "strict": True}}
+    error = error_of(post(base, {"messages": ASK, "tools": [weather, tool]}))
+    assert error["code"] == "schema_not_enforceable" and error["param"] == "tools[1].function.parameters"
+    closed = {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}
+    ok = {"type": "json_schema", "json_schema": {"name": "c", "schema": closed, "strict": True}}
+    assert post(base, {"messages": ASK, "response_format": ok}).status_code == 200
+    loose = {"type": "json_schema", "json_schema": {"name": "c", "schema": LOOKBEHIND}}
+    assert post(base, {"messages": ASK, "response_format": loose}).status_code == 200
