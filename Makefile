@@ -26,7 +26,7 @@ SUITE_IN_SDIST := jsonschema-$(SUITE_VERSION)/json/tests
 SUITE := .cache/$(SUITE_IN_SDIST)
 CONFORMANCE_ARGS ?=
 
-.PHONY: demo test test-fast typecheck bench conformance clean vllm-env vllm-model test-vllm
+.PHONY: demo test test-fast typecheck bench conformance fuzz clean vllm-env vllm-model test-vllm
 
 demo: $(INSTALLED)
 	$(VENV)/bin/structgen demo
@@ -59,6 +59,13 @@ bench: $(INSTALLED) $(BENCH_INSTALLED)
 # on a many-core machine: CONFORMANCE_ARGS="--jobs 16" (one worker process per schema at a time)
 conformance: $(INSTALLED) $(BENCH_INSTALLED) $(SUITE)
 	$(PY) benchmarks/conformance.py --suite $(SUITE) $(CONFORMANCE_ARGS)
+
+# seeded schema, regex, grammar and request fuzzers for FUZZ_SECONDS; failures saved in
+# fuzz/cases/ (tests/test_fuzz_cases.py replays them); docs/testing.md
+FUZZ_SECONDS ?= 600
+FUZZ_SEED ?= 0
+fuzz: $(INSTALLED)
+	$(PY) fuzz/run.py --seconds $(FUZZ_SECONDS) --seed $(FUZZ_SEED)
 
 # the official test suite, from jsonschema's sdist (DESIGN §9), fetched once
 $(SUITE):

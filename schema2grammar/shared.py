@@ -93,6 +93,8 @@ def disjoint_types(options: list[Any]) -> bool:
         if not isinstance(option, dict) or "type" not in option:
             return False
         declared = option["type"] if isinstance(option["type"], list) else [option["type"]]
+        if not all(isinstance(t, str) for t in declared):
+            return False  # a malformed type: the branch's own translation says so
         kinds = {"number" if t == "integer" else t for t in declared}
         if kinds & seen:
             return False

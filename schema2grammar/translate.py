@@ -517,6 +517,8 @@ class _Translator:
         if declared is None:  # every type: each keyword constrains its own type only
             return [t for t in JSON_TYPES if t != "integer"]
         listed = declared if isinstance(declared, list) else [declared]
+        if not listed:  # the metaschema asks for one type at least; none would be an empty grammar
+            raise SchemaError(f"{pointer or '#'}: type must name at least one type, not []")
         for json_type in listed:
             if json_type not in JSON_TYPES:
                 raise SchemaError(f"{pointer or '#'}: unknown type {json_type!r}")

@@ -89,3 +89,18 @@ def test_the_bitmask_row_and_its_kind_are_checked(matcher: Any) -> None:
     good = structgen.allocate_token_bitmask(2, 43)
     matcher.fill_next_token_bitmask(good, 1)
     assert allowed_in_row(good, 1, 43) == [1] and allowed_in_row(good, 0, 43) == list(range(43))
+
+
+@pytest.mark.parametrize("schema", [{"oneOf": [{"type": {"a": 1}}, {"type": "number"}]},
+                                    {"oneOf": [{"type": ["string", 3]}, {"type": "null"}]}])
+def test_a_malformed_type_in_a_branch_is_named(schema: dict[str, Any]) -> None:
+    """Found by ``make fuzz`` (fuzz/cases): oneOf compared the branches' types before
+    reading them, and a dict among them was a ``TypeError``."""
+    with pytest.raises(SchemaError, match="^/oneOf/0: unknown type"):
+        structgen.Grammar.from_json_schema(schema)
+
+
+def test_an_empty_type_list_is_a_schema_error() -> None:
+    """Found by ``make fuzz``: ``{"type": []}`` built a grammar of the empty text."""
+    with pytest.raises(SchemaError, match="^/anyOf/0: type must name at least one type"):
+        structgen.Grammar.from_json_schema({"anyOf": [{"type": []}]})
