@@ -95,8 +95,7 @@ def generate(rng: random.Random) -> dict[str, Any]:
         body["n"] = rng.randint(1, 3)
     if rng.random() < 0.1:
         body["stop"] = rng.choice(["}", "\n", ["a", "b"], ""])
-    if rng.random() < 0.3:
-        body["seed"] = rng.randint(0, 1000)
+    body["seed"] = rng.randint(0, 1000)  # sampling too answers the same on a replay
     if rng.random() < 0.3:
         body["temperature"] = rng.choice([0, 0.7, 1.0, 2.0])
     if rng.random() < 0.1:
@@ -353,14 +352,16 @@ def _constraints(body: dict[str, Any], choices: list[dict[str, Any]]) -> dict[st
             name = function.get("name")
             if name not in tools:
                 raise Failure("constraint", f"a call of {name!r}, which is no tool of the request", key="tool-name")
+            cut = "-stop" if body.get("stop") else ""  # a stop string inside the call's JSON
             try:
                 arguments = json.loads(function.get("arguments") or "{}")
             except ValueError:
-                raise Failure("constraint", f"a call's arguments are not JSON: {shown(function)}", key="arguments") from None
+                raise Failure("constraint", f"a call's arguments are not JSON: {shown(function)}",
+                              key="arguments" + cut) from None
             errors = [e.message for e in json_schema_validator(tools[name]).iter_errors(arguments)]
             if errors:
                 raise Failure("constraint", f"a call of {name} whose arguments break its schema: {errors[0]}",
-                              {"arguments": arguments}, key="arguments-schema")
+                              {"arguments": arguments}, key="arguments-schema" + cut)
             checked += 1
         if choice["finish_reason"] != "stop" or choice["content"] is None or body.get("stop") or choice["tool_calls"]:
             continue

@@ -15,7 +15,11 @@ saved as ``fuzz/cases/<fuzzer>-<kind>-<seed>-<index>.json``: the input, the
 fuzzer, seed and index, the error and its traceback: the first case of each
 signature (fuzzer, kind, exception type, the innermost library frame) only, and
 none whose signature a saved case already has (in ``cases``, or in ``open``:
-failures not fixed yet, moved there by hand so the tests replay only fixed ones). A compile past its deadline is
+failures not fixed yet, moved there by hand so the tests replay only fixed ones).
+A failure whose signature is open is reported as such but fails no run: the
+exit status says whether anything *new* failed (or a fixed failure came back).
+A hang's signature is the stack the worker was stuck in (faulthandler writes it
+just before the kill), a crash's where it died. A compile past its deadline is
 no failure but is saved apart, in ``fuzz/slow/``. ``--replay`` runs saved cases
 again; ``tests/test_fuzz_cases.py`` replays every case in ``fuzz/cases/``, so a
 fixed failure stays fixed. Exit status: 0 when nothing failed.
@@ -56,6 +60,8 @@ GRACE_SECONDS = 5.0
 PASSING = ("ok", "slow")
 MAX_SLOW_SAVED = 3
 """Slow cases saved per fuzzer and run (they are no failures: examples, not a record)."""
+LONG_SECONDS = 20.0
+"""A passing case that took longer is named in the output (a worker's start included)."""
 
 
 def fuzzer(name: str) -> Any:
@@ -131,7 +137,9 @@ def run(seconds: float, seed: int, only: list[str], cases: Path, slow: Path) -> 
     failures: Counter[str] = Counter()
     stats: dict[str, Counter[str]] = {name: Counter() for name in only}
     workers = {name: Worker(name, [str(HERE)]) for name in only}
-    seen = known_signatures(cases) | known_signatures(OPEN)
+    still_open = known_signatures(OPEN)
+    seen = known_signatures(cases)
+    known: Counter[str] = Counter()
     saved: list[Path] = []
     broken: set[str] = set()
     print(f"fuzzing {', '.join(only)} for {seconds:g} s, seed {seed}", flush=True)
@@ -162,7 +170,10 @@ def run(seconds: float, seed: int, only: list[str], cases: Path, slow: Path) -> 
                 failures[f"{name}:setup"] += 1
                 continue
             finally:
-                used[name] += time.monotonic() - started
+                took = time.monotonic() - started
+                used[name] += took
+            if took > LONG_SECONDS and status in PASSING:
+                print(f"  {name} #{index}: {status} after {took:.0f} s", flush=True)
             if status == "hang" and cut:
                 stats[name]["cut at the end"] += 1
                 break
@@ -176,10 +187,14 @@ def run(seconds: float, seed: int, only: list[str], cases: Path, slow: Path) -> 
                     save_case(slow, name, seed, index, status, {"kind": "slow", "message": payload}, data)
                 continue
             kind = payload.get("kind", status) if isinstance(payload, dict) else status
-            failures[f"{name}:{kind}"] += 1
             key = signature(name, kind, payload if isinstance(payload, dict) else {"message": str(payload)})
             message = payload.get("message", "") if isinstance(payload, dict) else str(payload)
-            if key in seen:
+            if key in still_open:  # known and not fixed yet: said, not a failure of this run
+                known[f"{name}:{kind}"] += 1
+                print(f"  {name} #{index}: {kind} (open: {key}) {message[:160]}", flush=True)
+                continue
+            failures[f"{name}:{kind}"] += 1
+            if key in seen:  # a fixed failure back, or one this run saved already
                 print(f"  {name} #{index}: {kind} (known: {key}) {message[:160]}", flush=True)
                 continue
             seen.add(key)
@@ -193,6 +208,8 @@ def run(seconds: float, seed: int, only: list[str], cases: Path, slow: Path) -> 
     for name in only:
         extra = ", ".join(f"{k} {v}" for k, v in sorted(stats[name].items()))
         print(f"  {name}: {counts[name]} cases in {used[name]:.0f} s ({extra})")
+    if known:
+        print("known open failures (fuzz/open): " + ", ".join(f"{k} {v}" for k, v in sorted(known.items())))
     if failures:
         print("failures: " + ", ".join(f"{k} {v}" for k, v in sorted(failures.items())))
         print(f"new cases saved: {len(saved)}")

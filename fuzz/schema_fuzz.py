@@ -529,7 +529,12 @@ def walk(state: dict[str, Any], schema: Any, spec: dict[str, Any]) -> dict[str, 
     except ValueError as exc:
         raise Failure("walk", f"the walk wrote text that is not JSON ({exc}): {shown(text)}", {"text": text}, key="json") from None
     if grammar.report.exact:
-        errors = list(json_schema_validator(schema).iter_errors(value))[:3]
+        try:
+            validator = json_schema_validator(schema)
+            validator.check_schema(schema)
+            errors = list(validator.iter_errors(value))[:3]
+        except Exception:  # noqa: BLE001 (no schema to jsonschema, or it fails on it: no verdict)
+            return {"walk_no_verdict": 1}
         if errors:
             raise Failure("walk", f"the walk wrote {shown(text)}, which jsonschema refuses: {errors[0].message}",
                           {"text": text, "errors": [e.message for e in errors]}, key=f"invalid:{errors[0].validator}")

@@ -10,9 +10,14 @@ done once, outside any case's time.
 
 from __future__ import annotations
 
+import faulthandler
 import importlib
 import multiprocessing
+import os
+import re
 import signal
+import tempfile
+import time
 import sys
 import traceback
 import warnings
@@ -25,8 +30,15 @@ MEMORY_LIMIT = 8 << 30
 ``MemoryError`` (a failure) rather than the machine's memory gone."""
 
 
-def _serve(conn: Connection, name: str, path: list[str]) -> None:
+_STACKS: Any = None  # the file faulthandler writes this worker's stack to (kept open)
+
+
+def _serve(conn: Connection, name: str, path: list[str], stacks: str) -> None:
+    global _STACKS
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's: it kills its workers
+    _STACKS = open(stacks, "w", encoding="utf-8")  # noqa: SIM115 (open for the process's life)
+    faulthandler.enable(_STACKS)  # a crash writes where it was
+    faulthandler.register(signal.SIGUSR1, _STACKS, all_threads=True)  # so does a hang, asked before the kill
     sys.path[:0] = [p for p in path if p not in sys.path]
     warnings.simplefilter("ignore")
     from common import Failure, Slow
@@ -83,11 +95,13 @@ class Worker:
         self.path = path
         self.process: Any = None
         self.conn: Connection | None = None
+        handle, self.stacks = tempfile.mkstemp(prefix=f"structgen-fuzz-{name}-", suffix=".txt")
+        os.close(handle)
 
     def start(self) -> None:
         context = multiprocessing.get_context("spawn")  # nothing inherited from the parent's heap
         parent, child = context.Pipe()
-        self.process = context.Process(target=_serve, args=(child, self.name, self.path), daemon=True)
+        self.process = context.Process(target=_serve, args=(child, self.name, self.path, self.stacks), daemon=True)
         self.process.start()
         child.close()
         if not parent.poll(SETUP_SECONDS):
@@ -113,13 +127,38 @@ class Worker:
             if conn.poll(timeout):
                 return conn.recv()
         except (EOFError, OSError):
+            if self.process is not None:
+                self.process.join(5)
             code = self.process.exitcode if self.process is not None else None
             self.kill()
-            return "crash", f"the worker process died (exit code {code})"
+            return "crash", {"kind": "crash", "message": f"the worker process died (exit code {code})",
+                             "traceback": self._stack(), "detail": {}}
+        if self.process is not None and self.process.pid is not None:
+            try:
+                os.kill(self.process.pid, signal.SIGUSR1)  # faulthandler writes the stack it is stuck in
+                time.sleep(1.0)
+            except OSError:
+                pass
         self.kill()
-        return "hang", f"no answer in {timeout:g} s: the worker was killed"
+        return "hang", {"kind": "hang", "message": f"no answer in {timeout:g} s: the worker was killed",
+                        "traceback": self._stack(), "detail": {}}
+
+    def _stack(self) -> str:
+        """The worker's last stack as faulthandler wrote it, as a traceback reads
+        (most recent call last): the thread that was running, or the first one."""
+        try:
+            with open(self.stacks, encoding="utf-8", errors="replace") as dumped:
+                text = dumped.read()
+        except OSError:
+            return ""
+        blocks = re.split(r"\n(?=(?:Current thread|Thread) 0x)", text.strip())
+        block = next((b for b in reversed(blocks) if b.startswith("Current thread")), blocks[-1] if blocks else "")
+        frames = re.findall(r'File "([^"]+)", line (\d+) in (\S+)', block)
+        lines = [f'  File "{path}", line {line}, in {func}' for path, line, func in reversed(frames)]
+        return "Traceback of the worker when it stopped (most recent call last):\n" + "\n".join(lines) + "\n"
 
     def kill(self) -> None:
+        """Kill the worker; the next call starts a fresh one (with an empty stack file)."""
         if self.process is not None and self.process.is_alive():
             self.process.kill()
             self.process.join(5)
@@ -136,3 +175,7 @@ class Worker:
             except (OSError, BrokenPipeError):
                 pass
         self.kill()
+        try:
+            os.unlink(self.stacks)
+        except OSError:
+            pass
