@@ -352,6 +352,8 @@ def _with_negation(t: _Translator, schema: dict[str, Any], negated: Any, pointer
     handles before types: enum, anyOf, ...); the verdicts on that ``not`` go to
     ``notes``, and to the report only where ``schema`` has a ``not`` of its own."""
     start = len(t.report.entries)
+    if "$ref" in schema and t.ref_alone:  # drafts 3-7 ignore a $ref's siblings: the not goes beside it
+        schema = {"allOf": [schema]}
     had = "not" in schema  # then reported as the not of both
     try:
         return t.node({**schema, "not": {"anyOf": [schema["not"], negated]} if had else negated}, pointer)

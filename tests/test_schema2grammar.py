@@ -445,6 +445,20 @@ def test_ref_siblings_are_ignored_up_to_draft_7_and_merged_after() -> None:
     assert _accepts(modern, {"a": 5}) and not _accepts(modern, {"a": 9})
 
 
+@pytest.mark.parametrize("draft", ["http://json-schema.org/draft-07/schema#", "https://json-schema.org/draft/2020-12/schema"])
+def test_oneof_branch_that_is_a_ref_is_still_less_the_other_branches(draft: str) -> None:
+    """fuzz case schema-unsound-7-117: each oneOf branch is built with ``not`` the
+    others beside it; beside a ``$ref``, drafts 3-7 ignore that ``not``, so the
+    branch accepted what the others accept too."""
+    defs = {"h": {"type": "string"}}
+    schema = {"$schema": draft, "definitions": defs, "$defs": defs,
+              "oneOf": [{"type": "number"}, {"$ref": "#/definitions/h"}, {"not": {"type": "number"}}]}
+    assert _accepts(schema, 1) and _accepts(schema, None)
+    assert not _accepts(schema, "a")  # the $ref branch and the not branch both
+    with pytest.raises(SchemaError, match="no value matches exactly one branch"):
+        translate({"$schema": draft, "definitions": {"h": {}}, "oneOf": [{}, {"$ref": "#/definitions/h"}]})
+
+
 def test_recursive_ref_with_siblings_is_a_cycle_not_a_stack_overflow() -> None:
     """Github_hard---o61026: a recursive $ref beside other keywords recursed forever."""
     schema = {"definitions": {"params": {"type": "array", "items": {"type": "object", "properties": {
