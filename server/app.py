@@ -1,6 +1,7 @@
 """The OpenAI-compatible HTTP server: ``create_app(model, tokenizer)`` is a FastAPI app.
 
-``POST /v1/chat/completions`` and ``POST /v1/completions`` (whole or streamed),
+``POST /v1/chat/completions``, ``POST /v1/completions`` and ``POST /v1/responses``
+(whole or streamed; ``GET`` and ``DELETE /v1/responses/{id}`` for stored ones),
 ``GET /v1/models``, ``GET /v1/models/{id}``, ``GET /health``, ``GET /metrics``
 (and ``/openapi.json``; with ``protect_metrics``, both behind the API key).
 Every bad request is a 4xx with an OpenAI error body (FastAPI's own 422s become
@@ -43,6 +44,10 @@ from server.metrics import ServerMetrics
 from server.params import decode_options, max_tokens
 from server.protocol import ChatCompletionRequest, CompletionRequest, GenerationRequest, ModelCard, ModelList
 from server.request_metrics import RequestMetrics
+from server.response_store import ResponseStore
+from server.responses import translate
+from server.responses_protocol import DeletedResponse, Response, ResponsesRequest
+from server.responses_reply import ResponsesReply
 from server.serving import Generations, Updates, wait_unless_gone
 from server.shutdown import Drain
 from server.syntax_choice import syntax_for
@@ -94,6 +99,7 @@ def create_app(
     prompt = ChatPrompt(tokenizer, syntax)
     created = int(time.time())
     drain = Drain(limits.shutdown_grace_seconds)
+    stored = ResponseStore(limits.max_stored_responses, limits.stored_response_seconds)
 
     @asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
@@ -127,18 +133,22 @@ def create_app(
 
     keyed = [Depends(authorized)] if protect_metrics else []
 
-    async def parsed(request: Request, model: type[Body]) -> Body:
+    async def read(request: Request, model: type[Body]) -> Body:
         """The body as ``model``: declared JSON, read within the size and time
-        limits, checked for the model's name, its constraints' sizes and nesting."""
+        limits, for this server's model."""
         check_content_type(request)
         raw = await read_body(request, limits.max_body_bytes, limits.body_seconds)
         try:
             body = model.model_validate_json(raw)
         except ValidationError as exc:
             raise RequestValidationError(exc.errors()) from None
-        assert isinstance(body, GenerationRequest)
-        if body.model != model_id:
-            raise model_not_found(body.model, model_id)
+        asked = getattr(body, "model")
+        if asked != model_id:
+            raise model_not_found(asked, model_id)
+        return body
+
+    def checked(body: GenerationRequest) -> None:
+        """The request's constraints' sizes and nesting; its fields read as options."""
         if body.stream_options is not None and not body.stream:
             raise bad_request("stream_options is only allowed with stream: true", "stream_options", "invalid_value")
         check_constraint_sizes(body, limits.max_schema_bytes)
@@ -146,10 +156,34 @@ def create_app(
         ignored = set(body.model_extra or ()) - EXTENSION_FIELDS
         if ignored:
             log.info("ignored request fields: %s", ", ".join(sorted(ignored)))
+
+    async def parsed(request: Request, model: type[Body]) -> Body:
+        body = await read(request, model)
+        assert isinstance(body, GenerationRequest)
+        checked(body)
         return body
 
+    def chat_job(body: ChatCompletionRequest, param: str, prompt_param: str) -> tuple[Callable[[], list[Sequence]], Callable[[], OutputPlan]]:
+        """What a chat request (or a Responses request in chat form) generates:
+        ``build`` plans its output and prepares its sequences (in a worker thread);
+        ``plan`` is that output plan, once built. ``param`` names the max tokens'
+        field and ``prompt_param`` the prompt's, for a 400."""
+        plans: list[OutputPlan] = []
+        options = decode_options(body)
+
+        def build() -> list[Sequence]:
+            plan = plan_output(body, syntax)
+            plans.append(plan)
+            ids = prompt.token_ids(body.messages, plan.tools)
+            budget = max_tokens(
+                body.max_completion_tokens or body.max_tokens, param, len(ids), prompt_param, engine.context, limits.default_max_tokens, limits.max_tokens
+            )
+            return prepared(lambda: engine.prepare([ids], plan, body.n, budget, options), plan)
+
+        return build, lambda: plans[0]
+
     async def respond(
-        request: Request, body: GenerationRequest, build: Callable[[], list[Sequence]], reply: Callable[[], ChatReply | CompletionReply]
+        request: Request, body: GenerationRequest, build: Callable[[], list[Sequence]], reply: Callable[[], ChatReply | CompletionReply | ResponsesReply]
     ) -> Any:
         """Start the generation; stream it, or answer once it is complete (a 503
         once the server is shutting down; ended with one past its grace)."""
@@ -197,24 +231,41 @@ def create_app(
         if body.logprobs:
             raise bad_request("logprobs are not supported yet", "logprobs", "unsupported_parameter")
         generations.check_fits(body.n)
-        options = decode_options(body)
-        param = "max_completion_tokens" if body.max_completion_tokens else "max_tokens"
-        plan: OutputPlan | None = None
-
-        def build() -> list[Sequence]:
-            nonlocal plan
-            plan = plan_output(body, syntax)
-            ids = prompt.token_ids(body.messages, plan.tools)
-            budget = max_tokens(
-                body.max_completion_tokens or body.max_tokens, param, len(ids), "messages", engine.context, limits.default_max_tokens, limits.max_tokens
-            )
-            return prepared(lambda: engine.prepare([ids], plan, body.n, budget, options), plan)
+        build, plan = chat_job(body, "max_completion_tokens" if body.max_completion_tokens else "max_tokens", "messages")
 
         def reply() -> ChatReply:
-            assert plan is not None  # build() made it
-            return ChatReply(_id("chatcmpl"), int(time.time()), model_id, engine, plan, syntax, options.stop, metrics)
+            return ChatReply(_id("chatcmpl"), int(time.time()), model_id, engine, plan(), syntax, decode_options(body).stop, metrics)
 
         return await respond(request, body, build, reply)
+
+    @app.post("/v1/responses", dependencies=[Depends(authorized)], response_model=None)
+    async def create_response(request: Request) -> Any:
+        body = await read(request, ResponsesRequest)
+        history = stored.history(body.previous_response_id) if body.previous_response_id is not None else []
+        translation = translate(body, history)
+        chat = translation.chat
+        try:
+            checked(chat)
+            check_content(chat.messages)
+            build, plan = chat_job(chat, "max_output_tokens", "input")
+
+            def reply() -> ResponsesReply:
+                return ResponsesReply(_id("resp"), int(time.time()), model_id, engine, plan(), syntax, decode_options(chat).stop,
+                                      metrics, body, translation, stored)
+
+            return await respond(request, chat, build, reply)
+        except APIError as exc:
+            raise translation.renamed(exc) from None
+
+    @app.get("/v1/responses/{response_id}", dependencies=[Depends(authorized)])
+    async def retrieve_response(response_id: str) -> Response:
+        return stored.fetch(response_id).response
+
+    @app.delete("/v1/responses/{response_id}", dependencies=[Depends(authorized)])
+    async def delete_response(response_id: str) -> DeletedResponse:
+        stored.fetch(response_id)
+        stored.delete(response_id)
+        return DeletedResponse(id=response_id)
 
     @app.post("/v1/completions", dependencies=[Depends(authorized)], response_model=None)
     async def completions(request: Request) -> Any:

@@ -35,15 +35,17 @@ class Limits:
     max_json_depth: int = MAX_JSON_DEPTH  # arrays and objects nested in a schema, tool parameters or a past call's arguments (at most the default)
     body_seconds: float = 30.0  # a request's body must have arrived this long after its reading began: else a 408
     shutdown_grace_seconds: float = 25.0  # on SIGTERM, running requests' time to finish before they end with a 503
+    max_stored_responses: int = 1000  # Responses API answers kept (store: true) for GET and previous_response_id; the oldest goes first
+    stored_response_seconds: float = 3600.0  # how long a stored response is kept
     # the clock a compile's deadline checks count compile_seconds on, for tests and simulations to
     # replace (docs/testing.md); the server's own wait for a compile is always in real seconds
     compile_clock: Callable[[], float] = time.monotonic
 
     def __post_init__(self) -> None:
-        for name in ("max_batch", "max_requests", "max_body_bytes", "max_schema_bytes", "max_tokens", "default_max_tokens", "max_json_depth"):
+        for name in ("max_batch", "max_requests", "max_body_bytes", "max_schema_bytes", "max_tokens", "default_max_tokens", "max_json_depth", "max_stored_responses"):
             if getattr(self, name) < 1:
                 raise ValueError(f"{name} must be at least 1, got {getattr(self, name)}")
-        for name in ("compile_seconds", "body_seconds"):
+        for name in ("compile_seconds", "body_seconds", "stored_response_seconds"):
             if getattr(self, name) <= 0:
                 raise ValueError(f"{name} must be positive, got {getattr(self, name)}")
         if self.max_json_depth > MAX_JSON_DEPTH:  # deeper overflows Python's stack in the checks that walk them

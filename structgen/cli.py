@@ -25,7 +25,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     check.add_argument("--tools", required=True, help="a JSON file: a list of tool definitions (OpenAI or Anthropic)")
     check.add_argument("calls", help="a JSON Lines file of calls (OpenAI tool_call, Anthropic tool_use or {name, arguments})")
     check.add_argument("--json", action="store_true", help="one JSON result a line instead of a report")
-    serve = commands.add_parser("serve", help="an OpenAI-compatible chat completions server (tools, response_format)")
+    serve = commands.add_parser("serve", help="an OpenAI-compatible server: chat completions, completions, responses")
     serve.add_argument("--model", help="model folder or .gguf file (default: the bundled SmolLM2-135M-Instruct)")
     serve.add_argument("--device", default="auto", choices=["auto", "cpu", "cuda"], help="where the model runs")
     serve.add_argument("--host", default="127.0.0.1", help="address to listen on")
@@ -40,6 +40,20 @@ def main(argv: Sequence[str] | None = None) -> int:
         default=25.0,
         metavar="SECONDS",
         help="on SIGTERM, running requests get this long to finish, then end with a 503 (default 25)",
+    )
+    serve.add_argument(
+        "--max-stored-responses",
+        type=int,
+        default=1000,
+        metavar="N",
+        help="Responses API answers kept in memory for GET /v1/responses/{id} and previous_response_id (default 1000)",
+    )
+    serve.add_argument(
+        "--stored-response-seconds",
+        type=float,
+        default=3600.0,
+        metavar="SECONDS",
+        help="how long a stored response is kept (default 3600)",
     )
     serve.add_argument(
         "--protect-metrics",
@@ -228,7 +242,13 @@ def _serve_limits(args: argparse.Namespace, limits: Any) -> Any:
         print("structgen serve: --protect-metrics puts /metrics behind the API key: give --api-key too", file=sys.stderr)
         return None
     try:
-        return limits(max_batch=args.max_batch, max_requests=args.max_requests, shutdown_grace_seconds=args.shutdown_grace)
+        return limits(
+            max_batch=args.max_batch,
+            max_requests=args.max_requests,
+            shutdown_grace_seconds=args.shutdown_grace,
+            max_stored_responses=args.max_stored_responses,
+            stored_response_seconds=args.stored_response_seconds,
+        )
     except ValueError as exc:
         print(f"structgen serve: {exc}", file=sys.stderr)
         return None

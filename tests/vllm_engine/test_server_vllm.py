@@ -58,6 +58,20 @@ from test_server import (  # noqa: F401 - collected here, against this module's 
     wait_for_idle,
 )
 from test_server import client, script  # noqa: F401 - fixtures, on this module's ``live``
+from test_server_responses import (  # noqa: F401 - /v1/responses: the same bodies, on this module's ``live``
+    test_a_malformed_request_is_a_400_naming_the_field,
+    test_a_required_function_call_and_its_round_trip,
+    test_a_string_input_answers_a_message,
+    test_allowed_tools_limit_the_calls,
+    test_auto_text_then_a_call_and_a_named_choice,
+    test_keys_models_and_unknown_ids,
+    test_max_output_tokens_makes_it_incomplete,
+    test_parse_with_a_pydantic_model,
+    test_streamed_calls_and_parsed_output,
+    test_streamed_text_events_in_order,
+    test_the_format_holds_whatever_the_model_prefers,
+    test_the_store_keeps_answers_for_get_and_previous_response_id,
+)
 from vllm_setup import free_port, wait_until_up
 from waiting import wait_until
 
