@@ -17,7 +17,20 @@ Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
 ASGIApp = Callable[[Scope, Callable[[], Awaitable[Message]], Callable[[Message], Awaitable[None]]], Awaitable[None]]
 
-ENDPOINTS = frozenset({"/v1/chat/completions", "/v1/completions", "/v1/models", "/health", "/metrics", "/openapi.json"})
+ENDPOINTS = frozenset({"/v1/chat/completions", "/v1/completions", "/v1/responses", "/v1/models", "/health", "/metrics", "/openapi.json"})
+BY_ID = ("/v1/responses/", "/v1/models/")
+"""Paths that end in an id, counted as one endpoint each (``/v1/responses/{id}``)."""
+
+
+def endpoint_of(path: str) -> str:
+    """The endpoint label of ``path``: unknown paths are ``other``, so that they
+    cannot grow the label set."""
+    if path in ENDPOINTS:
+        return path
+    for prefix in BY_ID:
+        if path.startswith(prefix) and len(path) > len(prefix):
+            return prefix + "{id}"
+    return "other"
 
 
 class RequestMetrics:
@@ -29,8 +42,7 @@ class RequestMetrics:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        path = scope.get("path", "")
-        endpoint = path if path in ENDPOINTS else "other"  # unknown paths must not grow the label set
+        endpoint = endpoint_of(scope.get("path", ""))
 
         async def counted(message: Message) -> None:
             if message["type"] == "http.response.start":

@@ -17,7 +17,7 @@ from pydantic import BaseModel, TypeAdapter
 
 import structgen
 from clocks import SetClock
-from test_server import KEY, MODEL, Script, serving
+from test_server import KEY, MODEL, Script, metrics, serving
 from tiny_model import tiny_model
 
 pytestmark = pytest.mark.server
@@ -313,3 +313,17 @@ def test_keys_models_and_unknown_ids(live: tuple[openai.OpenAI, Script, str]) ->
     missing = httpx2.get(base + "/responses/resp_nope", headers=HEADERS)
     assert missing.status_code == 404 and missing.json()["error"]["code"] == "not_found"
     assert httpx2.delete(base + "/responses/resp_nope", headers=HEADERS).status_code == 404
+
+
+def test_metrics_count_responses(live: tuple[openai.OpenAI, Script, str], client: openai.OpenAI) -> None:
+    base = live[2]
+    before = metrics(base)
+    reply = client.responses.create(model=MODEL, input="x", max_output_tokens=2)
+    client.responses.retrieve(reply.id)
+    after = metrics(base)
+    for endpoint in ("/v1/responses", "/v1/responses/{id}"):
+        sample = f'structgen_requests_total{{endpoint="{endpoint}",status="200"}}'
+        assert after[sample] == before.get(sample, 0) + 1, sample
+    assert reply.usage is not None
+    assert after["structgen_completion_tokens_total"] == before["structgen_completion_tokens_total"] + reply.usage.output_tokens
+    assert after["structgen_prompt_tokens_total"] == before["structgen_prompt_tokens_total"] + reply.usage.input_tokens
