@@ -358,6 +358,9 @@ def _constraints(body: dict[str, Any], choices: list[dict[str, Any]]) -> dict[st
             except ValueError:
                 raise Failure("constraint", f"a call's arguments are not JSON: {shown(function)}",
                               key="arguments" + cut) from None
+            if not isinstance(arguments, dict):  # a function's arguments are an object, whatever its parameters allow
+                raise Failure("constraint", f"a call's arguments are no JSON object: {shown(function)}",
+                              key="arguments-object")
             errors = [e.message for e in json_schema_validator(tools[name]).iter_errors(arguments)]
             if errors:
                 raise Failure("constraint", f"a call of {name} whose arguments break its schema: {errors[0]}",

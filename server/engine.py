@@ -88,6 +88,7 @@ class Engine:
                 sequence.next_phase = next_phase
                 sequence.escape = escape
                 sequence.shown = shown
+                sequence.stop_scope = plan.stop_scope if plan.tools is not None else None  # not in a call
                 for token_id in plan.start_tokens:  # the tag token, before the calls' grammar
                     sequence.forced.add(len(sequence.output))
                     sequence.output.append(token_id)

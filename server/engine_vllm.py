@@ -16,7 +16,10 @@ completion) is one vLLM request.
 - ``auto`` tool choice: the free text's grammar, then the calls' grammar once the
   call trigger is written (``structgen_next_grammar`` / ``structgen_next_after``).
 - Stop strings are vLLM's to find, the cut is made here as the default backend
-  makes it; a stop token ends a sequence without being part of its output; usage
+  makes it; but where the output may hold tool calls, whose JSON no stop string
+  may cut (``OutputPlan.stop_scope``), they are looked for here, in the content
+  alone, and a sequence that meets one is ended (its vLLM request aborted); a
+  stop token ends a sequence without being part of its output; usage
   counts the output's tokens. There is no jump-forward: every token is sampled
   (under the mask), so outputs may be split into tokens differently.
 
@@ -35,7 +38,7 @@ from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from structgen.decoding import DecodeOptions, Sequence, check_request
+from structgen.decoding import DecodeOptions, Sequence, check_request, cut_at_stop
 from structgen.engine.deadline import check_deadline, current_deadline
 from structgen.integrations.request_args import NEXT_AFTER_KEY, NEXT_GRAMMAR_KEY, constraint_args
 from structgen.tokenizer_info import TokenizerInfo
@@ -149,10 +152,13 @@ class VLLMEngine:
             check_request(prompt_ids, max_tokens)
             for _ in range(n):
                 sequence = Sequence(list(prompt_ids), plan.constraint, None, max_tokens, options)
+                if plan.tools is not None:  # stop strings in the content alone: found here, not by vLLM
+                    sequence.stop_scope = plan.stop_scope
                 sequences.append(sequence)
+        vllm_stops = options.stop if plan.tools is None else ()
         # set last: a request that fails here leaves no params behind (submit takes them)
         for index, sequence in enumerate(sequences):
-            self.params[id(sequence)] = self._sampling_params(index, max_tokens, options, args)
+            self.params[id(sequence)] = self._sampling_params(index, max_tokens, options, args, vllm_stops)
         return sequences
 
     def submit(self, sequences: list[Sequence], on_step: Callable[[list[Sequence]], None] | None = None) -> Handle:
@@ -229,7 +235,9 @@ class VLLMEngine:
         per_engine = await ask_all("collective_rpc", "structgen_precompile", None, (args, seconds), None)
         return [answer for answers in per_engine for answer in answers]
 
-    def _sampling_params(self, index: int, max_tokens: int, options: DecodeOptions, args: dict[str, Any]) -> Any:
+    def _sampling_params(
+        self, index: int, max_tokens: int, options: DecodeOptions, args: dict[str, Any], stops: tuple[str, ...]
+    ) -> Any:
         from vllm import SamplingParams
         from vllm.sampling_params import RequestOutputKind
 
@@ -243,7 +251,7 @@ class VLLMEngine:
             # the request's choices draw from one seed as vLLM's own n > 1 does (seed + index)
             seed=None if sampling.seed is None else sampling.seed + index,
             repetition_penalty=sampling.repetition_penalty,
-            stop=list(options.stop) or None,
+            stop=list(stops) or None,
             # the default backend ends on every stop token of the tokenizer
             stop_token_ids=sorted(self.stop_ids),
             extra_args=dict(args) or None,
@@ -288,22 +296,28 @@ class VLLMEngine:
 
         sequence = job.sequences[index]
         prompt = tokens_input(sequence.prompt_ids)  # the engine's own input: tokenized already (chat template applied)
-        async for output in self.llm.generate(prompt, job.params[index], f"structgen-{uuid.uuid4().hex}"):
+        outputs = self.llm.generate(prompt, job.params[index], f"structgen-{uuid.uuid4().hex}")
+        async for output in outputs:
             job.started[index] = True
             self._update(job, sequence, output.outputs[0], output.finished)
             if job.on_step is not None and not job.cancel.is_set():
                 job.on_step(job.sequences)
+            if sequence.done and not output.finished:  # a stop string found here: vLLM aborts the request
+                await outputs.aclose()
+                break
 
     def _update(self, job: VLLMJob, sequence: Sequence, completion: Any, finished: bool) -> None:
         ids = list(completion.token_ids)
         if not finished:
             sequence.output = ids
+            if sequence.stop_scope is not None and cut_at_stop(sequence, self.info):
+                sequence.finish_reason = "stop"
             return
         reason = completion.finish_reason
         if reason == "stop" and ids and ids[-1] in self.stop_ids and not isinstance(completion.stop_reason, str):
             ids.pop()  # the stop token ends the output; it is not part of it (as in the default backend)
         sequence.output = ids
-        if sequence.options.stop and _cut_at_stop(sequence, self.info):
+        if cut_at_stop(sequence, self.info, final=True):
             sequence.finish_reason = "stop"
         elif reason in ("stop", "length"):
             sequence.finish_reason = reason
@@ -322,16 +336,6 @@ async def _until_done(tasks: list[asyncio.Future[None]]) -> None:
         except asyncio.CancelledError:
             pass  # cancelled again (a second cancel): the children are ending all the same
         pending = [task for task in pending if not task.done()]
-
-
-def _cut_at_stop(sequence: Sequence, info: TokenizerInfo) -> bool:
-    """As the default backend cuts: at the earliest stop string in the output's text."""
-    text = sequence.text(info)
-    found = [(text.find(s), s) for s in sequence.options.stop if s in text]
-    if not found:
-        return False
-    sequence.cut, sequence.stop_string = min(found)
-    return True
 
 
 def _client_error(exc: BaseException) -> BaseException:

@@ -29,13 +29,14 @@ from functools import lru_cache
 from typing import Any
 
 from schema2grammar import Options, Report, translate
+from schema2grammar.shared import NoValue
 from structgen.constraint import Constraint, make_constraint
 from structgen.lark_rules import LexerTooLarge, ParserTooLarge
 from structgen.tool_calls import Tool, ToolDefinitionError, ToolSet
 
 from server.errors import bad_request
 from server.protocol import ChatCompletionRequest, GenerationRequest, JSONObjectFormat, JSONSchemaResponseFormat
-from server.tool_syntax import ToolSyntax
+from server.tool_syntax import ToolSyntax, hold_back
 
 SCHEMA_OPTIONS = {"whitespace": "compact", "closed_objects": True}
 """Tool calls' JSON: compact (jump-forward writes the envelope and the punctuation
@@ -68,6 +69,25 @@ class OutputPlan:
     escape_token: int | None = None
     shown: tuple[tuple[int, str], ...] = ()
     param: str | None = None  # the request field whose constraint comes first (a 400's ``param``)
+    tag: str = ""  # the text that starts the calls (``ToolSyntax.tag``), where the output may hold calls
+
+    def stop_scope(self, text: str, final: bool) -> int:
+        """How much of ``text`` the request's stop strings are looked for in
+        (``structgen.decoding.StopScope``): the content. Calls are the constraint's,
+        so a stop string never ends one: under ``required`` and a named tool (the
+        calls alone) nothing; in ``auto`` the text before the calls' tag, less,
+        while the output goes on, a tail that may still become the tag."""
+        if self.tools is None:
+            return len(text)
+        if self.calls is None:
+            return 0
+        if self.text_first:
+            start = text.find(self.tag)
+            if start >= 0:
+                return start
+            return len(text) if final else len(hold_back(text, (self.tag,)))
+        # calls only at the very start (a JSON answer may hold the tag)
+        return 0 if text.startswith(self.tag) or (not final and self.tag.startswith(text)) else len(text)
 
 
 @dataclass(frozen=True)
@@ -85,42 +105,44 @@ def plan_output(request: ChatCompletionRequest, syntax: ToolSyntax) -> OutputPla
     A format with tools applies to the answer: in ``auto`` the output is that
     answer or calls; ``required`` and named choices leave no room for an answer."""
     tools = read_tools(request)
-    for index, tool in enumerate(tools.tools.values() if tools is not None else ()):
-        if tool.strict:
-            check_sound(_tool_report(json.dumps(tool.schema, ensure_ascii=False)), f"tools[{index}].function.parameters")
     choice = request.tool_choice or ("auto" if tools is not None else "none")
+    for index, tool in enumerate(tools.tools.values() if tools is not None else ()):
+        if tool.strict or choice != "none":  # translated for the calls' grammar (strict: checked sound with none too)
+            report = _tool_report(json.dumps(object_arguments(tool.schema), ensure_ascii=False), f"tools[{index}].function.parameters")
+            if tool.strict:
+                check_sound(report, f"tools[{index}].function.parameters")
     if tools is None and choice != "none":
         raise bad_request("tool_choice is set but no tools are given", "tool_choice")
     form = content_format(request)
     content = content_constraint(form)
     if tools is None or choice == "none":
         return OutputPlan(content, content, param=form.param if form is not None else None)
-    tagged = syntax.tag_token
+    tagged, tag = syntax.tag_token, syntax.tag
     shown = ((tagged, syntax.tag),) if tagged is not None else ()
     if choice == "auto":
         calls = calls_constraint(syntax, list(tools.tools.values()), request.parallel_tool_calls)
         if tagged is not None:  # text without the tag, or any format's answer; the tag token starts the calls
             first = free_text_without(syntax.tag) if form is None else content
             return OutputPlan(first, content, tools, calls, text_first=form is None, escape_token=tagged, shown=shown,
-                              param="tools" if form is None else form.param)
+                              param="tools" if form is None else form.param, tag=tag)
         trigger = syntax.first + syntax.call_prefix
         if form is None:
-            return OutputPlan(free_text_or(syntax.tag, trigger), content, tools, calls, trigger, param="tools")
+            return OutputPlan(free_text_or(syntax.tag, trigger), content, tools, calls, trigger, param="tools", tag=tag)
         if "schema" in form.keywords:
             return OutputPlan(answer_or_call(form, trigger), content, tools, calls, trigger, text_first=False,
-                              param=form.param)
+                              param=form.param, tag=tag)
         raise bad_request(f"{form.param} together with tool_choice 'auto' is not supported yet (a JSON Schema is)", form.param)
     start = (tagged,) if tagged is not None else ()
     if choice == "required":
         calls = calls_constraint(syntax, list(tools.tools.values()), request.parallel_tool_calls)
-        return OutputPlan(calls, content, tools, start_tokens=start, shown=shown, param="tools")
+        return OutputPlan(calls, content, tools, start_tokens=start, shown=shown, param="tools", tag=tag)
     name = choice.function.name
     if name not in tools.tools:
         raise bad_request(
             f"tool_choice names {name!r}, which is not among the tools ({', '.join(tools.names())})", "tool_choice"
         )
     calls = calls_constraint(syntax, [tools.tools[name]], False)
-    return OutputPlan(calls, content, tools, finish_calls_as="stop", start_tokens=start, shown=shown, param="tools")
+    return OutputPlan(calls, content, tools, finish_calls_as="stop", start_tokens=start, shown=shown, param="tools", tag=tag)
 
 
 def read_tools(request: ChatCompletionRequest) -> ToolSet | None:
@@ -129,9 +151,40 @@ def read_tools(request: ChatCompletionRequest) -> ToolSet | None:
     if not request.tools:
         raise bad_request("tools must not be an empty array", "tools")
     try:
-        return ToolSet.read([tool.model_dump(exclude_none=True) for tool in request.tools])
+        tools = ToolSet.read([tool.model_dump(exclude_none=True) for tool in request.tools])
     except ToolDefinitionError as exc:
         raise bad_request(str(exc), "tools") from None
+    for index, tool in enumerate(tools.tools.values()):
+        check_object_parameters(tool.schema, f"tools[{index}].function.parameters")
+    return tools
+
+
+def check_object_parameters(schema: dict[str, Any], param: str) -> None:
+    """A 400 for a tool whose ``parameters`` declare a ``type`` without ``object``:
+    a function's arguments are a JSON object (OpenAI's API, and every tool-call
+    syntax's envelope). A schema that allows no object otherwise (``{"enum": [1]}``)
+    is found when its calls' grammar is translated (``_tool_report``)."""
+    declared = schema.get("type")
+    if declared is None:
+        return
+    types = declared if isinstance(declared, list) else [declared]
+    if "object" not in types:
+        raise bad_request(f"{param}: a function's arguments are a JSON object; these parameters allow "
+                          f"{' or '.join(map(str, types))} only (give \"type\": \"object\")", param)
+
+
+def object_arguments(schema: dict[str, Any], base: str = "#") -> dict[str, Any]:
+    """A tool's ``parameters`` as its calls' arguments: in conjunction with
+    ``{"type": "object"}`` (a schema that allows any value, ``{}``, must not let the
+    model write a string there), its local ``$ref``s pointing where the result puts
+    it under ``base`` (the pointer of the arguments in the schema translated).
+    ``check_object_parameters`` has refused a ``type`` without ``object``."""
+    declared = schema.get("type")
+    if declared is not None or "$ref" not in schema:
+        rebased: dict[str, Any] = _rebase(schema if declared == "object" else {**schema, "type": "object"}, base)
+        return rebased
+    # a $ref beside which an older draft ignores other keywords: conjoined by allOf
+    return {"allOf": [{"type": "object"}, _rebase(schema, base + "/allOf/1")]}
 
 
 def content_format(request: GenerationRequest) -> ContentFormat | None:
@@ -294,11 +347,11 @@ def check_schema(schema: Any, param: str) -> None:
 def calls_constraint(syntax: ToolSyntax, tools: list[Tool], parallel: bool) -> Constraint:
     """One call of one of ``tools`` (``parallel``: one or more) in the syntax's envelope."""
     if len(tools) == 1:
-        schema = syntax.call_schema(_rebased(tools[0], f"#/properties/{syntax.arguments_key}"))
+        schema = syntax.call_schema(_arguments_of(tools[0], f"#/properties/{syntax.arguments_key}"))
     else:
         schema = {
             "anyOf": [
-                syntax.call_schema(_rebased(tool, f"#/anyOf/{i}/properties/{syntax.arguments_key}"))
+                syntax.call_schema(_arguments_of(tool, f"#/anyOf/{i}/properties/{syntax.arguments_key}"))
                 for i, tool in enumerate(tools)
             ]
         }
@@ -323,15 +376,23 @@ def _built(lark: str, param: str) -> Constraint:
         raise bad_request(f"{param}: {exc}", param, "grammar_too_large") from None
 
 
-@lru_cache(maxsize=64)
-def _tool_report(schema_text: str) -> Report | None:
-    """How a tool's parameters are translated for its calls (the grammar has no
-    matcher checks there: what the report marks approximated is not enforced);
-    None where they cannot be (``calls_constraint`` says why, with a 400)."""
+def _tool_report(schema_text: str, param: str) -> Report | None:
+    """How a tool's arguments (``object_arguments``) are translated for its calls
+    (the grammar has no matcher checks there: what the report marks approximated
+    is not enforced); a 400 naming ``param`` where they cannot be, or allow no
+    value (no object: ``{"enum": [1]}``, ``{"not": {}}``)."""
     try:
-        return translate(schema_text, Options(**SCHEMA_OPTIONS))[1]  # type: ignore[arg-type]
-    except (ValueError, RecursionError):
-        return None
+        return _translated_report(schema_text)
+    except NoValue as exc:
+        raise bad_request(f"{param}: a function's arguments are a JSON object, and these parameters allow none: {exc}",
+                          param) from None
+    except (ValueError, RecursionError) as exc:
+        raise bad_request(f"{param}: cannot be translated: {exc}", param) from None
+
+
+@lru_cache(maxsize=64)
+def _translated_report(schema_text: str) -> Report | None:
+    return translate(schema_text, Options(**SCHEMA_OPTIONS))[1]  # type: ignore[arg-type]
 
 
 @lru_cache(maxsize=64)
@@ -343,9 +404,10 @@ def _renamed_rules(schema_text: str, name: str, options: tuple[tuple[str, Any], 
     return f"{name}: {first[len('start: '):]}\n{rest}"
 
 
-def _rebased(tool: Tool, base: str) -> Tool:
-    """``tool`` with its schema's local ``$ref``s pointing where the call schema puts it."""
-    return Tool(tool.name, tool.description, _rebase(tool.schema, base), tool.strict)
+def _arguments_of(tool: Tool, base: str) -> Tool:
+    """``tool`` with its schema as its calls' arguments (``object_arguments``), its
+    local ``$ref``s pointing where the call schema puts it."""
+    return Tool(tool.name, tool.description, object_arguments(tool.schema, base), tool.strict)
 
 
 _DATA_KEYWORDS = frozenset({"const", "enum", "default", "examples"})

@@ -32,7 +32,7 @@ class Reading:
 def read_output(plan: OutputPlan, syntax: ToolSyntax, text: str, final: bool, stops: tuple[str, ...]) -> Reading:
     """Content and calls of ``text``; while streaming, without what may still change."""
     if not final:
-        text = hold_back(text, stops)  # a stop string, once complete, cuts the text there
+        text = settled(plan, text, stops)
     if plan.tools is None:
         return Reading(text, [])
     parsed = syntax.parse(text, final, plan.text_first)
@@ -40,6 +40,19 @@ def read_output(plan: OutputPlan, syntax: ToolSyntax, text: str, final: bool, st
     if not content.strip() and (parsed.calls or not final):
         return Reading(None, parsed.calls)  # whitespace before calls is no content
     return Reading(content, parsed.calls)
+
+
+def settled(plan: OutputPlan, text: str, stops: tuple[str, ...]) -> str:
+    """``text`` less a tail of its content that may still become a stop string (a
+    stop string, once complete, cuts the text there). Stop strings are looked for
+    in the content alone (``OutputPlan.stop_scope``): once the calls have begun,
+    the content before them is settled."""
+    if not stops:
+        return text
+    scope = plan.stop_scope(text, False)
+    if scope < len(text) and text.startswith(plan.tag, scope):
+        return text
+    return hold_back(text[:scope], stops) + text[scope:]
 
 
 def finish_reason(plan: OutputPlan, reason: str | None, calls: list[ParsedCall]) -> str:

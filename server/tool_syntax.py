@@ -27,7 +27,8 @@ ID_CHARACTERS = string.ascii_letters + string.digits
 @dataclass
 class ParsedCall:
     """One call read from the output: ``name`` None until it is complete;
-    ``arguments`` the JSON text so far; ``complete`` once the object closed."""
+    ``arguments`` the JSON text so far; ``complete`` once the value closed
+    (``json_end``)."""
 
     name: str | None
     arguments: str
@@ -185,27 +186,59 @@ def _spaced(text: str) -> str:
 
 
 def json_end(text: str, start: int) -> int | None:
-    """The index just after the JSON object or array starting at ``start``
-    (strings and escapes respected), or None while it is still open."""
+    """The index just after the JSON value starting at ``start`` (after any
+    whitespace), or None while it is still open: an object or array to its
+    closing bracket, a string to its closing quote (strings and escapes respected
+    in both), a number or ``true``/``false``/``null`` to the first character that
+    cannot go on with it (at the end of ``text`` it may still go on). Arguments
+    are objects (the calls' grammar makes them so); the rest is read all the same,
+    never past the value into the envelope."""
+    index = start
+    while index < len(text) and text[index] in _JSON_SPACE:
+        index += 1
+    if index == len(text):
+        return None
+    if text[index] == '"':
+        return _string_end(text, index + 1)
+    if text[index] not in "{[":
+        match = _SCALAR.match(text, index)
+        end = match.end() if match is not None else index
+        return end if 0 < end - index and end < len(text) else None
     depth = 0
-    in_string = escaped = False
-    for index in range(start, len(text)):
+    while index < len(text):
         char = text[index]
-        if in_string:
-            if escaped:
-                escaped = False
-            elif char == "\\":
-                escaped = True
-            elif char == '"':
-                in_string = False
-        elif char == '"':
-            in_string = True
-        elif char in "{[":
+        if char == '"':
+            after = _string_end(text, index + 1)
+            if after is None:
+                return None
+            index = after
+            continue
+        if char in "{[":
             depth += 1
         elif char in "}]":
             depth -= 1
             if depth == 0:
                 return index + 1
+        index += 1
+    return None
+
+
+_JSON_SPACE = " \t\n\r"
+_SCALAR = re.compile(r"[-+.0-9eE]+|[a-z]+")  # a number or a literal, as far as it goes (what it is, JSON decides)
+
+
+def _string_end(text: str, index: int) -> int | None:
+    """The index just after the string whose first character is at ``index``
+    (its opening quote just before), or None while it is open."""
+    escaped = False
+    for position in range(index, len(text)):
+        char = text[position]
+        if escaped:
+            escaped = False
+        elif char == "\\":
+            escaped = True
+        elif char == '"':
+            return position + 1
     return None
 
 

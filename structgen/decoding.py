@@ -74,6 +74,13 @@ and decoding goes on; None ends the sequence. A grammar in phases — free text,
 then tool calls — is one phase per grammar."""
 
 
+StopScope = Callable[[str, bool], int]
+"""How much of a sequence's text (``final``: once it has ended) its stop strings
+are looked for in; the rest is a constraint's own, where a stop string is no stop
+(a tool call's JSON, which a cut would leave broken). While the sequence goes on
+(``final`` False) the scope holds only text that stays in it whatever comes next."""
+
+
 @dataclass(frozen=True)
 class Escape:
     """A special token a sequence may write although no grammar can allow it (its
@@ -105,6 +112,7 @@ class Sequence:
     forward_passes: int = 0
     finish_reason: str | None = None
     stop_string: str | None = None  # the stop= string that ended it
+    stop_scope: StopScope | None = None  # where the stop strings are looked for (None: in the whole text)
     cut: int | None = None  # characters of the decoded output kept when a stop string ended it
     started: bool = False  # the forced start was appended (Decoder.step does it on joining)
     escape: Escape | None = None  # a special token that switches to another constraint
@@ -512,7 +520,7 @@ class Decoder:
         if token_id in self.stop_ids:
             if sequence.matcher is not None and not sequence.matcher.accept_token(token_id):
                 raise RuntimeError(f"internal error: stop token {token_id} was allowed by the mask, then refused")
-            sequence.finish_reason = "stop"
+            self._end(sequence, "stop")
             return
         if sequence.matcher is not None and not sequence.matcher.accept_token(token_id):
             raise RuntimeError(f"internal error: token {token_id} was allowed by the mask, then refused")
@@ -525,16 +533,24 @@ class Decoder:
     def _check_end(self, sequence: Sequence) -> None:
         """End the sequence on a stop string, on ``max_tokens``, or when only stopping is left."""
         options = sequence.options
-        if options.stop and self._cut_at_stop(sequence, options.stop):
+        if cut_at_stop(sequence, self.info):
             sequence.finish_reason = "stop"
             return
         if len(sequence.output) >= sequence.max_tokens:
-            sequence.finish_reason = "length"
+            self._end(sequence, "length")
             return
         if options.close_within_max_tokens and self._close_near_budget(sequence):
-            sequence.finish_reason = "length"
+            self._end(sequence, "length")
             return
         self._finish_if_only_stop(sequence)
+
+    def _end(self, sequence: Sequence, reason: str) -> None:
+        """End ``sequence`` for ``reason``; but where its stop scope held back a tail
+        that might have become a tool call's tag, a stop string found there once it
+        is final ends it at that stop string."""
+        if sequence.stop_scope is not None and cut_at_stop(sequence, self.info, final=True):
+            reason = "stop"
+        sequence.finish_reason = reason
     def _close_near_budget(self, sequence: Sequence) -> bool:
         """Append the output's shortest completion (as forced tokens) when the token
         budget is about to run out before the output can end; True if it was."""
@@ -605,7 +621,7 @@ class Decoder:
             return
         phase = sequence.next_phase(sequence) if sequence.next_phase is not None else None
         if phase is None:
-            sequence.finish_reason = "stop"
+            self._end(sequence, "stop")
             return
         sequence.next_phase = None
         sequence.constraint, sequence.matcher = phase
@@ -613,10 +629,18 @@ class Decoder:
             self._jump_forward(sequence, None)
         self._check_end(sequence)
 
-    def _cut_at_stop(self, sequence: Sequence, stop: tuple[str, ...]) -> bool:
-        text = sequence.text(self.info)
-        found = [(text.find(s), s) for s in stop if s in text]
-        if not found:
-            return False
-        sequence.cut, sequence.stop_string = min(found)
-        return True
+
+def cut_at_stop(sequence: Sequence, info: TokenizerInfo, final: bool = False) -> bool:
+    """Cut ``sequence``'s text at the earliest of its stop strings there, within its
+    ``stop_scope`` (``final``: the sequence has ended); True when one was found."""
+    stop = sequence.options.stop
+    if not stop:
+        return False
+    text = sequence.text(info)
+    if sequence.stop_scope is not None:
+        text = text[: sequence.stop_scope(text, final)]
+    found = [(text.find(s), s) for s in stop if s in text]
+    if not found:
+        return False
+    sequence.cut, sequence.stop_string = min(found)
+    return True

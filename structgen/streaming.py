@@ -20,7 +20,7 @@ from structgen.grammar import Grammar
 from structgen.json_scan import COMMA_OR_CLOSE, END, KEY, KEY_OR_CLOSE, NUMBER, STRING, WHITESPACE, JsonScan
 from structgen.lark_rules import GrammarError
 from structgen.tool_calls import Call, Tool, ToolSet
-from structgen.validation import ToolCallError, ValidationResult, check_call, unknown_tool
+from structgen.validation import ToolCallError, ValidationResult, check_call, not_an_object, unknown_tool
 
 
 class ToolCallValidator:
@@ -36,7 +36,8 @@ class ToolCallValidator:
         self._text = bytearray()
         self._exact: ByteMatcher | None = None
         self._scan: JsonScan | None = None
-        self._started = False  # a byte other than leading whitespace has come
+        self._started = False  # a byte other than leading whitespace has come (to the exact lane)
+        self._opened = False  # a byte other than leading whitespace has come
         self._call_id: str | None = None
         self._name: str | None = None
         if name is not None:
@@ -44,7 +45,7 @@ class ToolCallValidator:
 
     def start(self, name: str, call_id: str | None = None) -> ValidationResult | None:
         """Begin a call to tool ``name``: None, or the invalid result when no tool has that name."""
-        self._name, self._call_id, self._text, self._started = name, call_id, bytearray(), False
+        self._name, self._call_id, self._text, self._started, self._opened = name, call_id, bytearray(), False, False
         self._tool = self.toolset.tools.get(name)
         self._result = None
         self._exact = self._scan = None
@@ -86,6 +87,11 @@ class ToolCallValidator:
         data = chunk.encode("utf-8") if isinstance(chunk, str) else bytes(chunk)
         base = len(self._text)
         self._text += data
+        if not self._opened:
+            rest = data.lstrip(WHITESPACE)
+            self._opened = bool(rest)
+            if rest and rest[0] in _NOT_OBJECTS:  # a value that is no object: arguments are one, whatever the schema allows
+                return self._stop(base + len(data) - len(rest), not_an_object(_NOT_OBJECTS[rest[0]]))
         index = 0
         if self._exact is not None:
             while not self._started and index < len(data) and data[index] in WHITESPACE:
@@ -140,6 +146,11 @@ class ToolCallValidator:
     def _stop(self, offset: int, error: ToolCallError) -> ValidationResult:
         self._result = ValidationResult(self._name, (error,), call_id=self._call_id, offset=offset)
         return self._result
+
+
+_NOT_OBJECTS: dict[int, object] = {ord('"'): "", ord("["): [], ord("t"): True, ord("f"): False, ord("n"): None,
+                                   **{ord(c): 0 for c in "-0123456789"}}
+"""First bytes of JSON values that are no object, with a value of their kind."""
 
 
 def _may_differ_in_order_or_spelling(scan: JsonScan, byte: int) -> bool:

@@ -119,12 +119,24 @@ def check_call(toolset: ToolSet, call: Call) -> ValidationResult:
         value = parsed
     elif value_depth(value, MAX_JSON_DEPTH) > MAX_JSON_DEPTH:
         return ValidationResult(tool.name, (_too_deep(),), call_id=call.id)
+    if not isinstance(value, dict):
+        offset = len(call.text.encode()) - len(call.text.lstrip(" \t\n\r").encode()) if call.text is not None else None
+        return ValidationResult(tool.name, (not_an_object(value),), call_id=call.id, offset=offset)
     try:
         errors = tuple(schema_errors(toolset.schema_validator(tool.name), value))
     except RecursionError:  # a recursive schema on a value within the bound, called from deep in a stack
         error = ToolCallError("", "depth", MAX_JSON_DEPTH, None, "The arguments nest too deeply to be checked against the schema.")
         return ValidationResult(tool.name, (error,), call_id=call.id)
     return ValidationResult(tool.name, errors, value, call.id)
+
+
+def not_an_object(value: Any) -> ToolCallError:
+    """A call's arguments are a JSON object (its parameters by name), whatever the
+    tool's schema allows: OpenAI's ``arguments`` and Anthropic's ``input`` are."""
+    kind = json_type(value)
+    shown = "null" if kind == "null" else f"an {kind}" if kind[0] in "aeiou" else f"a {kind}"
+    return ToolCallError("", "type", "object", kind,
+                         f"The arguments must be a JSON object with the parameters as its keys, not {shown}.")
 
 
 def _too_deep() -> ToolCallError:

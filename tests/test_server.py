@@ -337,6 +337,75 @@ def test_hostile_arguments_streamed_and_whole(client: openai.OpenAI, script: Scr
     assert streamed.function.arguments == call.function.arguments
 
 
+def whole_and_streamed(client: openai.OpenAI, **fields: Any) -> list[Any]:
+    """The first choice of a request, answered whole and streamed (its deltas put
+    together as the SDK does, which refuses to for a "length")."""
+    from types import SimpleNamespace
+
+    whole = client.chat.completions.create(model=MODEL, messages=ASK, **fields).choices[0]
+    content: str | None = None
+    calls: dict[int, Any] = {}
+    reason = None
+    for chunk in client.chat.completions.create(model=MODEL, messages=ASK, stream=True, **fields):
+        delta = chunk.choices[0].delta
+        if delta.content is not None:
+            content = (content or "") + delta.content
+        for part in delta.tool_calls or []:
+            if part.index not in calls:
+                calls[part.index] = SimpleNamespace(id=part.id, type=part.type, function=SimpleNamespace(name=part.function.name, arguments=""))
+            calls[part.index].function.arguments += part.function.arguments or ""
+        reason = chunk.choices[0].finish_reason or reason
+    message = SimpleNamespace(content=content, tool_calls=[calls[i] for i in sorted(calls)] or None)
+    return [whole, SimpleNamespace(message=message, finish_reason=reason)]
+
+
+def test_a_tool_that_takes_any_value_is_called_with_an_object(client: openai.OpenAI, script: Script) -> None:
+    """A tool whose parameters allow any value (``{}``): the model would write a
+    string holding the envelope's ``}`` and closing tag as the arguments; they are
+    a JSON object (the parameters in conjunction with ``{"type": "object"}``)."""
+    anything = {"type": "function", "function": {"name": "anything", "parameters": {}}}
+    script.text = '<tool_call>\n{"name":"anything","arguments":"][\\"}\n</tool_call>"}\n</tool_call>'
+    for choice in whole_and_streamed(client, tools=[anything], tool_choice="required", max_tokens=40):
+        [call] = choice.message.tool_calls or []
+        assert call.function.name == "anything" and call.function.arguments.startswith("{")
+        if choice.finish_reason != "length":
+            assert isinstance(json.loads(call.function.arguments), dict)
+    with pytest.raises(openai.BadRequestError) as raised:
+        client.chat.completions.create(model=MODEL, messages=ASK, max_tokens=5, tool_choice="none",
+                                       tools=[{"type": "function", "function": {"name": "s", "parameters": {"type": "string"}}}])
+    assert isinstance(raised.value.body, dict) and raised.value.body["param"] == "tools[0].function.parameters"
+
+
+def test_stop_strings_end_the_content_never_a_call(client: openai.OpenAI, script: Script) -> None:
+    """A stop string ends the content; it is not looked for in a call, which is the
+    constraint's: a forced call (required, named) runs to its end whatever the stop
+    strings, or to max_tokens ("length", its arguments as far as they got, as
+    without stop strings); in ``auto`` the text before the call can be cut."""
+    call = '<tool_call>\n{"name":"get_weather","arguments":{"city":"Paris"}}\n</tool_call>'
+    named = {"type": "function", "function": {"name": "get_weather"}}
+    script.text = call
+    for tool_choice, reason in (("required", "tool_calls"), (named, "stop")):
+        for choice in whole_and_streamed(client, tools=[WEATHER], tool_choice=tool_choice, stop=["}", "Paris", "<"], max_tokens=60):
+            [made] = choice.message.tool_calls or []
+            assert arguments_of(made, WEATHER) == {"city": "Paris"} and choice.finish_reason == reason
+            assert not choice.message.content
+    for choice in whole_and_streamed(client, tools=[WEATHER], tool_choice=named, stop="}", max_tokens=19):
+        [made] = choice.message.tool_calls or []
+        assert choice.finish_reason == "length" and '{"city":"Paris"}'.startswith(made.function.arguments)
+    script.text = "Let me check." + call
+    for stops, content in ((["}", "Paris"], "Let me check."), (["<"], "Let me check."), (["check"], "Let me ")):
+        for choice in whole_and_streamed(client, tools=[WEATHER], stop=stops, max_tokens=60):
+            assert choice.message.content == content, stops
+            if stops == ["check"]:  # the content was cut: no call came
+                assert choice.message.tool_calls is None and choice.finish_reason == "stop"
+            else:  # a stop string that the tag or the call holds is no stop
+                [made] = choice.message.tool_calls or []
+                assert arguments_of(made, WEATHER) == {"city": "Paris"} and choice.finish_reason == "tool_calls"
+    script.text = "It is sunny <tool"  # the start of a tag, then the end: it was content after all
+    for choice in whole_and_streamed(client, tools=[WEATHER], stop=["<"], max_tokens=60):
+        assert (choice.message.content, choice.message.tool_calls, choice.finish_reason) == ("It is sunny ", None, "stop")
+
+
 def stream_chunks(base: str, body: dict[str, Any], path: str = "/chat/completions") -> list[Any]:
     """The raw SSE events of a streamed request (``[DONE]`` as the string)."""
     import httpx2

@@ -203,3 +203,17 @@ def test_bytes_that_are_not_utf8_stop_where_they_become_so() -> None:
     validator = ToolCallValidator([tool], name="f")
     text = '{"ключ": "日本 \U0001f600"}'.encode()
     assert all(validator.feed(text[i:i + 1]) is None for i in range(len(text))) and validator.finish()
+
+
+def test_arguments_that_are_no_object_stop_at_their_first_byte() -> None:
+    """Arguments are a JSON object whatever the schema allows: a string, array,
+    number or literal is stopped at its first byte, with ``finish``'s verdict."""
+    tools = [{"type": "function", "function": {"name": "f", "parameters": {}}}]
+    validator = ToolCallValidator(tools)
+    for text in ['"x"', ' \n[1, 2]', "-1", "true", "null"]:
+        result, fed = stream(validator, "f", text, chunk=1)
+        assert not result and result.offset == len(text) - len(text.lstrip()) and fed == result.offset + 1, text
+        assert result.errors[0].keyword == "type" and validator.finish() is result
+        assert validate_tool_call(tools, {"function": {"name": "f", "arguments": text}}).errors == result.errors
+    result, _ = stream(validator, "f", '{"a": ["x"]}', chunk=1)
+    assert result

@@ -92,3 +92,99 @@ def test_the_template_picks_the_syntax(template: str | None, syntax: ToolSyntax)
         chat_template = template
 
     assert syntax_for(Tokenizer()) is syntax
+
+
+SCALARS = ['"][\\"}\\n</tool_call>"', "12.5e3", "true", "null", '[1, "]", {"a": "}"}]', '{"a": [1, "]"]}']
+
+
+@pytest.mark.parametrize("syntax", SYNTAXES, ids=lambda s: s.name)
+def test_the_parser_reads_any_value_to_its_end(syntax: ToolSyntax) -> None:
+    """Arguments are objects (the calls' grammar makes them so), but whatever value
+    the text holds is read to its own end, never into the envelope after it: a
+    string holding the envelope's ``}`` and closing tag is that string, whole
+    and while streaming."""
+    for arguments in SCALARS:
+        body = "{" + json.dumps(syntax.name_key) + ':"f",' + json.dumps(syntax.arguments_key) + ":" + arguments + "}"
+        text = syntax.first + body + syntax.between + compact(syntax, CALLS[1:])[len(syntax.first):]
+        parsed = syntax.parse(text, final=True)
+        assert [(c.name, c.arguments, c.complete) for c in parsed.calls] == [("f", arguments, True), ("get_time", '{"zone":"CET"}', True)]
+        for end in range(len(text)):
+            calls = syntax.parse(text[:end], final=False).calls
+            if calls and calls[0].name is not None:
+                assert arguments.startswith(calls[0].arguments) if not calls[0].complete else calls[0].arguments == arguments
+
+
+@pytest.mark.parametrize("syntax", SYNTAXES, ids=lambda s: s.name)
+@pytest.mark.parametrize(
+    "parameters",
+    [{}, {"description": "anything"}, {"type": ["object", "string"]},
+     {"$ref": "#/$defs/any", "$defs": {"any": {"properties": {"a": {"$ref": "#/$defs/any"}}}}}],
+    ids=["empty", "untyped", "object-or-string", "ref"],
+)
+def test_arguments_are_an_object_whatever_the_parameters_allow(syntax: ToolSyntax, parameters: dict[str, Any]) -> None:
+    """A function's arguments are a JSON object: a tool whose ``parameters`` also
+    allow a string or a number gets the object alone (the parameters in
+    conjunction with ``{"type": "object"}``, their ``$ref``s still resolved)."""
+    tools = ToolSet.read([{"type": "function", "function": {"name": "f", "parameters": parameters}}])
+    grammar = calls_constraint(syntax, list(tools.tools.values()), parallel=False).grammar
+    assert grammar is not None
+    for arguments in ['"x"', "1", "[]", "null", "true"]:
+        assert not grammar.accepts(compact(syntax, [("f", json.loads(arguments))])), arguments
+    for arguments in [{}, {"a": {"a": {}}}]:
+        assert grammar.accepts(compact(syntax, [("f", arguments)])), arguments
+
+
+def plan_of(syntax: ToolSyntax = HERMES, **fields: Any) -> Any:
+    from server.grammars import plan_output
+    from server.protocol import ChatCompletionRequest
+
+    request = ChatCompletionRequest.model_validate({"model": "m", "messages": [{"role": "user", "content": "hi"}], **fields})
+    return plan_output(request, syntax)
+
+
+@pytest.mark.parametrize(
+    ("parameters", "choice"),
+    [({"type": "string"}, "auto"), ({"type": ["array", "null"]}, "none"), ({"enum": [1, "a"]}, "auto"),
+     ({"not": {}}, "required"), ({"$ref": "#/$defs/s", "$defs": {"s": {"type": "string"}}}, "auto"),
+     ({"anyOf": [{"type": "integer"}, {"type": "string"}]}, {"type": "function", "function": {"name": "w"}})],
+)
+def test_parameters_that_allow_no_object_are_a_400(parameters: dict[str, Any], choice: Any) -> None:
+    """Parameters that cannot be an object: a 400 naming the tool's parameters
+    (a declared ``type`` without ``object`` whatever the tool_choice; other
+    schemas where their calls' grammar is built)."""
+    from server.errors import APIError
+
+    weather = {"type": "function", "function": {"name": "w", "parameters": {"type": "object"}}}
+    tools = [weather, {"type": "function", "function": {"name": "f", "parameters": parameters}}]
+    with pytest.raises(APIError) as raised:
+        plan_of(tools=tools, tool_choice=choice)
+    assert raised.value.status == 400 and raised.value.param == "tools[1].function.parameters"
+    assert "object" in raised.value.message
+
+
+def test_stop_strings_are_looked_for_in_the_content_alone() -> None:
+    """``OutputPlan.stop_scope``: the whole text without tools (or with ``none``);
+    nothing of a forced call; in ``auto`` the text before the tag, less (while the
+    output goes on) a tail that may still become the tag; with a JSON answer the
+    calls start the output or not at all."""
+    from server.output import settled
+
+    tools = [{"type": "function", "function": {"name": "f", "parameters": {"type": "object"}}}]
+    call = '<tool_call>\n{"name":"f","arguments":{}}\n</tool_call>'
+    plain, none = plan_of(), plan_of(tools=tools, tool_choice="none")
+    required, named = plan_of(tools=tools, tool_choice="required"), plan_of(tools=tools, tool_choice={"type": "function", "function": {"name": "f"}})
+    auto = plan_of(tools=tools)
+    answer = plan_of(tools=tools, response_format={"type": "json_schema", "json_schema": {"name": "a", "schema": {"type": "object"}}})
+    for text in ("Hi. " + call, call, "Hi <tool", "Hi <tool_call", ""):
+        for final in (False, True):
+            assert plain.stop_scope(text, final) == none.stop_scope(text, final) == len(text)
+            assert required.stop_scope(text, final) == named.stop_scope(text, final) == 0
+    assert [auto.stop_scope(t, False) for t in ("Hi. " + call, call, "Hi <tool", "Hi <x")] == [4, 0, 3, 5]
+    assert [auto.stop_scope(t, True) for t in ("Hi. " + call, "Hi <tool")] == [4, 8]
+    assert [answer.stop_scope(t, False) for t in (call, "<tool", '{"a": "<tool_call>"}')] == [0, 0, 20]
+    assert answer.stop_scope("<tool", True) == 5
+    # while streaming, a tail of the content that may still become a stop string waits; a call never does
+    assert settled(auto, "Hi. Bye" + call[:20], ("Bye.",)) == "Hi. Bye" + call[:20]
+    assert settled(auto, "Hi. Bye<tool", ("Bye.",)) == "Hi. <tool"
+    assert settled(required, call[:-3], ("}\n",)) == call[:-3]
+    assert settled(plain, "Hi. Bye", ("Bye.",)) == "Hi. "

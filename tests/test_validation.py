@@ -299,3 +299,21 @@ def test_the_verdict_knows_year_zero_and_february() -> None:
     assert validator.is_valid("2024-02-29")
     assert not validator.is_valid("1900-02-29")
     assert not validator.is_valid("2025-04-31")
+
+
+def test_arguments_are_an_object_whatever_the_schema_allows() -> None:
+    """A function's arguments are a JSON object (OpenAI's ``arguments``, Anthropic's
+    ``input``): a value of another type is refused even where the tool's schema
+    (``{}``, or one without ``"type": "object"``) would take it, located at its first byte."""
+    tools = [{"type": "function", "function": {"name": "f", "parameters": {}}},
+             {"name": "g", "input_schema": {"anyOf": [{"type": "string"}, {"type": "object"}]}}]
+    for arguments, kind in [('"x"', "string"), ("  [1]", "array"), ("3", "integer"), ("null", "null"), ("false", "boolean")]:
+        result = validate_tool_call(tools, openai_call("f", arguments))
+        (error,) = result.errors
+        assert (error.pointer, error.keyword, error.expected, error.got) == ("", "type", "object", kind)
+        assert result.offset == len(arguments) - len(arguments.lstrip()) and "must be a JSON object" in error.message
+        assert not validate_tool_call(tools, {"type": "tool_use", "name": "g", "input": json.loads(arguments)})
+    assert validate_tool_call(tools, openai_call("f", '{"any": ["thing"]}'))
+    assert validate_tool_call(tools, {"type": "tool_use", "name": "g", "input": {}})
+    raw = validate_tool_call(tools, '<tool_call>{"name": "f", "arguments": "\\"x\\""}</tool_call>')
+    assert raw.errors[0].keyword == "type"  # stringified arguments holding a string: still no object

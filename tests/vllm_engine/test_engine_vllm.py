@@ -154,3 +154,64 @@ def test_precompile_stops_at_the_compile_deadline() -> None:
         assert threading.active_count() < 50
 
     asyncio.run(main())
+
+
+class ScriptedLLM:
+    """Writes ``ids`` a token at a time (cumulative outputs, as the server asks
+    for them), then ends as vLLM ends on a stop token; counts the requests it was
+    told to abort (the generator closed before its end)."""
+
+    def __init__(self, ids: list[int]) -> None:
+        self.ids = ids
+        self.aborted = 0
+        self.engine_core = SimpleNamespace()
+
+    async def generate(self, prompt: Any, params: Any, request_id: str) -> AsyncIterator[Any]:
+        try:
+            for end in range(1, len(self.ids) + 1):
+                done = end == len(self.ids)
+                completion = SimpleNamespace(token_ids=self.ids[:end], finish_reason="stop" if done else None, stop_reason=None)
+                yield SimpleNamespace(outputs=[completion], finished=done)
+                await asyncio.sleep(0)
+        except GeneratorExit:
+            self.aborted += 1
+            raise
+
+
+def test_stop_strings_are_found_here_in_the_content_alone() -> None:
+    """With tools, vLLM is given no stop strings (they would cut a call's JSON): the
+    engine looks for them in the content alone (``OutputPlan.stop_scope``), on each
+    update, and ends the request at one; once the output is final, a tail that
+    might have become the tag is content, and a stop string there cuts it."""
+    import structgen
+    from server.grammars import plan_output
+    from server.protocol import ChatCompletionRequest
+    from server.tool_syntax import HERMES
+    from structgen.generate import tokenizer_info_for
+
+    tokenizer = structgen.load_tokenizer()
+    request = ChatCompletionRequest.model_validate({
+        "model": "m", "messages": [{"role": "user", "content": "hi"}],
+        "tools": [{"type": "function", "function": {"name": "f", "parameters": {"type": "object"}}}],
+    })
+    plan = plan_output(request, HERMES)
+    call = '<tool_call>\n{"name":"f","arguments":{"a":"}"}}\n</tool_call>'
+
+    async def run(text: str, stops: tuple[str, ...]) -> tuple[str, str | None, int]:
+        eos = int(tokenizer.eos_token_id)
+        llm = ScriptedLLM(tokenizer.encode(text, add_special_tokens=False) + [eos])
+        engine = engine_on(llm, asyncio.get_running_loop())  # type: ignore[arg-type]
+        engine.stop_ids = frozenset({eos})
+        engine.info = tokenizer_info_for(tokenizer)
+        sequence = Sequence([1, 2, 3], None, None, 100, DecodeOptions(stop=stops))
+        sequence.stop_scope = plan.stop_scope
+        engine.params[id(sequence)] = object()
+        [done] = await asyncio.wait_for(engine.submit([sequence]).result(), 5)
+        return done.text(engine.info), done.finish_reason, llm.aborted
+
+    async def main() -> None:
+        assert await run("Hi. Bye." + call, ("Bye",)) == ("Hi. ", "stop", 1)  # cut in the content: aborted
+        assert await run("Hi." + call, ("}", "<")) == ("Hi." + call, "stop", 0)  # none in the tag or the call
+        assert await run("Hi <tool", ("<",)) == ("Hi ", "stop", 0)  # the tail was text after all
+
+    asyncio.run(main())
