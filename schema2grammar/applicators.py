@@ -340,7 +340,7 @@ def _conditional_branches(t: _Translator, schema: dict[str, Any], rest: dict[str
             branches.append(_with_negation(t, merged, schema["if"], pointer, notes))
         else:  # not A, and not if: not (A or if)
             combined += ["not"] if "not" in merged else []
-            negated = {"anyOf": [merged.pop("not"), schema["if"]]} if "not" in merged else schema["if"]
+            negated = shared.either(merged.pop("not"), schema["if"]) if "not" in merged else schema["if"]
             branches.append(negated_body(t, merged, negated, pointer, f"{pointer}/if", notes))
     except shared.NoValue:
         pass
@@ -356,7 +356,7 @@ def _with_negation(t: _Translator, schema: dict[str, Any], negated: Any, pointer
         schema = {"allOf": [schema]}
     had = "not" in schema  # then reported as the not of both
     try:
-        return t.node({**schema, "not": {"anyOf": [schema["not"], negated]} if had else negated}, pointer)
+        return t.node({**schema, "not": shared.either(schema["not"], negated) if had else negated}, pointer)
     finally:
         mine = [e for e in t.report.entries[start:] if e.keyword == "not" and _not_placed(e.pointer, pointer)]
         notes += [e.note for e in mine if e.status != ENFORCED]

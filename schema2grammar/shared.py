@@ -4,6 +4,7 @@ one way everywhere (a schema both translated and complemented means one thing)."
 
 from __future__ import annotations
 
+import json
 from typing import Any
 from urllib.parse import unquote
 
@@ -100,6 +101,22 @@ def disjoint_types(options: list[Any]) -> bool:
             return False
         seen |= kinds
     return True
+
+
+def either(first: Any, second: Any) -> Any:
+    """The schema ``anyOf: [first, second]``, its nested ``anyOf``s flattened and
+    repeated members dropped: ``not`` that a recursion through conditionals
+    combines again at each level stays the same schema (and meets its own rule)."""
+    members: list[Any] = []
+    seen: set[str] = set()
+    for schema in (first, second):
+        flat = schema["anyOf"] if isinstance(schema, dict) and set(schema) == {"anyOf"} and isinstance(schema["anyOf"], list) else [schema]
+        for member in flat:
+            key = json.dumps(member, sort_keys=True, default=str)
+            if key not in seen:
+                seen.add(key)
+                members.append(member)
+    return members[0] if len(members) == 1 else {"anyOf": members}
 
 
 def json_type(value: Any) -> str:

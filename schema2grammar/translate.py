@@ -495,7 +495,9 @@ class _Translator:
         if "allOf" in schema:
             return self.all_of(schema, pointer)
         if "if" in schema and self.conditional_keywords:
-            return applicators.conditional(self, schema, pointer)
+            # memoized like a reference: recursion through a branch ($ref in else) is a cycle of rules
+            return self.cached("if " + json.dumps(schema, sort_keys=True, default=str),
+                               lambda: applicators.conditional(self, schema, pointer), pointer)
         if _schema_dependency_keys(schema, self.dependent_keywords):
             return self.dependent_schemas(schema, pointer)
         if "not" in schema:

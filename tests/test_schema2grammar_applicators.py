@@ -952,9 +952,12 @@ def test_splits_past_their_rule_budget_are_approximated(monkeypatch: pytest.Monk
     monkeypatch.undo()
     props = {f"p{i}": {"type": "object", "properties": {f"q{j}": {"type": "string"} for j in range(10)}} for i in range(30)}
     parts = [{"required": [f"a{i}", f"b{i}"]} for i in range(6)]
-    for big in (_discriminated(8), {"type": "object", "properties": props, "not": {"anyOf": parts}},
+    for big in ({"type": "object", "properties": props, "not": {"anyOf": parts}},
                 {"type": "object", "properties": props, "if": {"anyOf": parts[:3]}, "then": {"required": ["p1"]}}):
         assert not translate(big)[1].exact  # approximated, not "more than 20000 places"
+    # each conditional is one rule however many branches hold it: nested ones add up, not multiply
+    grammar, report = translate(_discriminated(8))
+    assert report.exact and len(grammar) < 20_000
 
 
 @pytest.mark.parametrize(("schema", "message"), [
@@ -1032,3 +1035,25 @@ def test_witnesses_past_the_object_state_limit_are_approximated(monkeypatch: pyt
     assert grammar.accepts('{"q0": "s"}')
     small = Grammar.from_json_schema({**schema, "properties": {f"q{i}": {} for i in range(5)}})
     assert small.report.exact and small.accepts('{"q0": "s", "q1": 1}') and not small.accepts('{"q0": "s"}')
+
+
+def test_recursion_through_conditionals_is_a_cycle_of_rules() -> None:
+    """Issue 42: a $ref back to the schema from then or else was expanded level by
+    level (each level's else less if grew by one more copy of not) until "nests
+    more than 100 places deep"; each conditional is now one rule, so recursion
+    through it meets itself."""
+    tree = {"$defs": {"t": {"if": {"type": "array"}, "then": {"items": {"$ref": "#/$defs/t"}}, "else": {"type": "integer"}}},
+            "$ref": "#/$defs/t"}
+    agrees(tree, [1, [1, [2, [3]]], []], ["a", [1, "a"], 1.5])
+    chain = {"$defs": {"d": {"anyOf": [{"type": "null"}, {
+        "if": {"type": "boolean"}, "then": {"type": "array", "items": {"const": "ab"}},
+        "else": {"type": "object", "properties": {"n": {"$ref": "#/$defs/d"}}, "required": ["n"], "additionalProperties": False}}]}},
+        "$ref": "#/$defs/d"}
+    agrees(chain, [None, {"n": None}, {"n": {"n": None}}], [True, ["ab"], {"n": 1}, {}])
+    # the issue's schema: else is the schema itself, so only null is ever valid (the
+    # least solution; a validator following else recurses without end on the rest)
+    looping = {"$defs": {"d0": {"anyOf": [{"type": "null"}, {"if": {"type": "boolean"}, "then": {
+        "type": "array", "items": {"const": "ab"}}, "else": {"$ref": "#/$defs/d0"}}]}}, "$ref": "#/$defs/d0"}
+    grammar = draft_grammar(looping)
+    assert grammar.report.exact and grammar.accepts("null")
+    assert not any(grammar.accepts(text) for text in ("true", '["ab"]', "1", '"x"', "{}"))
