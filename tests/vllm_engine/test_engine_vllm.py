@@ -125,10 +125,12 @@ def test_cancel_is_sent_once() -> None:
 
 
 def test_precompile_stops_at_the_compile_deadline() -> None:
-    """The workers never finish: the polling thread asks them again at each of its
-    deadline checks until the check that is past the deadline (on a clock that moves
-    at each reading: at its third check), never after; once the server cancels the
-    deadline, it stops at its next check. The workers are told the time left."""
+    """The workers never finish: the polling thread asks them again after each of
+    its deadline checks within the limit, and stops at the first check past it (on
+    a clock that moves a second at each reading, the 3 s limit is past within a few
+    readings: each poll reads the clock at most twice, its check and its wait);
+    once the server cancels the deadline, it stops at its next check. The workers
+    are told the time left."""
 
     async def main() -> None:
         llm = HangingLLM()
@@ -137,8 +139,8 @@ def test_precompile_stops_at_the_compile_deadline() -> None:
         clock = TickingClock(step=1.0)
         with pytest.raises(CompileTimeout, match="ran past its 3 s limit"):
             await asyncio.to_thread(run_within, Deadline(3.0, clock), lambda: engine._precompile(args))
-        assert clock.readings == 1 + 3  # made, then checked three times: the third raised
-        assert len(llm.asked) <= 2  # asked only after a check within the limit
+        assert clock.readings <= 1 + 1 + 2 * 3  # made, the time left read, then at most three polls
+        assert 1 <= len(llm.asked) <= 2  # asked only after a check within the limit
         assert all(method == "structgen_precompile" and sent == args for method, sent, _ in llm.asked)
         llm.asked.clear()
         deadline = Deadline(600)
