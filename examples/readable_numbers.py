@@ -10,6 +10,8 @@ from schema2grammar import DRAFT_SEMANTICS
 CASES = [
     ({"type": "integer"}, ["12", "12.0", "1.2e+17"]),
     ({"type": "number"}, ["0.5", "1.7976931348623157e+308", "2.8752525252525267e+3018", "1e400"]),
+    ({"type": "number", "multipleOf": 7}, ["14", "7e300", "5.90111146354847740e49"]),
+    ({"type": "number", "multipleOf": 0.01}, ["0.25", "19.99"]),
     ({"const": {"a": 1, "b": 2}}, ['{"a": 1, "b": 2}', '{"b": 2, "a": 1}']),
     ({"$schema": "https://json-schema.org/draft/2020-12/schema", "type": "string", "format": "duration"},
      ['"P3D"', '"invalid-duration"']),

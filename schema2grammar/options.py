@@ -46,6 +46,9 @@ FORMAT_ANNOTATIONS = ("asserted", "ignored")
 NUMBER_SPELLINGS = ("readable", "draft")
 """How numbers are written (``Options.numbers``)."""
 
+MULTIPLE_OF_READINGS = ("double", "decimal")
+"""How a ``multipleOf`` reads a readable number (``Options.multiple_of``)."""
+
 DRAFT_SEMANTICS = {"numbers": "draft", "format_annotations": "ignored"}
 """The options under which a grammar accepts what the schema's draft accepts, as a
 validator judges it (conformance measures this); the defaults are narrower, made
@@ -129,6 +132,15 @@ class Options:
     ``json.dumps`` spells it; ``"draft"`` spells numbers as the draft allows
     (``float_integers``, any exponent). Both accept only valid values: readable
     is the narrower language, which a model cannot leave.
+    ``multiple_of``: how ``multipleOf`` reads a readable number: ``"double"``
+    (default) as the double a JSON reader reads (jsonschema and ajv then check
+    ``value % step`` or ``value / step`` on doubles: ``7e300`` is no multiple of 7,
+    ``0.3`` none of ``0.1``), so only multiples that a double holds exactly and
+    whose quotient is exact are taken (``multiples.as_doubles``: below 1e15 for 7,
+    those of ``0.25`` for ``0.01``; reported narrower where that leaves some out,
+    approximated where it finds no step); ``"decimal"`` as the decimal written
+    (Pydantic: a ``Decimal`` exactly, a ``float`` within a tolerance;
+    ``Grammar.from_pydantic`` sets it). ``numbers="draft"`` reads decimals.
     ``remainders``: whether a ``multipleOf`` with a factor prime to ten (``3``,
     ``0.7``) is enforced by a remainder automaton in its number's terminal
     (default); ``Grammar.from_json_schema`` gives it up last where the lexer would
@@ -153,6 +165,7 @@ class Options:
     lexer_max_length: int = LEXER_MAX_LENGTH
     remainders: bool = True
     numbers: str = "readable"
+    multiple_of: str = "double"
 
     def __post_init__(self) -> None:
         if self.whitespace not in ("flexible", "compact"):
@@ -177,6 +190,8 @@ class Options:
             raise ValueError(f"format_annotations must be one of {FORMAT_ANNOTATIONS}, not {self.format_annotations!r}")
         if self.numbers not in NUMBER_SPELLINGS:
             raise ValueError(f"numbers must be one of {NUMBER_SPELLINGS}, not {self.numbers!r}")
+        if self.multiple_of not in MULTIPLE_OF_READINGS:
+            raise ValueError(f"multiple_of must be one of {MULTIPLE_OF_READINGS}, not {self.multiple_of!r}")
         if self.property_order not in ("declared", "any"):
             raise ValueError(f"property_order must be 'declared' or 'any', not {self.property_order!r}")
         if self.separators is not None:

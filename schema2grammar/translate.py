@@ -75,6 +75,15 @@ STEP_NOTE = ("enforced for steps of at most 4 decimal places whose digits are a 
              "0.25) times a number up to 1,000 (3, 0.7, 12), within bounds below 1e16")
 """Why a ``multipleOf`` is approximated (``multiples``)."""
 
+DOUBLES_NOTE = ("readable numbers are read as doubles (jsonschema divides doubles: 0.3 / 0.1 is 2.9999999999999996), "
+                "so only multiples a double holds exactly are taken")
+"""Why a ``multipleOf`` is narrower under ``numbers="readable"`` (``multiples.as_doubles``)."""
+
+DECIMAL_NOTE = ("readable numbers are read as doubles, and no multiple of this step within the bounds but zero is "
+                "known to read back as one (jsonschema divides doubles): every decimal multiple is taken, as "
+                "multiple_of='decimal' does")
+"""Why a ``multipleOf`` is approximated under ``numbers="readable"`` where ``as_doubles`` finds no step."""
+
 COUNTED_NOTE = ("counted by structgen's matcher (structgen/string_lengths.py), past the lengths the lexer counts "
                 "(lexer_max_length, length_bound); the grammar's text marks it with a max_length_N group, which "
                 "other engines read as plain grouping")
@@ -263,6 +272,11 @@ class _Translator:
                                                         and options.format_annotations == "asserted")
         self.format_note = "" if self.format_assertion else ANNOTATION_ASSERTED
         self.readable = options.numbers == "readable"  # numbers spelled as readers read them back
+        self.doubles = self.readable and options.multiple_of == "double"  # multipleOf as doubles read it
+        # a readable number (not an integer) under a step with trailing zeros is written as json.dumps
+        # writes a float: plain below 1e16, with an exponent from there (UNREADABLE's count of digits
+        # beside the step's run of zeros makes a product of automata: 7 s for 1e100)
+        self.most_number_digits = len(str(regexes.BIG)) - 1 if self.readable else None
         gap = 0 if options.indent is not None or options.separators is not None else options.gap
         self.ws = f"[ \\t\\n\\r]{{0,{gap}}}" if gap else ""
 
@@ -816,25 +830,50 @@ class _Translator:
 
     def integer_multiples(self, schema: dict[str, Any], low: int | None, high: int | None, pointer: str) -> str | None:
         """The regex of the integers ``multipleOf`` keeps (None: every integer, or
-        the step is not enforced)."""
+        the step is not enforced). Read as doubles (``self.doubles``): those that
+        ``multiples.as_doubles`` keeps, where it finds a step."""
+        value = schema["multipleOf"]
         step = self.step(schema, pointer)
-        whole = None if step is None else step.for_integers()
-        if numbers.decimal_places(schema["multipleOf"]) is not None or (whole is not None and whole.c * whole.d == 1):
-            self.report.add(pointer, "multipleOf", ENFORCED, "every integer is a multiple of it")
+        read = self.as_doubles(value, integers=True)
+        if read is not None and (read[1] is not None or self.within_reach(read[0], low, high)):
+            kept, below = read
+            inner_low = low if below is None else 1 - below if low is None else max(low, 1 - below)
+            inner_high = high if below is None else below - 1 if high is None else min(high, below - 1)
+            found = self.integer_steps(kept, inner_low, inner_high)
+            if found != "":
+                whole = Fraction(Fraction(numbers.exact(value)).numerator)  # the least integer multiple
+                bounds = [None if b is None else (Decimal(b), False) for b in (low, high)]
+                self.report_doubles(pointer, kept, below, whole, bounds[0], bounds[1],
+                                    "every integer is a multiple of it" if found is None else
+                                    "integers spelled as json.dumps spells them")
+                return found
+        whole_step = None if step is None else step.for_integers()
+        if numbers.decimal_places(value) is not None or (whole_step is not None and whole_step.s == 0
+                                                          and whole_step.c * whole_step.d == 1):
+            self.decimal_multiples(pointer, "every integer is a multiple of it")
             return None
-        if whole is not None and (whole.c == 1 or all(b is None or abs(b) < regexes.BIG for b in (low, high))):
-            low_bound = None if low is None else (Decimal(low), False)
-            high_bound = None if high is None else (Decimal(high), False)
-            found = None
-            if multiples.has_multiple(low_bound, high_bound, whole):
-                found = self.integers(low, high) if whole.c == 1 else multiples.multiples(
-                    low_bound, high_bound, whole, fractions=False, float_spellings=self.float_integers and not self.readable)
-            if found is None:
-                raise NoValue(f"{pointer or '#'}: no multiple of {schema['multipleOf']!r} lies within the bounds")
-            self.report.add(pointer, "multipleOf", ENFORCED, "integers spelled as json.dumps spells them")
-            return multiples.divisible(found, whole)
+        if whole_step is not None and self.within_reach(whole_step, low, high):
+            found = self.integer_steps(whole_step, low, high)
+            if found == "":
+                raise NoValue(f"{pointer or '#'}: no multiple of {value!r} lies within the bounds")
+            self.decimal_multiples(pointer, "integers spelled as json.dumps spells them")
+            return found
         self.approximate(pointer, "multipleOf", self.step_note())
         return None
+
+    def integer_steps(self, step: multiples.Step, low: int | None, high: int | None) -> str | None:
+        """The regex of the integers within the bounds that ``step`` (an integer step
+        within reach, ``within_reach``) keeps: None where that is every integer, ""
+        where there is none."""
+        low_bound = None if low is None else (Decimal(low), False)
+        high_bound = None if high is None else (Decimal(high), False)
+        if (low is not None and high is not None and low > high) or not multiples.has_multiple(low_bound, high_bound, step):
+            return ""
+        if step.places_only and step.d == 1 and low is None and high is None:
+            return None
+        found = self.integers(low, high) if step.places_only else multiples.multiples(
+            low_bound, high_bound, step, fractions=False, float_spellings=self.float_integers and not self.readable)
+        return "" if found is None else multiples.divisible(found, step)
 
     def type_number(self, schema: dict[str, Any], pointer: str) -> str:
         keys: list[str] = [key for key in ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum") if key in schema]
@@ -861,24 +900,82 @@ class _Translator:
     def number_multiples(self, schema: dict[str, Any], low: numbers.Bound | None, high: numbers.Bound | None,
                          pointer: str) -> str | None:
         """The regex of the numbers within the bounds that ``multipleOf`` keeps (None:
-        the step is not enforced)."""
+        the step is not enforced). Read as doubles (``self.doubles``): those that
+        ``multiples.as_doubles`` keeps, where it finds a step."""
+        value = schema["multipleOf"]
         step = self.step(schema, pointer)
-        places = numbers.decimal_places(schema["multipleOf"])
+        read = self.as_doubles(value, integers=False)
+        if read is not None and (read[1] is not None or self.within_reach(read[0], low, high)):
+            kept, below = read
+            inner_low, inner_high = low, high
+            if below is not None:
+                inner_low = max(low or (Decimal(-below), True), (Decimal(-below), True), key=_lower_key)
+                inner_high = min(high or (Decimal(below), True), (Decimal(below), True), key=_upper_key)
+            found = self.number_steps(kept, inner_low, inner_high)
+            if found is not None:
+                self.report_doubles(pointer, kept, below, Fraction(numbers.exact(value)), low, high,
+                                    "numbers spelled as json.dumps spells them")
+                return found
+        places = numbers.decimal_places(value)
         if places is not None:
             found = numbers.number_range(low, high, places)
-        elif step is not None and (step.c == 1 or all(b is None or abs(b[0]) < regexes.BIG for b in (low, high))):
-            found = None
-            if multiples.has_multiple(low, high, step):
-                found = numbers.number_range(low, high, step.s) if step.c == 1 else \
-                    multiples.multiples(low, high, step, fractions=True)
-            found = None if found is None else multiples.divisible(found, step)
+        elif step is not None and self.within_reach(step, low, high):
+            found = self.number_steps(step, low, high)
         else:
             self.approximate(pointer, "multipleOf", self.step_note())
             return None
         if found is None:
-            raise NoValue(f"{pointer or '#'}: no multiple of {schema['multipleOf']!r} lies within the bounds")
-        self.report.add(pointer, "multipleOf", ENFORCED, "numbers spelled as json.dumps spells them")
+            raise NoValue(f"{pointer or '#'}: no multiple of {value!r} lies within the bounds")
+        self.decimal_multiples(pointer, "numbers spelled as json.dumps spells them")
         return found
+
+    def number_steps(self, step: multiples.Step, low: numbers.Bound | None, high: numbers.Bound | None) -> str | None:
+        """The regex of the multiples of ``step`` (within reach, ``within_reach``)
+        within the bounds (None: there are none)."""
+        if not multiples.has_multiple(low, high, step):
+            return None
+        found = numbers.number_range(low, high, step.s) if step.places_only else \
+            multiples.multiples(low, high, step, fractions=True, most_digits=self.most_number_digits)
+        return None if found is None else multiples.divisible(found, step)
+
+    @staticmethod
+    def within_reach(step: multiples.Step, low: int | numbers.Bound | None, high: int | numbers.Bound | None) -> bool:
+        """Whether ``multiples`` spells the multiples of ``step`` between these bounds:
+        a power of ten at most 1 between any (``numbers``), others below 1e16."""
+        values = [abs(b[0]) if isinstance(b, tuple) else None if b is None else Decimal(abs(b)) for b in (low, high)]
+        return step.places_only or all(v is None or v < regexes.BIG for v in values)
+
+    def as_doubles(self, value: int | float, integers: bool) -> tuple[multiples.Step, int | None] | None:
+        """``multiples.as_doubles`` where numbers are read as doubles (``self.doubles``),
+        a step within the options (``remainders``); None elsewhere."""
+        if not self.doubles:
+            return None
+        read = multiples.as_doubles(value, integers)
+        if read is None or (read[0].d > 1 and not self.options.remainders):
+            return None
+        return read
+
+    def report_doubles(self, pointer: str, kept: multiples.Step, below: int | None, step: Fraction,
+                       low: numbers.Bound | None, high: numbers.Bound | None, note: str) -> None:
+        """``multipleOf`` read as doubles: enforced where the multiples kept are every
+        multiple of ``step`` within the bounds, narrower where they are fewer."""
+        beyond = below is not None and (multiples.has_multiple((Decimal(below), False), high, step)
+                                        or multiples.has_multiple(low, (Decimal(-below), False), step))
+        if Fraction(kept.value) == step and not beyond:
+            self.report.add(pointer, "multipleOf", ENFORCED, note)
+            return
+        where = "" if below is None else f" below 1e{len(str(below)) - 1} in magnitude"
+        # narrower, from an option's reading of numbers (as closed_objects): not an error under strict
+        self.report.add(pointer, "multipleOf", APPROXIMATED, f"{DOUBLES_NOTE}: multiples of {kept.value:f}{where} "
+                        "(multiple_of='decimal' or numbers='draft' take every one)", narrower=True)
+
+    def decimal_multiples(self, pointer: str, note: str) -> None:
+        """``multipleOf`` enforced as decimals: exactly, or (read as doubles, where
+        ``as_doubles`` found no step) approximated."""
+        if self.doubles:
+            self.approximate(pointer, "multipleOf", DECIMAL_NOTE)
+        else:
+            self.report.add(pointer, "multipleOf", ENFORCED, note)
 
     def step_note(self) -> str:
         """Why a ``multipleOf`` is approximated."""
@@ -2181,6 +2278,16 @@ def _tighter(key: str, first: dict[str, Any], second: dict[str, Any]) -> Any:
     if a is None or b is None:
         return None
     return max(a, b) if key.startswith(("min", "exclusiveMin")) else min(a, b)
+
+
+def _lower_key(bound: numbers.Bound) -> tuple[Decimal, bool]:
+    """Orders lower bounds by how much they keep out (an exclusive one, at the same value, more)."""
+    return bound[0], bound[1]
+
+
+def _upper_key(bound: numbers.Bound) -> tuple[Decimal, bool]:
+    """Orders upper bounds by how much they let in (an exclusive one, at the same value, less)."""
+    return bound[0], not bound[1]
 
 
 def _common_multiple(first: Any, second: Any) -> int | float | None:

@@ -35,11 +35,15 @@ strings' automata: a failed try builds a lexer to its state limit, which took on
 MaskBench schema (Github o79409) 16 s; three tries at most then stay within a
 minute."""
 
-PYDANTIC_OPTIONS = {"float_integers": False, "leap_seconds": False, "urls": "whatwg", "duration_digits": 6}
+PYDANTIC_OPTIONS = {"float_integers": False, "leap_seconds": False, "urls": "whatwg", "duration_digits": 6,
+                    "multiple_of": "decimal"}
 """Translation options for Pydantic models: integers as digits (Pydantic reads
 ``1e+20`` as no ``int``), no second 60 (Python's ``datetime`` cannot hold one),
 URLs that Pydantic's WHATWG parser reads (with ``pydantic_schema.model_schema``),
-durations that a ``timedelta`` holds."""
+durations that a ``timedelta`` holds, ``multipleOf`` on the decimal written
+(Pydantic checks a ``Decimal`` exactly and a ``float`` within a tolerance, so
+``19.99`` is a multiple of ``0.01``, which jsonschema's division of doubles
+refuses)."""
 
 
 class Grammar:

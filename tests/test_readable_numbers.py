@@ -12,6 +12,7 @@ import json
 import math
 import random
 import sys
+from decimal import Decimal, localcontext
 from typing import Any
 
 import pytest
@@ -93,7 +94,7 @@ def test_the_boundary_of_the_largest_double() -> None:
      {"type": "integer", "not": {"enum": [3]}}, {"type": ["integer", "string"]}],
 )
 def test_an_integer_is_written_as_digits(schema: dict[str, Any]) -> None:
-    readable = structgen.Grammar.from_json_schema(schema)
+    readable = structgen.Grammar.from_json_schema(schema, multiple_of="decimal")  # doubles' multiples: below
     draft = structgen.Grammar.from_json_schema(schema, numbers="draft")
     for text in ["6", "-6", "0", "12345678901234567890"]:
         assert readable.accepts(text) == draft.accepts(text), text  # the same integers...
@@ -204,3 +205,95 @@ def test_bounds_past_every_readable_number_say_so(schema: dict[str, Any], messag
     with pytest.raises(SchemaError, match=f"^#: {message}"):
         structgen.Grammar.from_json_schema(schema)
     assert structgen.Grammar.from_json_schema(schema, numbers="draft").report.exact
+
+
+def _step_multiples(rng: random.Random, step: int | float) -> list[str]:
+    """Spellings of multiples of ``step`` (as decimals) of every size, and near
+    misses: plain, json.dumps's of the float, exponents of any mantissa."""
+    exact = Decimal(repr(step)) if isinstance(step, float) else Decimal(step)
+    found: set[str] = set()
+    for _ in range(400):
+        k = rng.choice([rng.randint(-60, 60), rng.randint(-10**4, 10**4), rng.randint(-10**9, 10**9),
+                        rng.randint(1, 10**17), rng.randint(1, 10**40), 2 ** rng.randint(0, 80), 7 * 10 ** rng.randint(0, 300)])
+        k *= rng.choice([1, 1, 5 ** rng.randint(1, 8), 10 ** rng.randint(1, 8)])  # multiples a double may hold exactly
+        found.add(str(rng.randint(-10**6, 10**6)))
+        with localcontext() as context:
+            context.prec = 400
+            for value in (exact * k, exact * k + exact / 2, exact * k + Decimal("1e-20")):
+                plain = format(value, "f")
+                found.add(plain.rstrip("0").rstrip(".") if "." in plain else plain)
+                if abs(value) < Decimal("1e308"):
+                    found.add(json.dumps(float(value)))
+                    found.add(f"{float(value):.{rng.randint(1, 20)}e}")
+    return sorted(text for text in found if len(text) < 400)
+
+
+DOUBLE_STEPS = [7, 3, 10, 24, 1e10, 0.5, 0.25, 2.5, 0.01, 0.1, 1e-3, 0.3, 1.5, 7.8125, 0.05, 1e-8, 0.7, 1e300]
+
+
+@pytest.mark.parametrize("step", DOUBLE_STEPS, ids=str)
+def test_readable_multiples_are_multiples_to_jsonschema(step: int | float) -> None:
+    """What a readable grammar takes, ``jsonschema`` (reading doubles, dividing them)
+    takes too: ``7e300`` and ``5.90111146354847740e49`` are decimal multiples of 7
+    but no double multiple (fuzz cases schema-walk-0-164 and 0-656), ``0.3 / 0.1``
+    is ``2.9999999999999996``. Exact where the report says so; otherwise narrower
+    (the report says so), or approximated where no step is known (``0.7``, ``1e300``)."""
+    import jsonschema
+
+    rng = random.Random(repr(step))
+    spellings = _step_multiples(rng, step)
+    for kind, bounds in [("number", {}), ("integer", {}), ("number", {"minimum": -100, "exclusiveMaximum": 1000}),
+                         ("integer", {"exclusiveMinimum": 0})]:
+        schema = json.loads(json.dumps({"type": kind, "multipleOf": step, **bounds}))  # as a JSON reader has it
+        grammar = structgen.Grammar.from_json_schema(schema)
+        validator = jsonschema.Draft202012Validator(schema)
+        entry = next(e for e in grammar.report.entries if e.keyword == "multipleOf")
+        taken = [text for text in spellings if grammar.accepts(text)]
+        if entry.status == "approximated" and not entry.narrower:  # no step known: checked after
+            assert step in (0.7, 1e300), entry
+            continue
+        assert grammar.report.sound
+        for text in taken:
+            assert validator.is_valid(json.loads(text)), (schema, text)
+        assert len(taken) >= 20 or bounds, (schema, taken)
+        draft = structgen.Grammar.from_json_schema(schema, numbers="draft")
+        assert all(draft.accepts(text) for text in taken)  # narrower than the draft's decimal multiples
+
+
+@pytest.mark.parametrize(("text", "readable"), [
+    ("7e300", False), ("5.90111146354847740e49", False), ("1.078e81", False), (str(7 * 2**60), False),
+    ("14", True), ("14.0", True), ("1.4e1", True), ("-700000000000000", True), ("7e14", True), ("7e15", False),
+])
+def test_multiples_of_seven_read_as_doubles(text: str, readable: bool) -> None:
+    """The fuzz cases: decimal multiples of 7 whose doubles are none; below 1e15 every
+    multiple is a double and its remainder exact."""
+    schema = {"type": "number", "multipleOf": 7}
+    assert structgen.Grammar.from_json_schema(schema).accepts(text) is readable
+    assert structgen.Grammar.from_json_schema(schema, numbers="draft").accepts(text)
+    assert structgen.Grammar.from_json_schema(schema, multiple_of="decimal").accepts(text)
+
+
+def test_the_report_says_where_doubles_take_fewer() -> None:
+    from schema2grammar import APPROXIMATED, ENFORCED, SchemaError
+
+    def entry(schema: dict[str, Any], **options: Any) -> Any:
+        report = structgen.Grammar.from_json_schema(schema, **options).report
+        return next(e for e in report.entries if e.keyword == "multipleOf")
+
+    assert entry({"type": "integer", "minimum": 0, "maximum": 1000, "multipleOf": 7}).status == ENFORCED
+    assert entry({"type": "number", "multipleOf": 0.5}).status == ENFORCED  # a power of two: every double is exact
+    for schema in [{"type": "number", "multipleOf": 7}, {"type": "number", "minimum": 0, "maximum": 1, "multipleOf": 0.01}]:
+        found = entry(schema)
+        assert (found.status, found.narrower) == (APPROXIMATED, True) and "read as doubles" in found.note, found
+        assert entry(schema, multiple_of="decimal").status == ENFORCED
+        assert entry(schema, numbers="draft").status == ENFORCED
+        structgen.Grammar.from_json_schema(schema, strict=True)  # narrower, as readable numbers are: no error
+    cents = structgen.Grammar.from_json_schema({"type": "number", "multipleOf": 0.01})
+    assert [cents.accepts(t) for t in ["0.25", "19.75", "3", "19.99", "0.03"]] == [True, True, True, False, False]
+    assert structgen.Grammar.from_json_schema({"type": "number", "multipleOf": 0.01}, multiple_of="decimal").accepts("19.99")
+    widened = entry({"type": "number", "multipleOf": 0.7})  # 0.7's double is too far from it: no step known
+    assert (widened.status, widened.narrower) == (APPROXIMATED, False)
+    with pytest.raises(SchemaError, match="multipleOf cannot be enforced exactly"):
+        structgen.Grammar.from_json_schema({"type": "number", "multipleOf": 0.7}, strict=True)
+    with pytest.raises(ValueError, match="multiple_of must be one of"):
+        Options(multiple_of="float")

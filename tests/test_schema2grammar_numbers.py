@@ -260,10 +260,12 @@ def test_a_step_prime_to_ten_is_enforced_where_maskbench_has_it() -> None:
     {"type": "integer", "multipleOf": 4, "maximum": 10**17},  # a bound beyond 1e16
 ])
 def test_other_multiples_are_approximated_and_reported(schema: dict[str, Any]) -> None:
-    report = translate(schema)[1]
+    """As decimals (readable numbers take fewer: ``0.0025``'s multiples of ``0.0625``,
+    test_readable_numbers.py)."""
+    report = translate(schema, Options(numbers="draft"))[1]
     assert ("", "multipleOf", APPROXIMATED) in {(e.pointer, e.keyword, e.status) for e in report.entries}
     with pytest.raises(SchemaError, match="#: multipleOf cannot be enforced exactly"):
-        translate(schema, Options(strict=True))
+        translate(schema, Options(strict=True, numbers="draft"))
 
 
 def test_the_suffix_limit_is_where_it_says() -> None:
@@ -294,3 +296,75 @@ def test_remainders_go_last_where_the_lexer_would_pass_its_limit() -> None:
     assert notes and all("remainders=False" in note for note in notes)
     assert grammar.accepts("429") and grammar.accepts("12")  # 12: wider than the schema, as reported
     assert draft_grammar({"type": "integer", "multipleOf": 7}, remainders=False).accepts("8")
+
+
+BIG_STEPS = [10, 20, 40, 30, 1e10, 2e10, 5e17, 1e20, 3e20, 1.25e21, 1e100, 1e300, 2e300, 8e300, 10**40, 7 * 10**30]
+
+
+def _big_step_spellings(rng: random.Random, step: Decimal) -> list[str]:
+    """Plain and json.dumps spellings of multiples of ``step`` (of every size, a
+    float's digits or more) and of near misses: half steps, a unit more, powers of
+    ten around the step's own."""
+    found: set[str] = set()
+    power = step.adjusted()
+    for _ in range(300):
+        k = rng.choice([rng.randint(-40, 40), rng.randint(-10**6, 10**6), rng.randint(1, 10**17), 2 ** rng.randint(0, 60)])
+        value = step * k
+        for near in (value, value + step / 2, value + 1, value + step / 10):
+            found.add(format(near, "f").rstrip("0").rstrip(".") if "." in format(near, "f") else format(near, "f"))
+            try:
+                found.add(json.dumps(float(near)))
+            except OverflowError:
+                pass
+        found.add(f"{rng.randint(1, 9)}.{rng.randint(0, 10**rng.randint(1, 16))}e+{power + rng.randint(-3, 20)}")
+        found.add(f"{rng.randint(1, 9)}e+{max(power + rng.randint(-20, 20), 16)}")
+    return sorted(text for text in found if JSON_NUMBER.fullmatch(text))
+
+
+@pytest.mark.parametrize("value", BIG_STEPS, ids=str)
+def test_steps_with_trailing_zeros_equal_the_decimal_division(value: int | float) -> None:
+    """``1e10``, ``1e300``: the multiples of the digits before the zeros, followed by
+    the zeros, and json.dumps's exponents decided by the mantissa's last digits and
+    the exponent (once a schema-hang fuzz case: the old construction listed
+    ``10**k`` candidate endings for a step's power of ten ``k``)."""
+    step = Decimal(repr(value) if isinstance(value, float) else value)
+    rng = random.Random(str(value))
+    spellings = _big_step_spellings(rng, step)
+    for integers in (False, True):
+        grammar = draft_grammar({"type": "integer" if integers else "number", "multipleOf": value})
+        assert grammar.report.exact, grammar.report.entries
+        taken_count = 0
+        for text in spellings:
+            number = Decimal(text)
+            inside = (Fraction(number) / Fraction(step)).denominator == 1 and (not integers or number == number.to_integral_value())
+            taken = grammar.accepts(text)
+            taken_count += taken
+            assert not taken or inside, (value, integers, text)
+            if inside and (PLAIN.fullmatch(text) or text == json.dumps(json.loads(text)) != "-0.0"):
+                assert taken, (value, integers, text)
+        assert taken_count > 50, value
+
+
+def test_a_steps_power_of_ten_does_not_grow_its_regex() -> None:
+    """The regex of a step's multiples grows with the digits its suffixes need, not
+    with its power of ten; past ``MAX_STEP_ZEROS`` zeros (a Python integer: each
+    zero is an automaton state) the step is approximated."""
+    for digits in (1, 8, 125):
+        sizes = {}
+        for power in (10, 20, 100, 300):
+            step = multiples.step_of(Decimal(digits).scaleb(power))
+            assert step is not None
+            sizes[power] = len(multiples.multiples(None, None, step, fractions=True) or "")
+        assert max(sizes.values()) < 2 * min(sizes.values()) and max(sizes.values()) < 40_000, (digits, sizes)
+    assert translate({"type": "number", "multipleOf": 10**multiples.MAX_STEP_ZEROS}, Options(numbers="draft"))[1].exact
+    huge = {"type": "number", "multipleOf": 10 ** (multiples.MAX_STEP_ZEROS + 1)}
+    assert ("", "multipleOf", APPROXIMATED) in {(e.pointer, e.keyword, e.status) for e in translate(huge)[1].entries}
+    with pytest.raises(SchemaError, match="#: multipleOf cannot be enforced exactly"):
+        translate(huge, Options(strict=True))
+
+
+def test_a_step_is_read_exactly_and_integers_keep_few_suffixes() -> None:
+    assert multiples.step_of(10**50 + 1) is None  # not 1e50 (Decimal.normalize rounds to 28 digits)
+    assert multiples.step_of(3 * 10**50) == multiples.Step(1, -50, 0, 3)
+    whole = multiples.step_of(7.8125)  # 125/16: its integers are the multiples of 125
+    assert whole is not None and len(whole.for_integers().suffixes()) == 8
