@@ -22,9 +22,9 @@ schema = {
     },
 }
 
-# multipleOf on the decimal written: the default (multiple_of="double") keeps only the multiples that a
-# reader's double holds exactly (19.99 / 0.01 is 1998.9999999999998 in doubles; examples/readable_numbers.py)
-grammar = structgen.Grammar.from_json_schema(schema, multiple_of="decimal")
+# multipleOf on the decimal written (the default, multiple_of="decimal"; "double" keeps only the
+# multiples a reader's double holds exactly: 19.99 / 0.01 is 1998.9999999999998 in doubles)
+grammar = structgen.Grammar.from_json_schema(schema)
 print(grammar.report)
 
 

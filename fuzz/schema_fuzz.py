@@ -28,6 +28,7 @@ from __future__ import annotations
 import copy
 import gzip
 import json
+from decimal import Decimal
 import os
 import random
 import re
@@ -532,7 +533,8 @@ def walk(state: dict[str, Any], schema: Any, spec: dict[str, Any]) -> dict[str, 
         try:
             validator = json_schema_validator(schema)
             validator.check_schema(schema)
-            errors = list(validator.iter_errors(value))[:3]
+            # numbers as the decimals written: multipleOf means them (Options.multiple_of)
+            errors = list(validator.iter_errors(json.loads(text, parse_float=Decimal)))[:3]
         except Exception:  # noqa: BLE001 (no schema to jsonschema, or it fails on it: no verdict)
             return {"walk_no_verdict": 1}
         if errors:

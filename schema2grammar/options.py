@@ -132,15 +132,16 @@ class Options:
     ``json.dumps`` spells it; ``"draft"`` spells numbers as the draft allows
     (``float_integers``, any exponent). Both accept only valid values: readable
     is the narrower language, which a model cannot leave.
-    ``multiple_of``: how ``multipleOf`` reads a readable number: ``"double"``
-    (default) as the double a JSON reader reads (jsonschema and ajv then check
-    ``value % step`` or ``value / step`` on doubles: ``7e300`` is no multiple of 7,
-    ``0.3`` none of ``0.1``), so only multiples that a double holds exactly and
-    whose quotient is exact are taken (``multiples.as_doubles``: below 1e15 for 7,
-    those of ``0.25`` for ``0.01``; reported narrower where that leaves some out,
-    approximated where it finds no step); ``"decimal"`` as the decimal written
-    (Pydantic: a ``Decimal`` exactly, a ``float`` within a tolerance;
-    ``Grammar.from_pydantic`` sets it). ``numbers="draft"`` reads decimals.
+    ``multiple_of``: how ``multipleOf`` reads a readable number: ``"decimal"``
+    (default) as the decimal written, as the draft means it and Pydantic checks it
+    (``19.99`` is a multiple of ``0.01``, ``7e300`` one of 7); ``"double"`` as the
+    double a JSON reader reads, for outputs that ``jsonschema`` or ajv must accept
+    (they check ``value % step`` or ``value / step`` on doubles: ``7e300`` is no
+    multiple of 7, ``19.99`` none of ``0.01``, ``0.3`` none of ``0.1``): only
+    multiples that a double holds exactly and whose quotient is exact are taken
+    (``multiples.as_doubles``: below 1e15 for 7, those of ``0.25`` for ``0.01``;
+    reported narrower where that leaves some out, approximated where it finds no
+    step). ``numbers="draft"`` reads decimals.
     ``remainders``: whether a ``multipleOf`` with a factor prime to ten (``3``,
     ``0.7``) is enforced by a remainder automaton in its number's terminal
     (default); ``Grammar.from_json_schema`` gives it up last where the lexer would
@@ -165,7 +166,7 @@ class Options:
     lexer_max_length: int = LEXER_MAX_LENGTH
     remainders: bool = True
     numbers: str = "readable"
-    multiple_of: str = "double"
+    multiple_of: str = "decimal"
 
     def __post_init__(self) -> None:
         if self.whitespace not in ("flexible", "compact"):

@@ -41,7 +41,7 @@ from server.errors import APIError, InternalErrors, bad_request, model_not_found
 from server.grammars import REJECTED, SGLANG_KEYS, OutputPlan, content_constraint, content_format, plan_output
 from server.limits import Limits, check_constraint_sizes, check_content_type, check_nesting, read_body
 from server.metrics import ServerMetrics
-from server.params import decode_options, max_tokens
+from server.params import check_room, decode_options, max_tokens
 from server.protocol import ChatCompletionRequest, CompletionRequest, GenerationRequest, ModelCard, ModelList
 from server.request_metrics import RequestMetrics
 from server.response_store import ResponseStore
@@ -178,6 +178,7 @@ def create_app(
             budget = max_tokens(
                 body.max_completion_tokens or body.max_tokens, param, len(ids), prompt_param, engine.context, limits.default_max_tokens, limits.max_tokens
             )
+            check_room(plan.constraint.grammar, budget, param, engine.info, plan.param)
             return prepared(lambda: engine.prepare([ids], plan, body.n, budget, options), plan)
 
         return build, lambda: plans[0]
@@ -284,6 +285,7 @@ def create_app(
                 max_tokens(body.max_tokens, "max_tokens", len(ids), "prompt", engine.context, COMPLETION_MAX_TOKENS, limits.max_tokens)
                 for ids in prompts
             )
+            check_room(content.grammar, budget, "max_tokens", engine.info, plan.param)
             return prepared(lambda: engine.prepare(prompts, plan, body.n, budget, options), plan)
 
         def reply() -> CompletionReply:

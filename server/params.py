@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from structgen.decoding import DecodeOptions
 from structgen.sampling import SamplingParams
+from structgen.shortest import shortest_text_bytes
 
 from server.errors import bad_request
 from server.protocol import GenerationRequest
@@ -44,3 +47,37 @@ def max_tokens(asked: int | None, param: str, prompt_tokens: int, prompt_param: 
             "context_length_exceeded",
         )
     return asked
+
+
+def check_room(grammar: Any, budget: int, param: str, info: Any, constrained: str | None) -> None:
+    """A 400 ``max_tokens_too_small`` when even the shortest text ``grammar`` allows
+    cannot fit in ``budget`` tokens (at most the vocabulary's longest token's bytes
+    each): such a request could only end cut, its output breaking its constraint.
+    ``constrained``: the field the grammar comes from, for the message."""
+    if grammar is None:
+        return
+    shortest = getattr(grammar, "shortest_bytes", None)
+    if shortest is None:
+        shortest = shortest_text_bytes(grammar)
+        grammar.shortest_bytes = shortest  # a grammar is cached and shared: measured once
+    longest = _longest_token(info)
+    needed = -(-shortest // longest) if longest else 0
+    if needed > budget:
+        what = constrained or "the constraint"
+        raise bad_request(
+            f"{param} is {budget}, but the shortest output {what} allows is {shortest} bytes: at least {needed} tokens "
+            f"of this vocabulary (its longest token is {longest} bytes)",
+            param,
+            "max_tokens_too_small",
+        )
+
+
+_LONGEST: dict[int, int] = {}
+
+
+def _longest_token(info: Any) -> int:
+    """The most bytes one token of ``info`` stands for (once per vocabulary)."""
+    key = id(info)
+    if key not in _LONGEST:
+        _LONGEST[key] = max((len(token) for token in info.decoded_vocab), default=0)
+    return _LONGEST[key]

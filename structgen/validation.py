@@ -271,7 +271,7 @@ def json_schema_validator(schema: Any) -> Any:
     from jsonschema import validators
 
     base = validators.validator_for(schema, default=validators.Draft202012Validator)
-    return validators.extend(base, {"pattern": _pattern})(schema, format_checker=format_checker(base))
+    return validators.extend(base, {"pattern": _pattern, "multipleOf": _multiple_of})(schema, format_checker=format_checker(base))
 
 
 def format_checker(base: Any) -> Any:
@@ -283,6 +283,45 @@ def format_checker(base: Any) -> Any:
     checker.checkers = {**base.FORMAT_CHECKER.checkers, "date-time": (_is_date_time, ()), "date": (_is_date, ()),
                         "time": (_is_time, ()), "regex": (_is_pattern, ())}
     return checker
+
+
+def _multiple_of(validator: Any, step: Any, instance: Any, schema: Any) -> Any:
+    """``multipleOf`` on the decimals written, as the draft means it and the grammar
+    enforces it by default (``Options.multiple_of="decimal"``): jsonschema divides
+    doubles, and ``19.99 / 0.01`` is ``1998.9999999999998``. A float is read as the
+    shortest decimal that gives it back (what a writer writes for it); a
+    ``Decimal`` (``json.loads(..., parse_float=Decimal)``) as itself."""
+    from decimal import Decimal, InvalidOperation
+
+    from jsonschema.exceptions import ValidationError
+
+    if not validator.is_type(instance, "number") or not validator.is_type(step, "number"):
+        return
+    try:
+        value = instance if isinstance(instance, Decimal) else Decimal(repr(instance) if isinstance(instance, float) else instance)
+        divisor = step if isinstance(step, Decimal) else Decimal(repr(step) if isinstance(step, float) else step)
+    except (InvalidOperation, ValueError):
+        return
+    if not decimal_multiple(value, divisor):
+        yield ValidationError(f"{instance!r} is not a multiple of {step}")
+
+
+def decimal_multiple(value: Any, step: Any) -> bool:
+    """Whether the ``Decimal`` ``value`` is an integer times ``step``, exactly and
+    for any exponent (``7E+300`` of 7: ``Decimal``'s own ``%`` would need 300
+    digits of precision): ``m1 * 10**e1`` over ``m2 * 10**e2`` in integers, the
+    power of ten reduced modulo ``m2``."""
+    if not value.is_finite() or not step.is_finite() or step == 0:
+        return False
+    if value == 0:
+        return True
+    _, digits, e1 = value.as_tuple()
+    _, step_digits, e2 = step.as_tuple()
+    m1, m2 = int("".join(map(str, digits))), int("".join(map(str, step_digits)))
+    if e1 >= e2:
+        return (m1 % m2) * pow(10, e1 - e2, m2) % m2 == 0
+    shift = e2 - e1  # m1 must hold m2 * 10**shift
+    return shift <= len(digits) and m1 % (m2 * 10**shift) == 0
 
 
 def _pattern(validator: Any, pattern: str, instance: Any, schema: Any) -> Any:

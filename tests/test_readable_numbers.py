@@ -21,6 +21,7 @@ from pydantic import BaseModel, ValidationError
 import structgen
 from schema2grammar import Options, regexes
 from structgen.constraint import OutputValidationError
+from structgen.validation import json_schema_validator
 
 INTEGER = {"type": "integer"}
 NUMBER = {"type": "number"}
@@ -245,7 +246,7 @@ def test_readable_multiples_are_multiples_to_jsonschema(step: int | float) -> No
     for kind, bounds in [("number", {}), ("integer", {}), ("number", {"minimum": -100, "exclusiveMaximum": 1000}),
                          ("integer", {"exclusiveMinimum": 0})]:
         schema = json.loads(json.dumps({"type": kind, "multipleOf": step, **bounds}))  # as a JSON reader has it
-        grammar = structgen.Grammar.from_json_schema(schema)
+        grammar = structgen.Grammar.from_json_schema(schema, multiple_of="double")
         validator = jsonschema.Draft202012Validator(schema)
         entry = next(e for e in grammar.report.entries if e.keyword == "multipleOf")
         taken = [text for text in spellings if grammar.accepts(text)]
@@ -265,19 +266,22 @@ def test_readable_multiples_are_multiples_to_jsonschema(step: int | float) -> No
     ("14", True), ("14.0", True), ("1.4e1", True), ("-700000000000000", True), ("7e14", True), ("7e15", False),
 ])
 def test_multiples_of_seven_read_as_doubles(text: str, readable: bool) -> None:
-    """The fuzz cases: decimal multiples of 7 whose doubles are none; below 1e15 every
-    multiple is a double and its remainder exact."""
+    """The fuzz cases: decimal multiples of 7 (taken by default, as the draft means
+    them) whose doubles are none (left out with ``multiple_of="double"``); below 1e15
+    every multiple is a double and its remainder exact."""
     schema = {"type": "number", "multipleOf": 7}
-    assert structgen.Grammar.from_json_schema(schema).accepts(text) is readable
+    assert structgen.Grammar.from_json_schema(schema, multiple_of="double").accepts(text) is readable
     assert structgen.Grammar.from_json_schema(schema, numbers="draft").accepts(text)
-    assert structgen.Grammar.from_json_schema(schema, multiple_of="decimal").accepts(text)
+    assert structgen.Grammar.from_json_schema(schema).accepts(text)
+    assert structgen.Grammar.from_json_schema(schema).report.exact
+    assert not list(json_schema_validator(schema).iter_errors(json.loads(text, parse_float=Decimal)))
 
 
 def test_the_report_says_where_doubles_take_fewer() -> None:
     from schema2grammar import APPROXIMATED, ENFORCED, SchemaError
 
     def entry(schema: dict[str, Any], **options: Any) -> Any:
-        report = structgen.Grammar.from_json_schema(schema, **options).report
+        report = structgen.Grammar.from_json_schema(schema, **{"multiple_of": "double", **options}).report
         return next(e for e in report.entries if e.keyword == "multipleOf")
 
     assert entry({"type": "integer", "minimum": 0, "maximum": 1000, "multipleOf": 7}).status == ENFORCED
@@ -287,13 +291,15 @@ def test_the_report_says_where_doubles_take_fewer() -> None:
         assert (found.status, found.narrower) == (APPROXIMATED, True) and "read as doubles" in found.note, found
         assert entry(schema, multiple_of="decimal").status == ENFORCED
         assert entry(schema, numbers="draft").status == ENFORCED
-        structgen.Grammar.from_json_schema(schema, strict=True)  # narrower, as readable numbers are: no error
-    cents = structgen.Grammar.from_json_schema({"type": "number", "multipleOf": 0.01})
+        structgen.Grammar.from_json_schema(schema, strict=True, multiple_of="double")  # narrower: no error
+    cents = structgen.Grammar.from_json_schema({"type": "number", "multipleOf": 0.01}, multiple_of="double")
     assert [cents.accepts(t) for t in ["0.25", "19.75", "3", "19.99", "0.03"]] == [True, True, True, False, False]
     assert structgen.Grammar.from_json_schema({"type": "number", "multipleOf": 0.01}, multiple_of="decimal").accepts("19.99")
     widened = entry({"type": "number", "multipleOf": 0.7})  # 0.7's double is too far from it: no step known
     assert (widened.status, widened.narrower) == (APPROXIMATED, False)
     with pytest.raises(SchemaError, match="multipleOf cannot be enforced exactly"):
-        structgen.Grammar.from_json_schema({"type": "number", "multipleOf": 0.7}, strict=True)
+        structgen.Grammar.from_json_schema({"type": "number", "multipleOf": 0.7}, strict=True, multiple_of="double")
+    prices = structgen.Grammar.from_json_schema({"type": "number", "multipleOf": 0.01})  # the default: decimals
+    assert prices.report.exact and [prices.accepts(t) for t in ["19.99", "0.03", "7", "0.001"]] == [True, True, True, False]
     with pytest.raises(ValueError, match="multiple_of must be one of"):
         Options(multiple_of="float")

@@ -241,3 +241,27 @@ def test_strict_schemas_the_grammar_cannot_enforce_are_a_400(app_server: tuple[s
     assert post(base, {"messages": ASK, "response_format": ok}).status_code == 200
     loose = {"type": "json_schema", "json_schema": {"name": "c", "schema": LOOKBEHIND}}
     assert post(base, {"messages": ASK, "response_format": loose}).status_code == 200
+
+
+def test_a_budget_too_small_for_any_valid_output_is_a_400(app_server: tuple[str, Failing]) -> None:
+    """Issue 42: a request whose max_tokens cannot hold even the shortest output its
+    constraint allows (at most the longest token's bytes per token) could only end
+    cut, breaking its constraint: a 400 naming the budget's field. A budget that
+    could hold it is served (the bound is a lower one: never a request that could end)."""
+    base, _ = app_server
+    long_name = {"type": "object", "properties": {"name": {"type": "string", "minLength": 300}}, "required": ["name"]}
+    fmt = {"type": "json_schema", "json_schema": {"name": "c", "schema": long_name}}
+    error = error_of(post(base, {"messages": ASK, "response_format": fmt, "max_tokens": 3}))
+    assert error["code"] == "max_tokens_too_small" and error["param"] == "max_tokens"
+    assert "the shortest output response_format allows is 311 bytes" in error["message"]
+    error = error_of(post(base, {"messages": ASK, "response_format": fmt, "max_completion_tokens": 3}))
+    assert error["param"] == "max_completion_tokens"
+    assert post(base, {"messages": ASK, "response_format": fmt, "max_tokens": 300}).status_code == 200
+    import httpx2
+
+    text = httpx2.post(base + "/completions", json={"model": MODEL, "prompt": "x", "max_tokens": 2,
+                                                     "response_format": fmt}, headers=HEADERS, timeout=120)
+    assert error_of(text)["code"] == "max_tokens_too_small"
+    tool = {"type": "function", "function": {"name": "f", "parameters": long_name}}
+    error = error_of(post(base, {"messages": ASK, "tools": [tool], "tool_choice": "required", "max_tokens": 3}))
+    assert error["code"] == "max_tokens_too_small" and "tools" in error["message"]
