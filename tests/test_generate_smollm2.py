@@ -52,25 +52,26 @@ def maskbench_sample(count: int, every: int = 97, longest_instance: int = 120) -
 
 
 def test_maskbench_schemas_give_valid_outputs(smollm2: tuple[Any, Any]) -> None:
-    """24 MaskBench schemas in one batch: every output valid. Outputs that would
-    run past 256 tokens (a 135M model sometimes loops) are closed in time by their
-    shortest completion (close_within_max_tokens)."""
+    """12 MaskBench schemas in one batch: every output valid. Outputs that would
+    run past 128 tokens (a 135M model sometimes loops) are closed in time by their
+    shortest completion (close_within_max_tokens). Twelve, in one batch of a 135M
+    model on the CPU: a few minutes of ``make test``."""
     model, tokenizer = smollm2
-    schemas = maskbench_sample(24)
+    schemas = maskbench_sample(12)
     prompts = [
         [{"role": "user", "content": "Write one JSON value that follows this JSON Schema. Reply with the JSON only.\n" + json.dumps(s)}]
         for s in schemas
     ]
     results = structgen.generate_batch(
-        model, tokenizer, prompts, schemas=schemas, max_tokens=256, repetition_penalty=1.3,
+        model, tokenizer, prompts, schemas=schemas, max_tokens=128, repetition_penalty=1.3,
         close_within_max_tokens=True, details=True,
     )
     for schema, result in zip(schemas, results):
         assert result.value is not None, result.text[-200:]
         jsonschema.validate(result.value, schema, format_checker=jsonschema.FormatChecker())
-        assert len(result.token_ids) <= 256
+        assert len(result.token_ids) <= 128
     natural = sum(r.finish_reason == "stop" for r in results)
-    assert natural >= 20, f"only {natural} of 24 outputs ended on their own"
+    assert natural >= 8, f"only {natural} of 12 outputs ended on their own"
 
 
 class Team(str, Enum):
