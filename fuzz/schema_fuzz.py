@@ -444,8 +444,10 @@ def check(state: dict[str, Any], case: dict[str, Any]) -> dict[str, Any]:
                 continue
             try:
                 errors = list(validator.iter_errors(instance))[:3]
-            except Exception:  # noqa: BLE001 (jsonschema itself failing on an odd schema: no verdict)
-                continue
+            except (KeyboardInterrupt, SystemExit):
+                raise
+            except BaseException:  # noqa: BLE001 (jsonschema itself failing on an odd schema, a recursion
+                continue           # without end included, raised from Rust as a BaseException: no verdict)
             if errors and grammar.report.exact:
                 raise Failure("unsound", f"the grammar accepts {shown(text)}, which jsonschema refuses: "
                               f"{errors[0].message}", {"instance": instance, "errors": [e.message for e in errors]},
@@ -531,11 +533,15 @@ def walk(state: dict[str, Any], schema: Any, spec: dict[str, Any]) -> dict[str, 
         raise Failure("walk", f"the walk wrote text that is not JSON ({exc}): {shown(text)}", {"text": text}, key="json") from None
     if grammar.report.sound:  # exact, or narrower only (readable multipleOf, closed objects): every value valid
         try:
-            validator = json_schema_validator(schema)
+            # numbers as the decimals written, the schema's and the text's alike (multipleOf means
+            # them: Options.multiple_of; a float 1e+308 in an enum is the decimal json.dumps writes)
+            decimals = json.loads(json.dumps(schema), parse_float=Decimal)
+            validator = json_schema_validator(decimals)
             validator.check_schema(schema)
-            # numbers as the decimals written: multipleOf means them (Options.multiple_of)
             errors = list(validator.iter_errors(json.loads(text, parse_float=Decimal)))[:3]
-        except Exception:  # noqa: BLE001 (no schema to jsonschema, or it fails on it: no verdict)
+        except (KeyboardInterrupt, SystemExit):
+            raise
+        except BaseException:  # noqa: BLE001 (no schema to jsonschema, or it fails on it: no verdict)
             return {"walk_no_verdict": 1}
         if errors:
             raise Failure("walk", f"the walk wrote {shown(text)}, which jsonschema refuses: {errors[0].message}",

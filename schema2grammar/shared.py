@@ -173,3 +173,30 @@ def follow_pointer(root: Any, target: str) -> Any:
         else:
             return NOWHERE
     return current
+
+
+_SCHEMA_MAPS = ("properties", "patternProperties", "$defs", "definitions", "dependentSchemas", "dependencies")
+_SCHEMA_VALUES = ("items", "additionalItems", "contains", "not", "if", "then", "else", "additionalProperties",
+                  "propertyNames", "unevaluatedItems", "unevaluatedProperties")
+_SCHEMA_LISTS = ("allOf", "anyOf", "oneOf", "items")
+
+
+def without_keyword(schema: Any, keyword: str, depth: int = 0) -> Any:
+    """``schema`` with ``keyword`` taken out of every subschema (its places as a
+    keyword only: a property of that name stays), for a keyword the declared draft
+    does not have (``prefixItems`` before 2020-12: an unknown keyword there, which
+    constrains nothing). Deeper than the translator goes, left as it is."""
+    if not isinstance(schema, dict) or depth > 256:
+        return schema
+    out: dict[str, Any] = {}
+    for key, value in schema.items():
+        if key == keyword:
+            continue
+        if key in _SCHEMA_MAPS and isinstance(value, dict):
+            value = {name: without_keyword(sub, keyword, depth + 1) for name, sub in value.items()}
+        elif key in _SCHEMA_LISTS and isinstance(value, list):
+            value = [without_keyword(sub, keyword, depth + 1) for sub in value]
+        elif key in _SCHEMA_VALUES:
+            value = without_keyword(value, keyword, depth + 1)
+        out[key] = value
+    return out

@@ -53,6 +53,7 @@ from schema2grammar.shared import (
     has_type,
     json_equal,
     json_type,
+    without_keyword,
     written_before,
 )
 from schema2grammar.report import APPROXIMATED, ENFORCED, REJECTED, Report, ReportEntry
@@ -260,6 +261,10 @@ class _Translator:
         self.conditional_keywords = not (isinstance(declared, str) and re.search(r"draft-0[3-6]/", declared) is not None)
         # dependentRequired and dependentSchemas came with 2019-09: before, unknown keywords (annotations)
         self.dependent_keywords = not self.ref_alone
+        # prefixItems came with 2020-12: before, an unknown keyword, which constrains nothing
+        if isinstance(declared, str) and re.search(r"draft-0[3-7]/|/draft/2019-09/", declared) and "prefixItems" in json.dumps(root):
+            self.root = root = without_keyword(root, "prefixItems")
+            self.report.add("", "prefixItems", ENFORCED, "not a keyword before draft 2020-12: no constraint")
         if options.float_integers is not None:
             self.float_integers = options.float_integers
         # 2019-09 and 2020-12 make format an annotation unless a vocabulary asks for more

@@ -1493,3 +1493,16 @@ def test_the_report_tells_narrowing_from_widening() -> None:
     assert Grammar.from_json_schema({"const": wide}).report.sound
     behind = Grammar.from_json_schema({"type": "object", "properties": {"a": {"pattern": "(?<=a)b"}}}, closed_objects=True).report
     assert not behind.sound and [(e.pointer, e.keyword) for e in behind.widened()] == [("/properties/a", "pattern")]
+
+
+@pytest.mark.parametrize("draft", ["http://json-schema.org/draft-07/schema#", "https://json-schema.org/draft/2019-09/schema"])
+def test_prefix_items_before_2020_12_is_no_keyword(draft: str) -> None:
+    """fuzz cases schema-unsound-0-783 and 0-955: ``prefixItems`` came with 2020-12;
+    under an older declared draft it is an unknown keyword, so ``items: false``
+    leaves only the empty array (a property of that name is still a property)."""
+    schema = {"$schema": draft, "type": "array", "prefixItems": [{"type": "string"}], "items": False}
+    agrees(schema, [[]], [["a"], [1]])
+    named = {"$schema": draft, "type": "object", "properties": {"prefixItems": {"type": "integer"}}}
+    agrees(named, [{"prefixItems": 1}], [{"prefixItems": "x"}])
+    newer = {**schema, "$schema": "https://json-schema.org/draft/2020-12/schema"}
+    agrees(newer, [[], ["a"]], [[1], ["a", "b"]])
