@@ -2,7 +2,7 @@
 
 A pattern's search automaton (``search_nfa``, as ``ecma`` reads the pattern), the
 subset construction over character classes every automaton agrees on, products of
-automata, and state elimination to a regex over JSON spellings: what the
+automata, and state elimination to a regex over JSON spellings (``spellings``): what the
 translator needs where one terminal must say what regexes cannot say directly
 ("matches none of these patterns", "matches this pattern in so many characters").
 Every construction is bounded by the limits below and raises ``ecma.Unsupported``
@@ -18,7 +18,7 @@ from collections.abc import Callable, Hashable
 from dataclasses import dataclass
 from typing import TypeVar
 
-from schema2grammar import ecma
+from schema2grammar import ecma, spellings
 
 MAX_NFA_STATES = 20_000
 """States of one pattern's automaton before determinization (repetition counts expand)."""
@@ -414,15 +414,17 @@ def _shortest(dfa: DFA, live: list[bool]) -> int | None:
 
 def to_regex(dfa: DFA, accepting: list[bool], classes: Classes, max_work: int) -> str | None:
     """The language of ``dfa`` with ``accepting`` as a regex over JSON spellings
-    (None: empty), by state elimination, cheapest state first; ``Unsupported``
-    once the regexes written on the way add up to more than ``max_work`` characters."""
+    (None: empty), by state elimination, farthest state first; ``Unsupported``
+    once the regexes written on the way add up to more than ``max_work`` characters.
+    Written twice, with escape hubs (``_escape_hubs``) and without, the shorter
+    kept: a hub writes the escapes once for the states that share it (a trie of
+    names), but where it lies on a cycle (a search's way back to its start) the
+    ways through it are written again."""
     dfa, accepting = _minimized(dfa, accepting)
     useful = _useful(dfa, accepting)
     if not useful[0]:
         return None
-    start, final = -1, -2
-    edges: dict[int, dict[int, str]] = {}  # source -> target -> regex
-    into: dict[int, set[int]] = {}
+    moves: list[tuple[int, int, ecma.Ranges, str | None]] = []  # (source, target, characters, their escapes)
     for s, row in enumerate(dfa.next):
         if not useful[s]:
             continue
@@ -430,15 +432,48 @@ def to_regex(dfa: DFA, accepting: list[bool], classes: Classes, max_work: int) -
         for c, t in enumerate(row):
             if useful[t]:
                 by_target[t] = by_target.get(t, 0) | 1 << c
-        for t, members in by_target.items():
-            ranges = classes.ranges(members & classes.of(ALL))
-            if ranges:
-                _join(edges, into, s, t, _spell(ranges))
-        if accepting[s]:
+        moves += [(s, t, ranges, spellings.escapes(ranges)) for t, members in by_target.items()
+                  if (ranges := classes.ranges(members & classes.of(ALL)))]
+    hubs = _escape_hubs(moves)
+    if not hubs:
+        return _eliminated(dfa, accepting, useful, moves, {}, max_work)
+    found: list[str | None] = []
+    failure: ecma.Unsupported | None = None
+    for tried in (hubs, {}):
+        try:
+            found.append(_eliminated(dfa, accepting, useful, moves, tried, max_work))
+        except ecma.Unsupported as exc:
+            failure = exc
+    if not found:
+        assert failure is not None
+        raise failure
+    return min(found, key=lambda regex: len(regex or ""))
+
+
+def _eliminated(dfa: DFA, accepting: list[bool], useful: list[bool], moves: list[tuple[int, int, ecma.Ranges, str | None]],
+                hubs: dict[tuple[int, str | None], int], max_work: int) -> str | None:
+    """``to_regex``'s state elimination over the DFA's ``moves``, with the given
+    escape hubs (``_escape_hubs``: their states numbered below the start's and the final's)."""
+    start, final = -1, -2
+    edges: dict[int, dict[int, str]] = {}  # source -> target -> regex
+    into: dict[int, set[int]] = {}
+    for s in range(len(dfa.next)):
+        if useful[s] and accepting[s]:
             _join(edges, into, s, final, "")
+    for s, t, ranges, escaped in moves:
+        hub = hubs.get((t, escaped))
+        if hub is None:
+            _join(edges, into, s, t, _spell(ranges))
+            continue
+        raw = spellings.raw(ranges)
+        if raw is not None:
+            _join(edges, into, s, t, raw)
+        _join(edges, into, s, hub, "")
+    for (t, escapes), hub in hubs.items():
+        _join(edges, into, hub, t, str(escapes))
     _join(edges, into, start, 0, "")
     size = 0
-    for state in _elimination_order(dfa, useful):
+    for state in _elimination_order(dfa, useful) + sorted(hubs.values(), reverse=True):
         outgoing = edges.pop(state, {})
         loop = outgoing.pop(state, None)
         into.get(state, set()).discard(state)
@@ -456,40 +491,30 @@ def to_regex(dfa: DFA, accepting: list[bool], classes: Classes, max_work: int) -
     return edges.get(start, {}).get(final)
 
 
-_ESCAPED: ecma.Ranges = [(0x00, 0x1F), (0x22, 0x22), (0x5C, 0x5C)]
-"""Characters json.dumps writes as escapes."""
+MIN_HUB_ESCAPES = 64
+"""Characters of an escape regex (``spellings.escapes``) from which several states
+moving to one state on it share a hub (``_escape_hubs``)."""
 
-_SHORT_ESCAPES = {0x08: "b", 0x09: "t", 0x0A: "n", 0x0C: "f", 0x0D: "r", 0x22: '"', 0x5C: "\\\\"}
-"""What follows the backslash for the characters json.dumps escapes briefly (as regex text)."""
+
+def _escape_hubs(moves: list[tuple[int, int, ecma.Ranges, str | None]]) -> dict[tuple[int, str | None], int]:
+    """A state of its own (a hub: -3 down, below ``to_regex``'s start and final) for each target and long
+    escape regex that two states or more move on: each such state moves to the hub
+    on nothing, the hub to the target on the escapes. Eliminated last, a hub joins
+    the ways to it before the escapes are written: the names other than a few
+    declared ones spell "any escape" once, not once per trie node (every escape
+    of a character but printable ASCII is taken, ``spellings``, so most sets of
+    characters share the long regex of nearly all escapes)."""
+    sources: dict[tuple[int, str | None], int] = {}
+    for _, t, _, escaped in moves:
+        if escaped is not None and len(escaped) >= MIN_HUB_ESCAPES:
+            sources[t, escaped] = sources.get((t, escaped), 0) + 1
+    shared = [key for key, count in sources.items() if count >= 2]
+    return {key: -3 - i for i, key in enumerate(shared)}
 
 
 def _spell(ranges: ecma.Ranges) -> str:
-    """One character of ``ranges`` as ``json.dumps(..., ensure_ascii=False)`` spells
-    it: itself, ``\\"``, ``\\\\``, a short escape, or ``\\u00xx`` for the other controls."""
-    plain = [piece for part in ranges for piece in ecma.minus(part, _ESCAPED)]
-    escaped = [code for low, high in ranges for code in range(low, min(high, 0x5C) + 1) if code < 0x20 or code in (0x22, 0x5C)]
-    short = "".join(re_char for code, re_char in _SHORT_ESCAPES.items() if code in escaped)
-    long = [code for code in escaped if code not in _SHORT_ESCAPES]
-    options = [f"[{short}]"] if len(short) > 1 else [short] if short else []
-    if len([c for c in long if c < 0x20]) == 27:
-        options.append("u00(?:0[0-7bef]|1[0-9a-f])")
-    else:
-        options += [f"u00{c:02x}" for c in long if c < 0x20]
-    spelled = [_plain_set(plain)] if plain else []
-    if options:
-        spelled.append("\\\\" + (options[0] if len(options) == 1 else "(?:" + "|".join(options) + ")"))
-    return spelled[0] if len(spelled) == 1 else "(?:" + "|".join(spelled) + ")"
-
-
-def _plain_set(ranges: ecma.Ranges) -> str:
-    """Characters written as themselves: one, a class, or the class of the others
-    (shorter for "anything but these few"; a negated class never holds surrogates)."""
-    if len(ranges) == 1 and ranges[0][0] == ranges[0][1] and ranges[0][0] < 0x80 and chr(ranges[0][0]).isalnum():
-        return chr(ranges[0][0])
-    positive = ecma.python_set(ranges)
-    others = [piece for part in ALL for piece in ecma.minus(part, ranges + _ESCAPED)]
-    negative = "[^" + ecma.python_set(others + _ESCAPED)[1:-1] + "]"
-    return negative if len(negative) < len(positive) else positive
+    """One character of ``ranges`` in each spelling JSON text gives it (``spellings``)."""
+    return spellings.spell_ranges(ranges)
 
 
 def _join(edges: dict[int, dict[int, str]], into: dict[int, set[int]], source: int, target: int, regex: str) -> None:

@@ -19,7 +19,6 @@ value a regex can tell (as the translator's number ranges do).
 from __future__ import annotations
 
 import json
-import re
 from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any, Callable, Union
@@ -713,121 +712,15 @@ def _tag_values(part: Objects, name: str) -> list[str] | None:
 
 # -- strings other than some, in every spelling
 
-_SHORT_ESCAPES = {'"': '"', "\\": "\\", "/": "/", "\b": "b", "\f": "f", "\n": "n", "\r": "r", "\t": "t"}
-_HEX = "0123456789abcdef"
-
 
 def strings_except(words: list[str]) -> str | None:
     """A quoted JSON string whose decoded text is none of ``words``, in any
-    spelling (``"\\u0061"`` is ``"a"``). None past ``MAX_EXCLUDED_CHARACTERS``.
-
-    Over a trie of the words' characters, the text either ends at a node where no
-    word ends, or leaves the trie with a character no word continues with there
-    and then goes on freely; each character is matched in all its spellings (raw,
-    short escape, ``\\u`` in either case, surrogate pair)."""
-    texts = [w for w in dict.fromkeys(words) if not any(0xD800 <= ord(c) <= 0xDFFF for c in w)]  # lone surrogates: no spelling
+    spelling (``regexes.string_except``: ``"\\u00e9"`` is ``"é"``). None past
+    ``MAX_EXCLUDED_CHARACTERS``."""
+    texts = list(dict.fromkeys(words))
     if sum(map(len, texts)) > MAX_EXCLUDED_CHARACTERS:
         return None
-    nodes: list[dict[str, Any]] = [{}]  # parents before children
-    for text in texts:
-        node = nodes[0]
-        for char in text:
-            if char not in node:
-                node[char] = {}
-                nodes.append(node[char])
-            node = node[char]
-        node[""] = True  # a word ends here
-    ending: dict[int, str | None] = {}
-    leaving: dict[int, str] = {}
-    for node in reversed(nodes):
-        children = sorted(c for c in node if c)
-        ends = [] if "" in node else [""]
-        ends += [_spell(c) + below for c in children if (below := ending[id(node[c])]) is not None]
-        ending[id(node)] = "(?:" + "|".join(ends) + ")" if ends else None
-        leaving[id(node)] = "(?:" + "|".join([_other(children)] + [_spell(c) + leaving[id(node[c])] for c in children]) + ")"
-    root = id(nodes[0])
-    free = f"{leaving[root]}{regexes.CHAR}*"
-    return '"(?:' + (f"{ending[root]}|" if ending[root] is not None else "") + free + ')"'
-
-
-def _spell(char: str) -> str:
-    """Every spelling of one character inside a JSON string."""
-    options = [] if char in '"\\' or ord(char) < 0x20 else [re.escape(char)]
-    if char in _SHORT_ESCAPES:
-        options.append("\\\\" + re.escape(_SHORT_ESCAPES[char]))
-    code = ord(char)
-    if code <= 0xFFFF:
-        options.append("\\\\u" + _hex_range(code, code, 4))
-    else:
-        high, low = 0xD800 + ((code - 0x10000) >> 10), 0xDC00 + ((code - 0x10000) & 0x3FF)
-        options.append("\\\\u" + _hex_range(high, high, 4) + "\\\\u" + _hex_range(low, low, 4))
-    return "(?:" + "|".join(options) + ")"
-
-
-def _other(excluded: list[str]) -> str:
-    """One character of a JSON string, in any spelling, that is none of ``excluded``."""
-    if not excluded:
-        return str(regexes.CHAR)
-    raw = "".join(re.escape(c) for c in excluded if c not in '"\\' and ord(c) >= 0x20)
-    options = [r'[^"\\\x00-\x1f' + raw + "]"]
-    short = "".join(re.escape(letter) for char, letter in _SHORT_ESCAPES.items() if char not in excluded)
-    if short:
-        options.append("\\\\[" + short + "]")
-    codes = {ord(c) for c in excluded}
-    options += ["\\\\u" + _hex_range(a, b, 4) for a, b in _gaps(codes, 0, 0xD7FF) + _gaps(codes, 0xE000, 0xFFFF)]
-    pairs: dict[int, set[int]] = {}
-    for code in codes:
-        if code > 0xFFFF:
-            pairs.setdefault(0xD800 + ((code - 0x10000) >> 10), set()).add(0xDC00 + ((code - 0x10000) & 0x3FF))
-    any_low = "\\\\u" + _hex_range(0xDC00, 0xDFFF, 4)
-    options += ["\\\\u" + _hex_range(a, b, 4) + any_low for a, b in _gaps(set(pairs), 0xD800, 0xDBFF)]
-    for high, lows in sorted(pairs.items()):
-        rest = [_hex_range(a, b, 4) for a, b in _gaps(lows, 0xDC00, 0xDFFF)]
-        if rest:
-            options.append("\\\\u" + _hex_range(high, high, 4) + "\\\\u(?:" + "|".join(rest) + ")")
-    return "(?:" + "|".join(options) + ")"
-
-
-def _gaps(excluded: set[int], low: int, high: int) -> list[tuple[int, int]]:
-    """The intervals of ``low..high`` around the ``excluded`` values."""
-    found = []
-    start = low
-    for value in sorted(v for v in excluded if low <= v <= high):
-        if value > start:
-            found.append((start, value - 1))
-        start = value + 1
-    if start <= high:
-        found.append((start, high))
-    return found
-
-
-def _hex_class(low: int, high: int) -> str:
-    """Hex digits of values ``low..high``, in either case."""
-    chars = "".join(dict.fromkeys(c for v in range(low, high + 1) for c in (_HEX[v], _HEX[v].upper())))
-    return chars if len(chars) == 1 else "[" + chars + "]"
-
-
-def _hex_range(low: int, high: int, width: int) -> str:
-    """``width`` hex digits (either case) whose value is within ``low..high``."""
-    if width == 0:
-        return ""
-    size = 16 ** (width - 1)
-    first, last = low // size, high // size
-    if first == last:
-        return _hex_class(first, first) + _hex_range(low % size, high % size, width - 1)
-    tail = f"[0-9a-fA-F]{{{width - 1}}}" if width > 1 else ""
-    parts = []
-    start, end = first, last
-    if low % size:
-        parts.append(_hex_class(first, first) + _hex_range(low % size, size - 1, width - 1))
-        start += 1
-    if high % size != size - 1:
-        end -= 1
-    if start <= end:
-        parts.append(_hex_class(start, end) + tail)
-    if high % size != size - 1:
-        parts.append(_hex_class(last, last) + _hex_range(0, high % size, width - 1))
-    return "(?:" + "|".join(parts) + ")"
+    return regexes.string_except(texts)
 
 
 # -- finite item domains (uniqueItems)

@@ -1,9 +1,9 @@
 """ECMA-262 patterns (JSON Schema's ``pattern``) to regexes over a JSON string's text.
 
 A pattern constrains the decoded string, the grammar reads its JSON spelling: each
-character the pattern names is matched as ``json.dumps(..., ensure_ascii=False)``
-spells it (itself, or ``\\"``, ``\\\\``, ``\\n``, ``\\u001f``), while the free
-stretches an unanchored search allows on either side take any spelling. ``\\d \\w
+character the pattern names is matched in every spelling ``spellings`` gives it
+(``é`` and ``\\u00e9``, ``"`` and ``\\"``, ``/`` and ``\\/``; never ``\\u0041`` for
+``A``), as are the free stretches an unanchored search allows on either side. ``\\d \\w
 \\s .`` are ECMA's (ASCII digits and word characters; ECMA's white space and line
 terminators). Anchors may stand anywhere (``anchored``: a ``^`` after what
 matched nothing). Lookaheads at the start of a pattern anchored by ``^`` are a
@@ -18,12 +18,12 @@ agrees with the grammar.
 from __future__ import annotations
 
 import functools
-import json
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from schema2grammar.regexes import CHAR
+from schema2grammar import spellings
+from schema2grammar.spellings import CHAR
 
 MAX_CODE = 0x10FFFF
 SURROGATES = (0xD800, 0xDFFF)
@@ -34,6 +34,8 @@ and every walk of the tree after it, recurse once per level."""
 ANY_SPELLING = CHAR  # what an unanchored pattern leaves free around its match
 
 Ranges = list[tuple[int, int]]
+
+_class_char = spellings.class_member  # a class member lark leaves one
 
 
 @dataclass
@@ -105,8 +107,9 @@ def _has_look(node: Node) -> bool:
 
 
 def json_string_regex(pattern: str) -> str:
-    """A regex for the text between the quotes of every JSON string (as
-    ``json.dumps`` spells its characters) whose value the pattern matches somewhere."""
+    """A regex for the text between the quotes of every JSON string (in each
+    spelling ``spellings`` gives its characters) whose value the pattern matches
+    somewhere."""
     out = [("" if start else ANY_SPELLING + "*") + _emit(middle, _emit_set) + ("" if end else ANY_SPELLING + "*")
            for start, middle, end in anchored(parse(pattern))]
     return "(?:" + "|".join(out) + ")"
@@ -435,35 +438,8 @@ def python_set(ranges: Ranges) -> str:
 
 
 def _emit_set(ranges: Ranges) -> str:
-    """One character of ``ranges``, as JSON spells it."""
-    raw: Ranges = []
-    spelled: list[str] = []
-    for low, high in ranges:
-        for code in range(low, min(high, 0x5C) + 1):
-            if code < 0x20 or code in (0x22, 0x5C):
-                spelled.append(re.escape(json.dumps(chr(code))[1:-1]))
-        raw += minus((low, high), [(0x00, 0x1F), (0x22, 0x22), (0x5C, 0x5C), SURROGATES])
-    if raw:
-        spelled.insert(0, "[" + "".join(_class_char(a) if a == b else f"{_class_char(a)}-{_class_char(b)}"
-                                         for a, b in raw) + "]")
-    if not spelled:
-        raise Unsupported("a character class that matches nothing")
-    return spelled[0] if len(spelled) == 1 else "(?:" + "|".join(spelled) + ")"
-
-
-def minus(part: tuple[int, int], holes: Ranges) -> Ranges:
-    pieces = [part]
-    for hole_low, hole_high in holes:
-        pieces = [piece for low, high in pieces for piece in ((low, min(high, hole_low - 1)), (max(low, hole_high + 1), high))
-                  if piece[0] <= piece[1]]
-    return pieces
-
-
-def _class_char(code: int) -> str:
-    """A class member spelled so that lark, which turns ``\\x5d`` into ``]`` before
-    the regex is parsed, leaves it a member."""
-    if chr(code) in "]\\^-[":
-        return "\\" + chr(code)
-    if code < 0x100:
-        return f"\\x{code:02x}"
-    return f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}"
+    """One character of ``ranges``, in each spelling JSON text gives it (``spellings``)."""
+    try:
+        return spellings.spell_ranges(ranges)
+    except ValueError:
+        raise Unsupported("a character class that matches nothing") from None

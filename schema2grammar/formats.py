@@ -2,10 +2,11 @@
 them by their RFCs' grammars.
 
 Every character these formats allow is printable ASCII (but a URI template's
-non-ASCII ones, and a regex's: any), written by ``json.dumps`` as itself but for
-``"`` and ``\\`` (in an e-mail's quoted local part, spelled ``\\"`` and ``\\\\``
-here; in a regex, as ``pattern`` spells them); other spellings of the same text
-(``\\/``, ``\\u0041``) are refused, as for ``pattern``.
+non-ASCII ones, and a regex's: any), each matched in every spelling the grammar
+takes (``spellings``): the formats that hold ``/``, ``"``, ``\\`` or non-ASCII
+characters (e-mails, URIs, URI templates) are written over the decoded text and
+respelled (``spellings.spell_regex``: ``http:\\/\\/`` is ``http://``), the others
+hold only characters with one spelling.
 Quoted strings in the RFCs' ABNF are case-insensitive, and so are these
 (``[ipv6:::1]`` is an address literal), but for a duration's designators (below).
 """
@@ -16,7 +17,7 @@ import calendar
 import datetime
 import re
 
-from schema2grammar import ecma, regexes
+from schema2grammar import ecma, regexes, spellings
 
 DEC_OCTET = "(?:25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])"
 """0-255 without leading zeros."""
@@ -68,10 +69,10 @@ def _email() -> str:
     other tag is registered)."""
     atom = r"[A-Za-z0-9!#$%&'*+\-/=?^_`{|}~]+"
     quoted_char = r"[ !#-\[\]-~]"  # printable ASCII but the quote and the backslash
-    quoted = rf'\\"(?:{quoted_char}|\\\\(?:{quoted_char}|\\"|\\\\))*\\"'  # both escaped in JSON text
+    quoted = rf'"(?:{quoted_char}|\\(?:{quoted_char}|"|\\))*"'  # over the decoded text: spelled later
     sub_domain = "[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?"
     literal = rf"\[(?:{IPV4}|[iI][pP][vV]6:{IPV6})\]"
-    return rf"(?:{atom}(?:\.{atom})*|{quoted})@(?:{sub_domain}(?:\.{sub_domain})*|{literal})"
+    return spellings.spell_regex(rf"(?:{atom}(?:\.{atom})*|{quoted})@(?:{sub_domain}(?:\.{sub_domain})*|{literal})")
 
 
 _UNRESERVED = r"A-Za-z0-9\-._~"
@@ -98,10 +99,10 @@ def _uri(reference: bool) -> str:
     hier = f"(?://{authority}(?:/{_SEGMENT})*|{_ABSOLUTE}|{_SEGMENT_NZ}(?:/{_SEGMENT})*)?"
     uri = f"{_SCHEME}:{hier}{_AFTER_PATH}"
     if not reference:
-        return uri
+        return spellings.spell_regex(uri)
     no_colon = f"(?:[{_UNRESERVED}{_SUB_DELIMS}@]|{_PCT})+"
     relative = f"(?://{authority}(?:/{_SEGMENT})*|{_ABSOLUTE}|{no_colon}(?:/{_SEGMENT})*)?"
-    return f"(?:{uri}|{relative}{_AFTER_PATH})"
+    return spellings.spell_regex(f"(?:{uri}|{relative}{_AFTER_PATH})")
 
 
 def _uri_template() -> str:
@@ -109,13 +110,13 @@ def _uri_template() -> str:
     percent-encoded triplets aside) and expressions: ``{``, an optional operator,
     variable names (letters, digits, ``_``, percent-encoded; dots between), each with
     a prefix length below 10000 or an explode, ``}``. Non-ASCII characters are its
-    ``ucschar`` and ``iprivate``, as themselves (``json.dumps`` writes them so)."""
+    ``ucschar`` and ``iprivate``, as themselves or escaped (``spellings``)."""
     planes = "".join(f"\\U{plane:04x}0000-\\U{plane:04x}fffd" for plane in range(1, 14))
     wide = f"\\u00a0-\\ud7ff\\ue000-\\ufdcf\\ufdf0-\\uffef{planes}\\U000e1000-\\U000efffd\\U000f0000-\\U0010fffd"
     literal = rf"(?:[!#$&(-;=?-\[\]_a-z~{wide}]|{_PCT})"  # brackets escaped: lark reads \x5d as ]
     varchar = rf"(?:[A-Za-z0-9_]|{_PCT})"
     varspec = rf"{varchar}(?:\.?{varchar})*(?::[1-9][0-9]{{0,3}}|\*)?"
-    return rf"(?:{literal}|\{{[+#./;?&=,!@|]?{varspec}(?:,{varspec})*\}})*"
+    return spellings.spell_regex(rf"(?:{literal}|\{{[+#./;?&=,!@|]?{varspec}(?:,{varspec})*\}})*")
 
 
 SPECIAL_SCHEMES = ("ftp", "file", "http", "https", "ws", "wss")
@@ -157,7 +158,7 @@ def whatwg_uri(schemes: list[str] | None = None, host_required: bool = False) ->
             forms.append(_insensitive(scheme) + (file if scheme == "file" else special))
     if schemes is None:
         forms.append(f"{_scheme_except(SPECIAL_SCHEMES)}:{other}")
-    return f"(?:{'|'.join(forms)}){_AFTER_PATH}"
+    return spellings.spell_regex(f"(?:{'|'.join(forms)}){_AFTER_PATH}")
 
 
 def _domain() -> str:

@@ -10,9 +10,10 @@ DFA per pattern (ECMA-262 search semantics, as ``ecma`` reads them), one for the
 declared names, their product, and each *region* (a set of patterns matched, no
 declared name) turned back into a regex by state elimination.
 
-Names are spelled as ``json.dumps(..., ensure_ascii=False)`` spells them (the
-spelling ``pattern`` uses for what it matches): a name written with other escapes
-belongs to no region and is refused. Patterns no automaton expresses, or regions
+Names are matched in every spelling of their characters (``spellings``, as
+``pattern`` matches what it names): ``"é"`` and ``"\\u00e9"`` are one name, in
+the same region, and a declared name is left out of the regions however it is
+spelled. Patterns no automaton expresses, or regions
 whose automata or regexes grow past the limits below, raise ``ecma.Unsupported``;
 the translator then falls back to an approximation and says so in the report.
 
@@ -23,11 +24,9 @@ only the names of the set.
 
 from __future__ import annotations
 
-import json
-import re
 from dataclasses import dataclass
 
-from schema2grammar import automata, ecma, string_sets
+from schema2grammar import automata, ecma, spellings, string_sets
 from schema2grammar.automata import Classes
 from schema2grammar.string_sets import StringSet
 
@@ -65,8 +64,7 @@ def regions(patterns: list[str], declared: list[str], unmatched: bool = True,
     names_bit = 1 << len(nfas)
     kept = [not s & names_bit and (allowed is None or allowed.holds_bits(s >> (len(nfas) + 1))) for s in signatures]
     matches = [_matched(tests, s) for s in signatures]
-    found: list[Region] = []
-    size = 0
+    written: dict[int, str] = {}
     for matched in sorted({m for m, keep in zip(matches, kept) if keep and (m or unmatched)}):
         accepting = [m == matched and keep for m, keep in zip(matches, kept)]
         try:
@@ -75,13 +73,19 @@ def regions(patterns: list[str], declared: list[str], unmatched: bool = True,
             if allowed is not None:
                 raise
             regex = _by_lookaheads(patterns, matched, declared)  # the region is not empty: the product says so
-        if regex is None:
-            continue
-        size += len(regex)
-        if size > MAX_REGEX:
-            raise ecma.Unsupported(f"the regexes for these property names exceed {MAX_REGEX} characters")
-        found.append(Region(tuple(i for i in range(len(patterns)) if matched >> i & 1), regex))
-    return found
+        if regex is not None:
+            written[matched] = regex
+    if allowed is None:  # past the limit, the longest regions by lookaheads where that is shorter
+        for matched in sorted(written, key=lambda m: -len(written[m])):
+            if sum(map(len, written.values())) <= MAX_REGEX:
+                break
+            try:
+                written[matched] = min(written[matched], _by_lookaheads(patterns, matched, declared), key=len)
+            except ecma.Unsupported:
+                continue
+    if sum(map(len, written.values())) > MAX_REGEX:
+        raise ecma.Unsupported(f"the regexes for these property names exceed {MAX_REGEX} characters")
+    return [Region(tuple(i for i in range(len(patterns)) if matched >> i & 1), regex) for matched, regex in written.items()]
 
 
 def _matched(tests: list[list[tuple[bool, str]]], signature: int) -> int:
@@ -105,7 +109,8 @@ def _by_lookaheads(patterns: list[str], matched: int, declared: list[str]) -> st
     ahead = [f'{"(?=" if holds else "(?!"}{ecma.json_string_regex(part)}")' for i, p in enumerate(patterns)
              if matched >> i & 1 for holds, part in ecma.conjuncts(p)]
     refused = [ecma.json_string_regex(p) for i, p in enumerate(patterns) if not matched >> i & 1]  # lookaheads: Unsupported
-    refused += [re.escape(json.dumps(name, ensure_ascii=False)[1:-1]) for name in declared]
+    refused += [spellings.spell_text(name) for name in declared if spellings.spellable(name)]
     if refused:
         ahead.append(f'(?!(?:{"|".join(refused)})")')
     return "".join(ahead) + ecma.ANY_SPELLING + "*"
+

@@ -10,13 +10,8 @@ import json
 import re
 from typing import Any
 
-UNICODE_ESCAPE = (r"\\u(?:[0-9a-cA-Ce-fE-F][0-9a-fA-F]{3}|[dD][0-7][0-9a-fA-F]{2}"
-                  r"|[dD][89abAB][0-9a-fA-F]{2}\\u[dD][c-fC-F][0-9a-fA-F]{2})")
-"""A ``\\u`` escape of one Unicode character: surrogates only as a high-low pair (a
-lone surrogate is not text: Pydantic and most JSON parsers refuse it)."""
-
-CHAR = r'(?:[^"\\\x00-\x1f]|\\["\\/bfnrt]|' + UNICODE_ESCAPE + ")"
-"""One character of a JSON string as written (an escape, or a pair, is one character)."""
+from schema2grammar import spellings
+from schema2grammar.spellings import CHAR, ESCAPE, UNICODE_ESCAPE  # noqa: F401  (a string's characters: spellings)
 
 STRING = f'"{CHAR}*"'
 NUMBER = r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?"
@@ -112,61 +107,59 @@ def string_of_length(low: int, high: int | None) -> str:
     return f'"{CHAR}{{{low},{upper}}}"'
 
 
-ESCAPE = r'(?:\\["\\/bfnrt]|' + UNICODE_ESCAPE + ")"
-"""One escaped character (no declared name contains one: see ``string_except``)."""
+_PLAIN = frozenset(chr(code) for code in range(0x20, 0x7F)) - frozenset('"\\/')
+"""The characters with one spelling (``spellings.PLAIN_TEXT``)."""
 
 
-def string_except(words: list[str]) -> str | None:
-    """A quoted string whose text is none of ``words`` as ``json.dumps`` spells them
-    (None when a word needs an escape: that case is not built).
+def string_except(words: list[str]) -> str:
+    """A quoted string whose text is none of ``words``, in any spelling
+    (``spellings``: ``"\\u00e9"`` is ``"é"``, and is refused where ``é`` is).
 
-    Over a trie of the words, such a text either ends at a trie node where no word
-    ends, or leaves the trie (a character no word continues with there, or any
-    escape) and then goes on freely. The free tail is written once, after all the
-    ways of leaving, not once per trie node: the pattern grows with the trie, not
-    with the trie times the (long) pattern of one character."""
-    spelled = [json.dumps(word, ensure_ascii=False)[1:-1] for word in dict.fromkeys(words)]
-    if any("\\" in word for word in spelled):
-        return None
-    if not spelled:
+    Over a trie of the words' characters, such a text either ends at a trie node
+    where no word ends, or leaves the trie (a character no word continues with
+    there, in any spelling) and then goes on freely. Each trie edge is its
+    character in all its spellings. The free tail is written once, after all the
+    ways of leaving, not once per trie node; and so is the escape that leaves a
+    node whose children all have one spelling (printable ASCII: the usual names):
+    any escape leaves there, and ``ESCAPE`` is written once, after the paths to
+    those nodes. The pattern grows with the trie, not with the trie times the
+    (long) pattern of one character."""
+    texts = [word for word in dict.fromkeys(words) if spellings.spellable(word)]
+    if not texts:  # (a word with a lone surrogate has no spelling: there is nothing to leave out)
         return STRING
-    trie: dict[str, Any] = {}
-    for word in spelled:
-        node = trie
-        for char in word:
-            node = node.setdefault(char, {})
+    nodes: list[dict[str, Any]] = [{}]  # parents before children (a long word recurses nowhere)
+    for text in texts:
+        node = nodes[0]
+        for char in text:
+            if char not in node:
+                node[char] = {}
+                nodes.append(node[char])
+            node = node[char]
         node[""] = {}  # a word ends here
-    leaving = f"(?:{_leave_trie(trie)}|{_trie_paths(trie)}{ESCAPE}){CHAR}*"
-    ending = _end_off_words(trie)
-    return '"(?:' + (f"{ending}|" if ending is not None else "") + leaving + ')"'
-
-
-def _children(node: dict[str, Any]) -> list[str]:
-    return sorted(char for char in node if char)
-
-
-def _leave_trie(node: dict[str, Any]) -> str:
-    """Paths below ``node``, then one unescaped character that leaves the trie."""
-    excluded = "".join(re.escape(char) for char in _children(node))
-    options = [r'[^"\\\x00-\x1f' + excluded + "]"]
-    options += [re.escape(char) + _leave_trie(node[char]) for char in _children(node)]
-    return "(?:" + "|".join(options) + ")"
-
-
-def _trie_paths(node: dict[str, Any]) -> str:
-    """Every path below ``node``, the empty one included."""
-    options = [""] + [re.escape(char) + _trie_paths(node[char]) for char in _children(node)]
-    return "(?:" + "|".join(options) + ")"
-
-
-def _end_off_words(node: dict[str, Any]) -> str | None:
-    """Paths below ``node`` that end where no word ends (None: there are none)."""
-    options = [] if "" in node else [""]
-    for char in _children(node):
-        below = _end_off_words(node[char])
-        if below is not None:
-            options.append(re.escape(char) + below)
-    return "(?:" + "|".join(options) + ")" if options else None
+    ending: dict[int, str | None] = {}  # paths below a node that end where no word ends
+    leaving: dict[int, str] = {}  # paths below a node, then a character that leaves (escapes: at nodes not plain)
+    escaping: dict[int, str | None] = {}  # paths below a node to one where every escape leaves
+    for node in reversed(nodes):
+        children = sorted(char for char in node if char)
+        plain = all(char in _PLAIN for char in children)
+        spelled = [re.escape(char) if char in _PLAIN else spellings.spell_char(char) for char in children]
+        below = [id(node[char]) for char in children]
+        ends = [] if "" in node else [""]
+        ends += [edge + found for edge, at in zip(spelled, below) if (found := ending[at]) is not None]
+        ending[id(node)] = "(?:" + "|".join(ends) + ")" if ends else None
+        if plain:  # (the usual node: written as before, the escapes after the paths to such nodes)
+            leaves = ["[^\\x00-\\x1f\\x22\\\\" + "".join(spellings.class_member(ord(char)) for char in children) + "]"]
+        else:
+            others = spellings.minus(spellings.ALL, [(ord(char), ord(char)) for char in children])
+            leaves = [found for found in (spellings.raw(others), spellings.escapes(others)) if found is not None]
+        leaving[id(node)] = "(?:" + "|".join(leaves + [edge + leaving[at] for edge, at in zip(spelled, below)]) + ")"
+        escapes = [""] if plain else []
+        escapes += [edge + found for edge, at in zip(spelled, below) if (found := escaping[at]) is not None]
+        escaping[id(node)] = "(?:" + "|".join(escapes) + ")" if escapes else None
+    root = id(nodes[0])
+    escaped = f"|{escaping[root]}{ESCAPE}" if escaping[root] is not None else ""
+    free = f"(?:{leaving[root]}{escaped}){CHAR}*"
+    return '"(?:' + (f"{ending[root]}|" if ending[root] is not None else "") + free + ')"'
 
 
 def integer_range(low: int | None, high: int | None) -> str:

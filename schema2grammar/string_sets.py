@@ -11,7 +11,7 @@ verdicts for ``allOf``, ``anyOf``, ``oneOf``, ``not``, ``if``/``then``/``else`` 
 accepts back into one regex (``automata.to_regex``): what ``propertyNames``
 allows among property names, and what a ``not`` leaves of a place's strings.
 
-Strings are spelled as ``json.dumps(..., ensure_ascii=False)`` spells them, as a
+Strings are matched in every spelling of their characters (``spellings``), as a
 ``pattern`` terminal's are. A ``format`` that the draft asserts, dynamic
 references, draft 3's ``disallow``/``extends``, and schemas past
 ``MAX_SCHEMAS_READ`` raise ``ecma.Unsupported``: the caller then reports the
@@ -93,8 +93,8 @@ def negate(strings: StringSet) -> StringSet:
 
 
 def spelled(strings: StringSet) -> str | None:
-    """A regex of the set's strings between the quotes, as ``json.dumps`` spells
-    them (None: the set is empty); ``ecma.Unsupported`` past the automata's limits
+    """A regex of the set's strings between the quotes, in every spelling
+    (``spellings``; None: the set is empty); ``ecma.Unsupported`` past the automata's limits
     or ``MAX_REGEX``. The sets of a ``oneOf`` (each branch less the others) share
     their automata: the product of a set of bases is built once."""
     if strings.formula == FALSE:

@@ -25,7 +25,7 @@ from fractions import Fraction
 from typing import Any, Callable
 
 from schema2grammar import (applicators, automata, complement, ecma, formats, multiples, numbers, property_names, regexes,
-                            string_sets, switch, unevaluated, unique_arrays)
+                            spellings, string_sets, switch, unevaluated, unique_arrays)
 from schema2grammar.object_states import (
     MAX_OBJECT_STATES,
     MAX_UNORDERED_STATES,
@@ -84,6 +84,12 @@ DECIMAL_NOTE = ("readable numbers are read as doubles, and no multiple of this s
                 "known to read back as one (jsonschema divides doubles): every decimal multiple is taken, as "
                 "multiple_of='decimal' does")
 """Why a ``multipleOf`` is approximated under ``numbers="readable"`` where ``as_doubles`` finds no step."""
+
+STRINGS_SPELLED = "characters in every JSON spelling but \\u escapes of printable ASCII (spellings)"
+"""How a string's characters are matched (``spellings``): ``é`` and ``\\u00e9`` alike."""
+
+NAMES_SPELLED = "names in every JSON spelling but \\u escapes of printable ASCII (spellings)"
+"""How property names are matched (``spellings``): ``"é"`` and ``"\\u00e9"`` are one name."""
 
 COUNTED_NOTE = ("counted by structgen's matcher (structgen/string_lengths.py), past the lengths the lexer counts "
                 "(lexer_max_length, length_bound); the grammar's text marks it with a max_length_N group, which "
@@ -177,12 +183,22 @@ def _found_by(patterns: dict[str, Any] | None, name: str) -> list[Any]:
     return [sub for pattern, sub in patterns.items() if re.search(ecma.python_regex(pattern), name) is not None]
 
 
-def _other_names(declared: list[str]) -> str | None:
-    """A quoted name that is none of ``declared``: as ``json.dumps`` spells them (a
-    name spelled with ``\\u`` escapes is another name), or, where one of them needs
-    an escape, in any spelling (then refused however spelled: ``complement``);
-    None past the complement's limit."""
-    return regexes.string_except(declared) or complement.strings_except(declared)
+def _spellable(value: Any) -> bool:
+    """Whether some JSON text spells ``value``: no string in it (a key included)
+    holds a lone surrogate (``spellings``)."""
+    if isinstance(value, str):
+        return spellings.spellable(value)
+    if isinstance(value, list):
+        return all(map(_spellable, value))
+    if isinstance(value, dict):
+        return all(_spellable(k) and _spellable(v) for k, v in value.items())
+    return True
+
+
+def _other_names(declared: list[str]) -> str:
+    """A quoted name that is none of ``declared``, however either is spelled
+    (``regexes.string_except``)."""
+    return regexes.string_except(declared)
 
 
 def _matchable(patterns: dict[str, Any] | None) -> dict[str, Any] | None:
@@ -347,8 +363,15 @@ class _Translator:
         return key
 
     def literal(self, value: Any) -> str:
-        """A terminal for one JSON scalar, spelled as ``json.dumps`` spells it."""
-        return self.terminal(re.escape(json.dumps(value, ensure_ascii=False)))
+        """A terminal for one JSON scalar (a value, or an object's key): a number as
+        ``json.dumps`` spells it, a string in each spelling of its characters
+        (``spellings``: ``"é"`` and ``"\\u00e9"``)."""
+        if isinstance(value, str):
+            try:
+                return self.terminal('"' + spellings.spell_text(value) + '"')
+            except ValueError:
+                raise NoValue(f"the string {value!r} holds a lone surrogate, which no text here spells") from None
+        return self.terminal(re.escape(json.dumps(value)))
 
     def fresh(self, hint: str) -> str:
         """A rule name never given before (rules of a place no value satisfies are
@@ -747,7 +770,7 @@ class _Translator:
         except ecma.Unsupported as exc:
             self.approximate(pointer, "pattern", f"{exc}: any string")
             return None
-        self.report.add(pointer, "pattern", ENFORCED, "characters it names are spelled as json.dumps spells them"
+        self.report.add(pointer, "pattern", ENFORCED, STRINGS_SPELLED
                         + ("; its lookaheads as the terminal's" if tests else ""))
         return regex, tests
 
@@ -1172,15 +1195,17 @@ class _Translator:
                      else "extra properties among the declared ones")
             report.add(
                 pointer, "additionalProperties", ENFORCED,
-                f"{place}; a declared name spelled with \\u escapes counts as extra (where one needs an escape, "
-                "it is refused in any other spelling)"
-                if names is None else f"{place}, names spelled as json.dumps spells them",
+                f"{place}; {NAMES_SPELLED}",
             )
         colon = self.punct(":")
         written: dict[str, dict[int, str]] = {}  # name -> its member's text, per mark
         members: list[tuple[str, bool]] = []
         for key, sub in properties.items():
             key_pointer = f"{pointer}/properties/{_pointer_token(key)}"
+            if not _spellable(key):  # no text writes the name: the property is absent
+                if key in required:
+                    raise NoValue(f"{key_pointer}: the name {key!r} holds a lone surrogate, which no text spells")
+                continue
             matched = _found_by(patterns, key)
             try:
                 values = self.marked_values({"allOf": [sub, *matched]} if matched else sub, some, key, key_pointer)
@@ -1204,11 +1229,10 @@ class _Translator:
             members.append((key, True))
         # an undeclared name's own schema is known unless patterns Python cannot run may match it
         known = names is not None or "patternProperties" not in schema or patterns is not None
-        extra, separable = self.extra_properties(
+        extra = self.extra_properties(
             names, patterns, additional, list(properties) + missing + absent, undeclared if known else [], some, pointer)
-        separable = separable and known
         specials: list[str] = []
-        for name in undeclared if separable else []:
+        for name in undeclared if known else []:
             matched = _found_by(patterns, name)
             sub = {"allOf": matched} if matched else own_additional
             try:
@@ -1219,9 +1243,9 @@ class _Translator:
                     specials.append(name)
             except NoValue:
                 pass  # no value for it: an object holding it is no instance
-        if not separable:  # a name only an extra property can hold is not told apart from the others
+        if not known:  # a name only an extra property can hold is not told apart from the others
             needs = {source: wanted for source, wanted in needs.items() if not {source, *wanted} & set(undeclared)}
-        unseparated = bool(undeclared) and not separable
+        unseparated = bool(undeclared) and not known
         marks = {name: tuple(values) for name, values in written.items()}
         states = self.counted_states(schema, members, specials, (len(some), marks, tuple(extra)), needs, unseparated,
                                      pointer)
@@ -1296,14 +1320,13 @@ class _Translator:
 
     def extra_properties(self, names: list[property_names.Region] | None, patterns: dict[str, Any] | None,
                          additional: Any, declared: list[str], apart: list[str], some: list[tuple[str, Any]],
-                         pointer: str) -> tuple[dict[int, str], bool]:
+                         pointer: str) -> dict[int, str]:
         """The symbol of one undeclared property per mark (none: none allowed), names
-        ``apart`` left out, and whether they could be. ``names`` were split by the
+        ``apart`` left out (in any spelling: ``_other_names``). ``names`` were split by the
         witnesses' patterns too (``some``: after the ``patterns`` in each region's
         ``matched``)."""
         colon = self.punct(":")
         extras: dict[int, list[str]] = {}
-        kept_apart = True
         if names is not None:
             assert patterns is not None
             keys = list(patterns)
@@ -1330,18 +1353,9 @@ class _Translator:
             except NoValue:  # additionalProperties no value satisfies: none allowed
                 extra_value = None
             if extra_value is not None:
-                other = _other_names(declared + apart) if apart else None
-                if other is None:
-                    kept_apart = not apart
-                    other = _other_names(declared)
-                if other is None:
-                    self.approximate(pointer, "additionalProperties", "a declared name with an escaped character may "
-                                     f"repeat as an extra property (the names pass {complement.MAX_EXCLUDED_CHARACTERS} "
-                                     "characters)")
-                    other = regexes.STRING
-                extras[0] = [f"{self.terminal(other)} {colon} {extra_value}"]
+                extras[0] = [f"{self.terminal(_other_names(declared + apart))} {colon} {extra_value}"]
         return {mark: found[0] if len(found) == 1 else self.rule("extra", " | ".join(found))
-                for mark, found in sorted(extras.items())}, kept_apart
+                for mark, found in sorted(extras.items())}
 
     def counted_states(self, schema: dict[str, Any], members: list[tuple[str, bool]], specials: list[str],
                        marked: tuple[int, dict[str, tuple[int, ...]], tuple[int, ...]], needs: dict[str, tuple[str, ...]],
@@ -1393,10 +1407,9 @@ class _Translator:
                                  "to count its properties and keep its dependencies: not enforced")
             elif key in dependency_keys and unseparated:
                 self.approximate(pointer, key, "not enforced for a name only an extra property can hold, beside "
-                                 "patternProperties that are not enforced or with a character that needs an escape")
+                                 "patternProperties that are not enforced")
             elif key in schema:
-                self.report.add(pointer, key, ENFORCED, "names spelled as json.dumps spells them; a name spelled with "
-                                "\\u escapes is another name" if key in dependency_keys else "")
+                self.report.add(pointer, key, ENFORCED, NAMES_SPELLED if key in dependency_keys else "")
         return states
 
     def object_rules(self, states: ObjectStates, written: dict[str, dict[int, str]], extra: dict[int, str]) -> str:
@@ -1500,9 +1513,9 @@ class _Translator:
                 self.approximate(pointer, "propertyNames", f"the declared names judged one by one, extra names not: {exc}")
             return None
         if patterns is not None:
-            self.report.add(pointer, "patternProperties", ENFORCED, "names spelled as json.dumps spells them")
+            self.report.add(pointer, "patternProperties", ENFORCED, NAMES_SPELLED)
         if language is not None:
-            self.report.add(pointer, "propertyNames", ENFORCED, "names spelled as json.dumps spells them")
+            self.report.add(pointer, "propertyNames", ENFORCED, NAMES_SPELLED)
         return found
 
     # -- combinators, constants, any value
@@ -1895,6 +1908,7 @@ class _Translator:
         checked = {k: v for k, v in others.items() if k in _VALIDATION_KEYWORDS}
         if checked:
             values = self.listed_within(checked, values, key, pointer)
+        values = [value for value in values if _spellable(value)]
         if not values:
             raise NoValue(f"{pointer or '#'}: no value of {key} satisfies the schema")
         return " | ".join(dict.fromkeys(self.constant(value) for value in values))

@@ -32,8 +32,8 @@ from structgen.engine.regex import parse
     (["^[a-z_]{1,8}$", "^x-.*$", "a"], ["names", "x-a"]), (["."], ["a"]), (["^$"], []), (["b|^1", "é$"], ["id"]),
 ])
 def test_name_regions_split_names_by_the_patterns_they_match(patterns: list[str], declared: list[str]) -> None:
-    """Every name but the declared ones, as json.dumps spells it, is in exactly one
-    region: the one of the patterns whose ECMA search finds it."""
+    """Every name but the declared ones, as json.dumps spells it (either way), is in
+    exactly one region: the one of the patterns whose ECMA search finds it."""
     regions = [(r.matched, re.compile(r.regex)) for r in property_names.regions(patterns, declared)]
     searches = [re.compile(ecma.python_regex(p)) for p in patterns]
     rng = random.Random(5)
@@ -41,10 +41,11 @@ def test_name_regions_split_names_by_the_patterns_they_match(patterns: list[str]
         "".join(rng.choice('ax-1_é"\\ \nbX\x1f') for _ in range(rng.randint(0, 6))) for _ in range(2000)
     ]
     for name in names:
-        spelled = json.dumps(name, ensure_ascii=False)[1:-1]
-        hits = [matched for matched, regex in regions if regex.fullmatch(spelled)]
         expected = [] if name in declared else [tuple(i for i, s in enumerate(searches) if s.search(name))]
-        assert hits == expected, (patterns, name)
+        for ascii_only in (False, True):
+            spelled = json.dumps(name, ensure_ascii=ascii_only)[1:-1]
+            hits = [matched for matched, regex in regions if regex.fullmatch(spelled)]
+            assert hits == expected, (patterns, name)
 
 
 @pytest.mark.parametrize(("low", "high"), [(0, 250), (-37, 12), (15, None), (None, -3), (None, None), (7, 7), (-1000, -999), (99, 101)])
@@ -64,8 +65,13 @@ def test_names_other_than_the_declared_ones() -> None:
         "".join(rng.choice("coxunteré ab\n\\\x01") for _ in range(rng.randint(0, 8))) for _ in range(3000)
     ]
     for text in candidates:
-        assert bool(pattern.fullmatch(json.dumps(text, ensure_ascii=False))) == (text not in words), text
-    assert regexes.string_except(['a"b']) is None  # needs an escape: not built
+        for ascii_only in (False, True):
+            assert bool(pattern.fullmatch(json.dumps(text, ensure_ascii=ascii_only))) == (text not in words), text
+    quoted = re.compile(regexes.string_except(['a"b', "c/", "d\\"]))  # words with escaped spellings
+    for spelled in ['"a\\"b"', '"a\\u0022b"', '"c/"', '"c\\/"', '"d\\\\"', '"d\\u005C"']:
+        assert not quoted.fullmatch(spelled), spelled
+    for spelled in ['"a\\"c"', '"a\\u0022"', '"c//"', '"c\\/\\/"', '"d\\\\\\\\"', '"d\\u00e9"', '"a"']:
+        assert quoted.fullmatch(spelled), spelled
 
 
 def test_declared_names_that_need_an_escape_are_no_extra_names() -> None:
@@ -79,7 +85,9 @@ def test_declared_names_that_need_an_escape_are_no_extra_names() -> None:
     agrees(schema, [{}, {"x": "s"}, {"foo\nbar": 1, "a\rb": None}, {names[1]: 2, names[2]: 3, "q": "s"}],
            [{"foo\nbar": "1"}, {'foo"bar': "x"}, {"foo\nbar": 1}, {"foo\\bar": 1, "foo\tbar": "s", "x": 1}])
     grammar = Grammar.from_json_schema(schema)
-    assert not grammar.accepts('{"foo\\u000abar": 1, "a\\rb": 2}')  # the same name, spelled otherwise
+    assert grammar.accepts('{"foo\\u000abar": 1, "a\\u000Db": 2}')  # the same names, spelled otherwise
+    assert not grammar.accepts('{"foo\\u000Abar": "1", "a\\rb": 2}') and not grammar.accepts('{"foo\\u000abar": 1}')
+    assert not grammar.accepts('{"foo\\u0022bar": "s"}') and grammar.accepts('{"foo\\u0022bar": 2}')
 
 
 def test_string_lengths_count_characters() -> None:

@@ -24,7 +24,8 @@ from structgen import Grammar
 
 
 def _spellings(text: str, rng: random.Random) -> list[str]:
-    """``text`` as JSON: both json.dumps spellings, and some with random escapes."""
+    """``text`` as JSON: both json.dumps spellings, and some with random escapes (but
+    ``\\u`` escapes of printable ASCII, which no grammar takes: schema2grammar/spellings.py)."""
     found = [json.dumps(text, ensure_ascii=False), json.dumps(text)]
     for _ in range(3):
         parts = []
@@ -33,7 +34,7 @@ def _spellings(text: str, rng: random.Random) -> list[str]:
             if rng.random() < 0.3 and code > 0xFFFF:
                 high, low = 0xD800 + ((code - 0x10000) >> 10), 0xDC00 + ((code - 0x10000) & 0x3FF)
                 parts.append(f"\\u{high:04x}\\u{low:04X}")
-            elif rng.random() < 0.3 and code <= 0xFFFF:
+            elif rng.random() < 0.3 and code <= 0xFFFF and not (0x20 <= code <= 0x7E and char not in '"\\'):
                 parts.append(f"\\u{code:04X}" if rng.random() < 0.5 else f"\\u{code:04x}")
             elif char == "/" and rng.random() < 0.5:
                 parts.append("\\/")
@@ -55,6 +56,8 @@ def test_strings_except_refuses_every_spelling_of_the_words(words: list[str]) ->
         for spelled in _spellings(text, rng):
             assert json.loads(spelled) == text
             assert bool(pattern.fullmatch(spelled)) == (text not in words), (words, spelled)
+    for char in "ab/x":  # printable ASCII as a \u escape: refused, excluded word or not
+        assert not pattern.fullmatch(f'"\\u{ord(char):04x}"') and not pattern.fullmatch(f'"a\\u{ord(char):04X}"')
 
 
 def test_strings_except_limit() -> None:
@@ -177,8 +180,9 @@ def test_not_refuses_every_spelling_of_a_listed_string() -> None:
     grammar = Grammar.from_json_schema({"type": "string", "not": {"enum": ["a", "é", "a/b", "😀"]}})
     for spelled in ['"a"', '"\\u0061"', '"\\u00E9"', '"\\u00e9"', '"a\\/b"', '"\\ud83d\\ude00"', '"\\uD83D\\uDE00"']:
         assert not grammar.accepts(spelled), spelled
-    for spelled in ['"\\u0062"', '"a\\/c"', '"\\ud83d\\ude01"', '"aa"', '""']:
+    for spelled in ['"b"', '"a\\/c"', '"\\ud83d\\ude01"', '"aa"', '""', '"\\u00e8"']:
         assert grammar.accepts(spelled), spelled
+    assert not grammar.accepts('"\\u0062"')  # printable ASCII as a \u escape: never (spellings)
 
 
 def test_nullable_objects_keep_null_apart() -> None:
