@@ -21,6 +21,7 @@ from contextvars import ContextVar
 from typing import Any, Awaitable, Callable, MutableMapping
 
 from starlette.responses import JSONResponse
+from structgen.engine.stack import AmbiguityLimitError
 from structgen.lark_rules import GrammarError
 
 log = logging.getLogger("structgen.server")
@@ -114,6 +115,8 @@ def request_error(exc: BaseException) -> APIError | None:
     code = getattr(exc, "code", None)
     if isinstance(exc, GrammarError) and isinstance(code, str):
         return bad_request(str(exc), getattr(exc, "param", None), code)
+    if isinstance(exc, AmbiguityLimitError):  # found while decoding: the grammar's, not the server's
+        return bad_request(f"the grammar is too ambiguous to follow while generating: {exc}", None, "grammar_too_ambiguous")
     return None
 
 

@@ -265,3 +265,19 @@ def test_a_budget_too_small_for_any_valid_output_is_a_400(app_server: tuple[str,
     tool = {"type": "function", "function": {"name": "f", "parameters": long_name}}
     error = error_of(post(base, {"messages": ASK, "tools": [tool], "tool_choice": "required", "max_tokens": 3}))
     assert error["code"] == "max_tokens_too_small" and "tools" in error["message"]
+
+
+def test_a_grammar_too_ambiguous_to_follow_is_a_400(app_server: tuple[str, Failing]) -> None:
+    """fuzz case request-5xx-0-1353: a grammar so ambiguous that following every
+    parse passes the engine's bound while decoding (``AmbiguityLimitError``) was a 500;
+    it is the request's grammar: a 400 ``grammar_too_ambiguous``."""
+    import httpx2
+
+    base, _ = app_server
+    grammar = ('start: "a" [r1? "a"? r0 r1]\nr0: (["a"] r1 | "b")* "a" r1? (r0+ | ("b"*)+ "b"+ | "b")? | "a" "b"? r1\n'
+               'r1: "b"* r1 r1 ["a"] |  | r1* r0* ("b" | r1* r1 | "b")* [("b" | "b"?)+ "b"*]\n%ignore " "')
+    body = {"model": MODEL, "max_tokens": 25, "prompt": "<|im_start|>", "guided_grammar": grammar, "seed": 918}
+    answer = httpx2.post(base + "/completions", json=body, headers=HEADERS, timeout=120)
+    error = error_of(answer)
+    assert error["code"] == "grammar_too_ambiguous" and "too ambiguous" in error["message"]
+    assert post(base, {"messages": ASK}).status_code == 200  # the server goes on
