@@ -18,6 +18,7 @@ from pydantic import BaseModel, TypeAdapter
 import structgen
 from clocks import SetClock
 from test_server import KEY, MODEL, Script, metrics, serving
+from test_server import client, script  # noqa: F401 - fixtures, on this module's ``live``
 from tiny_model import tiny_model
 
 pytestmark = pytest.mark.server
@@ -55,17 +56,6 @@ def live() -> Iterator[tuple[openai.OpenAI, Script, str]]:
     script = Script(model, tokenizer)
     with serving(create_app(model, tokenizer, model_id=MODEL, api_key=KEY, limits=Limits(max_stored_responses=3))) as base:
         yield openai.OpenAI(base_url=base, api_key=KEY, max_retries=0), script, base
-
-
-@pytest.fixture
-def client(live: tuple[openai.OpenAI, Script, str]) -> Iterator[openai.OpenAI]:
-    yield live[0]
-    live[1].text = None
-
-
-@pytest.fixture
-def script(live: tuple[openai.OpenAI, Script, str]) -> Script:
-    return live[1]
 
 
 def post(base: str, body: dict[str, Any]) -> Any:
