@@ -389,26 +389,12 @@ def _one(code: int) -> Ranges:
 
 
 def normalize(ranges: Ranges) -> Ranges:
-    """``ranges`` sorted, with overlapping and adjacent ones merged."""
-    out: Ranges = []
-    for low, high in sorted(ranges):
-        if out and low <= out[-1][1] + 1:
-            out[-1] = (out[-1][0], max(out[-1][1], high))
-        else:
-            out.append((low, high))
-    return out
+    """``ranges`` sorted, with overlapping and adjacent ones merged (``spellings``')."""
+    return spellings.normalize(ranges)
 
 
 def _negate(ranges: Ranges) -> Ranges:
-    out: Ranges = []
-    start = 0
-    for low, high in normalize(ranges):
-        if low > start:
-            out.append((start, low - 1))
-        start = high + 1
-    if start <= MAX_CODE:
-        out.append((start, MAX_CODE))
-    return out
+    return spellings.complement(spellings.normalize(ranges))
 
 
 def _emit(node: Node, spell: Callable[[Ranges], str], anchors: dict[str, str] | None = None) -> str:

@@ -76,7 +76,7 @@ def spellable(text: str) -> bool:
 def spell_ranges(ranges: Iterable[tuple[int, int]]) -> str:
     """A regex for one character of ``ranges`` in each of its spellings (``ValueError``
     where no character of them has one)."""
-    return _spell(tuple(_normalize(ranges)))
+    return _spell(tuple(normalize(ranges)))
 
 
 def spell_char(char: str) -> str:
@@ -161,24 +161,24 @@ def _class_ranges(members: list[Any]) -> Ranges:
             ranges.append(av)
         else:
             raise ValueError(f"{op} in a class has no reading here")
-    found = _normalize(ranges)
+    found = normalize(ranges)
     return minus(ALL, found) if negated else found
 
 
 def escapes(ranges: Iterable[tuple[int, int]]) -> str | None:
     """A regex for the escaped spellings (a backslash first) of the characters of
     ``ranges`` (None: none has one)."""
-    return _escapes(tuple(_normalize(ranges)))
+    return _escapes(tuple(normalize(ranges)))
 
 
 def raw(ranges: Iterable[tuple[int, int]]) -> str | None:
     """A regex for the characters of ``ranges`` written as themselves (None: none is)."""
-    return _raw(tuple(_normalize(ranges)))
+    return _raw(tuple(normalize(ranges)))
 
 
 def minus(ranges: Iterable[tuple[int, int]], holes: Iterable[tuple[int, int]]) -> Ranges:
     """``ranges`` less ``holes``."""
-    return _meet(_normalize(ranges), _complement(_normalize(holes)))
+    return _meet(normalize(ranges), complement(normalize(holes)))
 
 
 @functools.lru_cache(maxsize=4096)
@@ -198,7 +198,7 @@ def _raw(ranges: tuple[tuple[int, int], ...]) -> str | None:
         char = chr(plain[0][0])
         return re.escape(char) if " " <= char <= "~" else char_class(plain)
     positive = char_class(plain)
-    others = _complement(plain)  # controls, the quote and the backslash among them
+    others = complement(plain)  # controls, the quote and the backslash among them
     negative = "[^" + "".join(_member_range(a, b) for a, b in _meet(others, [(0, SURROGATES[0] - 1),
                                                                              (SURROGATES[1] + 1, MAX_CODE)])) + "]"
     return negative if len(negative) < len(positive) else positive
@@ -252,7 +252,7 @@ def _halves(code: int) -> tuple[int, int]:
 def hex_digits(ranges: Ranges, width: int) -> str:
     """``width`` hex digits, in either case, of a value in ``ranges``: built digit
     by digit, leading digits that take the same rest sharing one class."""
-    return _hex(tuple(_normalize(ranges)), width)
+    return _hex(tuple(normalize(ranges)), width)
 
 
 @functools.lru_cache(maxsize=4096)
@@ -322,7 +322,8 @@ def _holds(ranges: Ranges, code: int) -> bool:
     return any(a <= code <= b for a, b in ranges)
 
 
-def _normalize(ranges: Iterable[tuple[int, int]]) -> Ranges:
+def normalize(ranges: Iterable[tuple[int, int]]) -> Ranges:
+    """``ranges`` sorted, with overlapping and adjacent ones merged."""
     out: Ranges = []
     for low, high in sorted(ranges):
         if out and low <= out[-1][1] + 1:
@@ -332,7 +333,8 @@ def _normalize(ranges: Iterable[tuple[int, int]]) -> Ranges:
     return out
 
 
-def _complement(ranges: Ranges) -> Ranges:
+def complement(ranges: Ranges) -> Ranges:
+    """The code points no range of (normalized) ``ranges`` holds."""
     out: Ranges = []
     start = 0
     for low, high in ranges:
