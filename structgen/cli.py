@@ -205,7 +205,7 @@ def _validate(tools_path: str, calls_path: str, as_json: bool) -> int:
 def _serve(args: argparse.Namespace) -> int:
     """Load the model, then serve it until interrupted (imports the server lazily:
     FastAPI and uvicorn are the ``server`` extra); SIGTERM gives running requests
-    ``--shutdown-grace`` seconds (``server/shutdown.py``)."""
+    ``--shutdown-grace`` seconds (``structgen/server/shutdown.py``)."""
     from pathlib import Path
 
     from structgen import ModelNotFoundError, bundled_model_path, load_model
@@ -213,8 +213,8 @@ def _serve(args: argparse.Namespace) -> int:
     try:
         import uvicorn
 
-        from server import Limits, create_app
-        from server.shutdown import uvicorn_options
+        from structgen.server import Limits, create_app
+        from structgen.server.shutdown import uvicorn_options
     except ImportError as exc:
         print(f"structgen serve: {exc} (install structgen[server])", file=sys.stderr)
         return 2
@@ -236,7 +236,7 @@ def _serve(args: argparse.Namespace) -> int:
 
 
 def _serve_limits(args: argparse.Namespace, limits: Any) -> Any:
-    """``serve``'s ``server.Limits``, or None (the reason printed) when an option is
+    """``serve``'s ``structgen.server.Limits``, or None (the reason printed) when an option is
     out of range or ``--protect-metrics`` lacks ``--api-key``."""
     if args.protect_metrics and args.api_key is None:
         print("structgen serve: --protect-metrics puts /metrics behind the API key: give --api-key too", file=sys.stderr)
@@ -284,7 +284,7 @@ VLLM_OPTIONS = (
 
 
 def _serve_vllm(args: argparse.Namespace) -> int:
-    """The same server on vLLM's engine (``server/engine_vllm.py``); vLLM is
+    """The same server on vLLM's engine (``structgen/server/engine_vllm.py``); vLLM is
     imported only here."""
     try:
         import vllm  # noqa: F401
@@ -308,9 +308,9 @@ def _serve_vllm(args: argparse.Namespace) -> int:
     import uvicorn
     from vllm.engine.arg_utils import AsyncEngineArgs
 
-    from server import Limits, create_app
-    from server.engine_vllm import VLLMEngine
-    from server.shutdown import uvicorn_options
+    from structgen.server import Limits, create_app
+    from structgen.server.engine_vllm import VLLMEngine
+    from structgen.server.shutdown import uvicorn_options
 
     limits = _serve_limits(args, Limits)
     if limits is None:

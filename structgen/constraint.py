@@ -139,7 +139,7 @@ def _schema_constraint(schema: Any, options: dict[str, Any]) -> Constraint:
         if not exact:  # the grammar approximated something: jsonschema has the last word
             from jsonschema.exceptions import best_match
 
-            from structgen.validation import json_schema_validator  # ECMA patterns, formats asserted
+            from structgen.schema_validator import json_schema_validator  # ECMA patterns, formats asserted
 
             error = best_match(json_schema_validator(schema).iter_errors(value))
             if error is not None:

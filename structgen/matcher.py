@@ -23,6 +23,7 @@ from structgen.spelling import spellable
 from structgen.tokenizer_info import TokenizerInfo
 from structgen.engine.tokenset import row_token_ids
 from structgen.trie_cache import trie_for
+from structgen.utf8 import whole_characters
 from structgen.string_lengths import OUTSIDE, StringLengths, counts_for, step
 from structgen.engine.unique_items import DUP, Scan, SearchMemo, UniqueItems, comma_tokens
 
@@ -188,7 +189,7 @@ class Matcher:
     def find_jump_forward_string(self) -> str:
         """What every valid continuation starts with (whole characters only); the
         matcher is not advanced — accept it with ``accept_string`` to use it."""
-        return _whole_characters(self._engine.find_jump_forward_bytes())
+        return whole_characters(self._engine.find_jump_forward_bytes())
 
     def rollback(self, num_tokens: int) -> None:
         num_tokens = operator.index(num_tokens)
@@ -236,11 +237,3 @@ class _Scans:
         """The same point, one step later (a stop token)."""
         return _Scans(self.scan, self.string, self.count, self)
 
-
-def _whole_characters(data: bytes) -> str:
-    """``data`` decoded, without a character cut at the end (the automata only ever
-    produce valid UTF-8, so only the tail can be incomplete)."""
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        return data[: exc.start].decode("utf-8")

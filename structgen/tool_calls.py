@@ -142,10 +142,10 @@ class ToolSet:
 
     def schema_validator(self, name: str) -> Any:
         """The ``jsonschema`` validator of tool ``name``'s arguments, with the
-        grammar's meaning (``validation.json_schema_validator``), built once."""
+        grammar's meaning (``schema_validator.json_schema_validator``), built once."""
         found = self._validators.get(name)
         if found is None:
-            from structgen.validation import json_schema_validator
+            from structgen.schema_validator import json_schema_validator
 
             found = self._validators[name] = json_schema_validator(self.tools[name].schema)
         return found
@@ -243,7 +243,7 @@ def _type_name(name: Any, pointer: str) -> str | None:
 def _check_schema(name: str, schema: dict[str, Any]) -> None:
     from jsonschema import SchemaError, validators
 
-    from structgen.validation import format_checker
+    from structgen.schema_validator import format_checker
 
     cls = validators.validator_for(schema, default=validators.Draft202012Validator)
     try:

@@ -1,5 +1,5 @@
 """Clocks for ``structgen.engine.deadline.Deadline(seconds, clock)`` (and
-``server.Limits(compile_clock=...)``), so that a test of a time limit asserts what
+``structgen.server.Limits(compile_clock=...)``), so that a test of a time limit asserts what
 the deadline does, on any machine however fast or slow (docs/testing.md)."""
 
 from __future__ import annotations

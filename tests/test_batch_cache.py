@@ -158,7 +158,7 @@ def test_a_fixed_recurrent_batch_decodes_as_alone(tokenizer: Any) -> None:
 def test_a_layout_that_cannot_join_makes_the_request_wait(tokenizer: Any) -> None:
     """A cache with a recurrent state cannot take more rows: the second request
     waits for the first to finish, then decodes (no failure), each as alone."""
-    from server.scheduler import Job, Scheduler
+    from structgen.server.scheduler import Job, Scheduler
     from structgen.batch_cache import joinable
 
     model = tiny_recurrent(tokenizer)

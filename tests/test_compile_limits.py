@@ -74,7 +74,7 @@ def test_the_server_answers_while_a_compile_runs() -> None:
     """While a request's grammar is built (its LR construction, compiled code), the
     event loop still answers: ``/health`` and ``/metrics`` come back with the compile
     still counted as running; then the request gets its 400 ``grammar_too_large``."""
-    from server import Limits, create_app
+    from structgen.server import Limits, create_app
     from test_server import KEY, MODEL, metrics, serving
     from tiny_model import tiny_model
     from waiting import wait_until

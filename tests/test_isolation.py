@@ -84,7 +84,7 @@ class FailingMask:
 def faulty_engine(model: Any, tokenizer: Any) -> Any:
     """The server's engine, but a request whose prompt holds ``FAULT`` gets matchers
     whose masks fail at its third step."""
-    from server.engine import Engine
+    from structgen.server.engine import Engine
 
     class FaultyEngine(Engine):
         def prepare(self, prompts: list[list[int]], *args: Any, **kwargs: Any) -> Any:
@@ -99,7 +99,7 @@ def faulty_engine(model: Any, tokenizer: Any) -> Any:
 
 @pytest.fixture(scope="module")
 def isolated() -> Iterator[tuple[str, Gate]]:
-    from server import create_app
+    from structgen.server import create_app
 
     tokenizer = structgen.load_tokenizer()
     model = tiny_model(tokenizer, seed=2)

@@ -4,7 +4,7 @@ Every module of ``structgen`` (engine included), ``schema2grammar`` and ``server
 is imported; each module-level number it defines whose name starts with ``MAX_``,
 holds ``_MAX_`` or ends in ``_LIMIT`` (and each of the other constants the page
 lists, ``EXTRA``) must have a row in the page with its value, as must every field
-of ``server.Limits`` (with its default), every integer field of
+of ``structgen.server.Limits`` (with its default), every integer field of
 ``schema2grammar.Options`` (with its default and allowed range) and every
 ``functools.lru_cache`` of a fixed size above one. A row naming something that no
 longer exists fails too. Rows are Markdown table lines whose first cell is one
@@ -29,7 +29,7 @@ import pytest
 
 DOC = Path(__file__).resolve().parent.parent / "docs" / "limits.md"
 
-PACKAGES = ("structgen", "schema2grammar", "server")
+PACKAGES = ("structgen", "schema2grammar")
 
 LIMIT_NAME = re.compile(r"^MAX_|_MAX_|_LIMIT$")
 """Constants collected by name: every one of them is a limit."""
@@ -58,8 +58,8 @@ EXTRA = frozenset({
     "schema2grammar.applicators.NESTING_PER_CONDITIONAL",
     "schema2grammar.numbers.MANTISSA_DIGITS",
     "schema2grammar.unique_arrays.ROOM_CAP",
-    "server.shutdown.BACKSTOP_SECONDS",
-    "server.engine_vllm.PRECOMPILE_POLL_SECONDS",
+    "structgen.server.shutdown.BACKSTOP_SECONDS",
+    "structgen.server.engine_vllm.PRECOMPILE_POLL_SECONDS",
 })
 """Limits (and thresholds beside them) whose names the pattern above misses."""
 
@@ -253,11 +253,11 @@ def test_every_limit_constant_is_listed_with_its_value(
 
 
 def test_every_server_limit_is_listed_with_its_default(rows: dict[str, list[str]]) -> None:
-    from server import Limits
+    from structgen.server import Limits
 
     problems = []
     for field in dataclasses.fields(Limits):
-        row = rows.get(f"Limits.{field.name}") or rows.get(f"server.Limits.{field.name}")
+        row = rows.get(f"Limits.{field.name}") or rows.get(f"structgen.server.Limits.{field.name}")
         if row is None:
             problems.append(f"Limits.{field.name}: not in docs/limits.md")
             continue
@@ -302,12 +302,12 @@ def test_every_integer_option_is_listed_with_its_default_and_range(rows: dict[st
 
 def test_every_listed_name_exists(collected: tuple[dict[str, Any], dict[str, int]], rows: dict[str, list[str]]) -> None:
     from schema2grammar import Options
-    from server import Limits
+    from structgen.server import Limits
 
     constants, caches = collected
     known = set(constants) | set(caches)
     known |= {f"Limits.{field.name}" for field in dataclasses.fields(Limits)}
-    known |= {f"server.Limits.{field.name}" for field in dataclasses.fields(Limits)}
+    known |= {f"structgen.server.Limits.{field.name}" for field in dataclasses.fields(Limits)}
     known |= {f"Options.{field.name}" for field in dataclasses.fields(Options)}
     bare = {name.rsplit(".", 1)[1] for name in set(constants) | set(caches)}
     stale = [name for name in rows if name not in known and name not in bare]

@@ -21,7 +21,7 @@ from pydantic import BaseModel, ValidationError
 import structgen
 from schema2grammar import Options, regexes
 from structgen.constraint import OutputValidationError
-from structgen.validation import json_schema_validator
+from structgen.schema_validator import json_schema_validator
 
 INTEGER = {"type": "integer"}
 NUMBER = {"type": "number"}

@@ -111,7 +111,7 @@ def serving(app: Any) -> Iterator[str]:
 
 @pytest.fixture(scope="module")
 def live() -> Iterator[tuple[openai.OpenAI, Script, str]]:
-    from server import create_app
+    from structgen.server import create_app
 
     tokenizer = structgen.load_tokenizer()
     model = tiny_model(tokenizer)
@@ -798,9 +798,9 @@ QWEN_LIKE_TEMPLATE = (
 def test_a_template_that_knows_tools_renders_them() -> None:
     import copy
 
-    from server.chat import ChatPrompt
-    from server.protocol import Message
-    from server.tool_syntax import HERMES
+    from structgen.server.chat import ChatPrompt
+    from structgen.server.protocol import Message
+    from structgen.server.tool_syntax import HERMES
     from structgen.tool_calls import ToolSet
 
     tokenizer = copy.deepcopy(structgen.load_tokenizer())
@@ -1007,7 +1007,7 @@ class NoStop:
 
 @pytest.fixture(scope="module")
 def limited() -> Iterator[tuple[openai.OpenAI, str]]:
-    from server import Limits, create_app
+    from structgen.server import Limits, create_app
 
     tokenizer = structgen.load_tokenizer()
     model = tiny_model(tokenizer, seed=1)
@@ -1117,8 +1117,8 @@ class HeldCompile:
 
 def generations_with(limits: Any) -> Any:
     """A ``Generations`` with no engine: enough for ``_build``."""
-    from server.metrics import ServerMetrics
-    from server.serving import Generations
+    from structgen.server.metrics import ServerMetrics
+    from structgen.server.serving import Generations
 
     return Generations(None, limits, ServerMetrics(queued=lambda: 0, running=lambda: 0))  # type: ignore[arg-type]
 
@@ -1129,7 +1129,7 @@ def test_a_request_gone_while_compiling_stops_the_compile() -> None:
     here) would never have ended it."""
     import asyncio
 
-    from server import Limits
+    from structgen.server import Limits
 
     held = HeldCompile()
     generations = generations_with(Limits(compile_seconds=600.0, compile_clock=SetClock()))
@@ -1155,8 +1155,8 @@ def test_a_compile_past_the_servers_wait_stops_at_its_next_check() -> None:
     check, where its clock (stopped here) would never have ended it."""
     import asyncio
 
-    from server import Limits
-    from server.errors import APIError
+    from structgen.server import Limits
+    from structgen.server.errors import APIError
 
     held = HeldCompile()
     generations = generations_with(Limits(compile_seconds=0.05, compile_clock=SetClock()))
@@ -1176,8 +1176,8 @@ def test_a_compile_past_the_servers_wait_stops_at_its_next_check() -> None:
 
 @pytest.fixture(scope="module", params=["llama3_json", "mistral"])
 def other_syntax(request: pytest.FixtureRequest) -> Iterator[tuple[openai.OpenAI, Script, Any]]:
-    from server import create_app
-    from server.syntax_choice import SYNTAXES
+    from structgen.server import create_app
+    from structgen.server.syntax_choice import SYNTAXES
 
     syntax = SYNTAXES[request.param]
     tokenizer = structgen.load_tokenizer()

@@ -73,7 +73,7 @@ class Live:
 
 @pytest.fixture(scope="module")
 def live() -> Iterator[Live]:
-    from server import create_app
+    from structgen.server import create_app
 
     tokenizer = structgen.load_tokenizer()
     model = tiny_model(tokenizer)

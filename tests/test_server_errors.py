@@ -46,7 +46,7 @@ class Failing:
 
 @pytest.fixture(scope="module")
 def app_server() -> Iterator[tuple[str, Failing]]:
-    from server import create_app
+    from structgen.server import create_app
 
     tokenizer = structgen.load_tokenizer()
     model = tiny_model(tokenizer)
@@ -105,7 +105,7 @@ def test_a_past_call_nested_100000_deep_is_a_400(app_server: tuple[str, Failing]
 def test_json_at_the_depth_limit_is_served_and_one_deeper_is_a_400(app_server: tuple[str, Failing]) -> None:
     """``Limits.max_json_depth`` (64) levels are read everywhere JSON comes in (no
     500 from a recursion on the way); one more is a 400 naming the field."""
-    from server import Limits
+    from structgen.server import Limits
 
     base, _ = app_server
     limit = Limits().max_json_depth

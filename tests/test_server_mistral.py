@@ -83,7 +83,7 @@ class Steer:
 
 @pytest.fixture(scope="module")
 def mistral(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[openai.OpenAI, Steer, Any]]:
-    from server import create_app
+    from structgen.server import create_app
 
     tokenizer = vocabularies.mistral_v3(Path(tmp_path_factory.mktemp("mistral")))
     tokenizer.chat_template = TEMPLATE
@@ -96,9 +96,9 @@ def mistral(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[openai.O
 
 
 def test_the_tag_is_the_special_token_of_mistral_tokenizers(tmp_path: Path) -> None:
-    from server.syntax_choice import syntax_for
-    from server.syntax_mistral import MISTRAL
-    from server.tool_syntax import HERMES
+    from structgen.server.syntax_choice import syntax_for
+    from structgen.server.syntax_mistral import MISTRAL
+    from structgen.server.tool_syntax import HERMES
 
     for name, expected in (("mistral_v3", 5), ("tekken", 9)):
         folder = tmp_path / name
@@ -130,8 +130,8 @@ def test_a_tag_also_between_the_calls_stays_text() -> None:
     """Hermes' ``between`` closes one ``<tool_call>`` and opens the next: were the
     tag the special token, the grammar would have to spell it there as text, so
     the syntax keeps it as text; Mistral's tag only starts the calls."""
-    from server.syntax_mistral import MISTRAL
-    from server.tool_syntax import HERMES
+    from structgen.server.syntax_mistral import MISTRAL
+    from structgen.server.tool_syntax import HERMES
 
     tokenizer = SpecialTags()
     assert HERMES.tag in HERMES.between

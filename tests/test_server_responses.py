@@ -49,7 +49,7 @@ class City(BaseModel):
 
 @pytest.fixture(scope="module")
 def live() -> Iterator[tuple[openai.OpenAI, Script, str]]:
-    from server import Limits, create_app
+    from structgen.server import Limits, create_app
 
     tokenizer = structgen.load_tokenizer()
     model = tiny_model(tokenizer)
@@ -243,8 +243,8 @@ def test_the_oldest_stored_response_goes_first(client: openai.OpenAI) -> None:
 
 
 def test_a_stored_response_expires() -> None:
-    from server.response_store import ResponseStore
-    from server.responses_protocol import Response as Answer
+    from structgen.server.response_store import ResponseStore
+    from structgen.server.responses_protocol import Response as Answer
 
     clock = SetClock()
     store = ResponseStore(10, 60.0, clock)

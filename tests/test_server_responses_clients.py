@@ -94,7 +94,7 @@ class Live:
 
 @pytest.fixture(scope="module")
 def server() -> Iterator[Live]:
-    from server import create_app
+    from structgen.server import create_app
 
     tokenizer = structgen.load_tokenizer()
     model = tiny_model(tokenizer)

@@ -25,7 +25,7 @@ BODY_SECONDS = 1.0
 @pytest.fixture(scope="module")
 def protected() -> Iterator[str]:
     """A server with ``protect_metrics`` and a short body wait; yields its root URL."""
-    from server import Limits, create_app
+    from structgen.server import Limits, create_app
 
     tokenizer = structgen.load_tokenizer()
     model = tiny_model(tokenizer)
@@ -61,7 +61,7 @@ def test_protect_metrics_puts_metrics_and_the_openapi_document_behind_the_key(pr
 
 def test_by_default_metrics_and_the_openapi_document_are_open() -> None:
     """The default keeps Prometheus scrapers that send no key working."""
-    from server import create_app
+    from structgen.server import create_app
 
     tokenizer = structgen.load_tokenizer()
     with serving(create_app(tiny_model(tokenizer), tokenizer, model_id=MODEL, api_key=KEY)) as base:
@@ -70,7 +70,7 @@ def test_by_default_metrics_and_the_openapi_document_are_open() -> None:
 
 
 def test_protect_metrics_needs_a_key() -> None:
-    from server import create_app
+    from structgen.server import create_app
 
     with pytest.raises(ValueError, match="api_key"):
         create_app(None, structgen.load_tokenizer(), protect_metrics=True, engine=object())

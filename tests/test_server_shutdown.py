@@ -60,7 +60,7 @@ def test_shutdown_lets_running_requests_go_on_then_ends_them_with_a_503() -> Non
     import httpx2
     import uvicorn
 
-    from server import Limits, create_app
+    from structgen.server import Limits, create_app
 
     tokenizer = structgen.load_tokenizer()
     model = tiny_model(tokenizer, seed=1)
@@ -141,8 +141,8 @@ class FakeHandle:
 
 
 def test_a_request_that_finishes_within_the_grace_is_answered() -> None:
-    from server.errors import APIError
-    from server.shutdown import Drain
+    from structgen.server.errors import APIError
+    from structgen.server.shutdown import Drain
 
     async def scenario() -> None:
         released = asyncio.Event()
@@ -179,7 +179,7 @@ def test_a_request_that_finishes_within_the_grace_is_answered() -> None:
 def test_the_signal_starts_the_drain_then_reaches_uvicorn() -> None:
     """``Drain.on_signals`` (installed by the app's lifespan, after uvicorn's own
     handlers) runs before the handler it found, and puts it back after."""
-    from server.shutdown import Drain
+    from structgen.server.shutdown import Drain
 
     heard: list[int] = []
     before = signal.signal(signal.SIGTERM, lambda sig, frame: heard.append(sig))

@@ -26,7 +26,7 @@ ASK = [{"role": "user", "content": "Give the capital of France as JSON with keys
 
 @pytest.fixture(scope="module")
 def client() -> Iterator[openai.OpenAI]:
-    from server import create_app
+    from structgen.server import create_app
 
     model, tokenizer = structgen.load_model()
     with serving(create_app(model, tokenizer, model_id=MODEL)) as base:

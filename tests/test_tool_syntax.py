@@ -10,11 +10,11 @@ from typing import Any
 
 import pytest
 
-from server.grammars import calls_constraint, free_text_or
-from server.syntax_choice import syntax_for
-from server.syntax_llama3 import LLAMA3_JSON
-from server.syntax_mistral import MISTRAL
-from server.tool_syntax import HERMES, ToolSyntax
+from structgen.server.grammars import calls_constraint, free_text_or
+from structgen.server.syntax_choice import syntax_for
+from structgen.server.syntax_llama3 import LLAMA3_JSON
+from structgen.server.syntax_mistral import MISTRAL
+from structgen.server.tool_syntax import HERMES, ToolSyntax
 from structgen.tool_calls import ToolSet
 
 SYNTAXES = [HERMES, LLAMA3_JSON, MISTRAL]
@@ -135,8 +135,8 @@ def test_arguments_are_an_object_whatever_the_parameters_allow(syntax: ToolSynta
 
 
 def plan_of(syntax: ToolSyntax = HERMES, **fields: Any) -> Any:
-    from server.grammars import plan_output
-    from server.protocol import ChatCompletionRequest
+    from structgen.server.grammars import plan_output
+    from structgen.server.protocol import ChatCompletionRequest
 
     request = ChatCompletionRequest.model_validate({"model": "m", "messages": [{"role": "user", "content": "hi"}], **fields})
     return plan_output(request, syntax)
@@ -152,7 +152,7 @@ def test_parameters_that_allow_no_object_are_a_400(parameters: dict[str, Any], c
     """Parameters that cannot be an object: a 400 naming the tool's parameters
     (a declared ``type`` without ``object`` whatever the tool_choice; other
     schemas where their calls' grammar is built)."""
-    from server.errors import APIError
+    from structgen.server.errors import APIError
 
     weather = {"type": "function", "function": {"name": "w", "parameters": {"type": "object"}}}
     tools = [weather, {"type": "function", "function": {"name": "f", "parameters": parameters}}]
@@ -167,7 +167,7 @@ def test_stop_strings_are_looked_for_in_the_content_alone() -> None:
     nothing of a forced call; in ``auto`` the text before the tag, less (while the
     output goes on) a tail that may still become the tag; with a JSON answer the
     calls start the output or not at all."""
-    from server.output import settled
+    from structgen.server.output import settled
 
     tools = [{"type": "function", "function": {"name": "f", "parameters": {"type": "object"}}}]
     call = '<tool_call>\n{"name":"f","arguments":{}}\n</tool_call>'

@@ -291,7 +291,7 @@ def test_date_time_and_time_formats_are_asserted() -> None:
 def test_the_verdict_knows_year_zero_and_february() -> None:
     """`date` as the grammar enforces it: month lengths, leap years, no year 0
     (which Python and Pydantic cannot read)."""
-    from structgen.validation import json_schema_validator
+    from structgen.schema_validator import json_schema_validator
 
     validator = json_schema_validator({"type": "string", "format": "date"})
     assert not validator.is_valid("0000-02-29")

@@ -13,7 +13,7 @@ import pytest
 from clocks import TickingClock
 from waiting import wait_until_async
 
-from server.engine_vllm import VLLMEngine
+from structgen.server.engine_vllm import VLLMEngine
 from structgen.decoding import DecodeOptions, Sequence
 from structgen.engine.deadline import CompileTimeout, Deadline, run_within
 
@@ -186,9 +186,9 @@ def test_stop_strings_are_found_here_in_the_content_alone() -> None:
     update, and ends the request at one; once the output is final, a tail that
     might have become the tag is content, and a stop string there cuts it."""
     import structgen
-    from server.grammars import plan_output
-    from server.protocol import ChatCompletionRequest
-    from server.tool_syntax import HERMES
+    from structgen.server.grammars import plan_output
+    from structgen.server.protocol import ChatCompletionRequest
+    from structgen.server.tool_syntax import HERMES
     from structgen.generate import tokenizer_info_for
 
     tokenizer = structgen.load_tokenizer()

@@ -19,7 +19,7 @@ from vllm.v1.sample.logits_processor import BatchUpdate
 from waiting import wait_until
 
 import structgen.integrations.vllm as integration
-from server.grammars import free_text_or
+from structgen.server.grammars import free_text_or
 from structgen.constraint import make_constraint
 from structgen.integrations.request_args import NEXT_AFTER_KEY, NEXT_GRAMMAR_KEY, constraint_args, structgen_args
 from structgen.integrations.vllm import StructgenLogitsProcessor, StructgenWorkerExtension, served_tokenizer, tokenizer_info

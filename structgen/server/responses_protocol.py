@@ -14,7 +14,7 @@ from typing import Annotated, Any, Literal, Union
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from server.protocol import SEED_RANGE
+from structgen.server.protocol import SEED_RANGE
 
 
 class _Open(BaseModel):

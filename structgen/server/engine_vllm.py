@@ -43,9 +43,10 @@ from structgen.engine.deadline import check_deadline, current_deadline
 from structgen.integrations.request_args import NEXT_AFTER_KEY, NEXT_GRAMMAR_KEY, constraint_args
 from structgen.tokenizer_info import TokenizerInfo
 
-from server.engine import Handle, _whole_characters
-from server.errors import APIError, bad_request
-from server.grammars import OutputPlan
+from structgen.server.engine import Handle
+from structgen.utf8 import whole_characters
+from structgen.server.errors import APIError, bad_request
+from structgen.server.grammars import OutputPlan
 
 log = logging.getLogger("structgen.server")
 
@@ -187,7 +188,7 @@ class VLLMEngine:
         """The text of whole characters only: one split across tokens waits for the rest."""
         if sequence.cut is not None:
             return sequence.text(self.info)
-        return _whole_characters(self.info.join_bytes(sequence.output))
+        return whole_characters(self.info.join_bytes(sequence.output))
 
     def _constraint_args(self, plan: OutputPlan) -> dict[str, Any]:
         args = constraint_args(plan.constraint)

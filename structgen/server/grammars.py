@@ -34,9 +34,9 @@ from structgen.constraint import Constraint, make_constraint
 from structgen.lark_rules import LexerTooLarge, ParserTooLarge
 from structgen.tool_calls import Tool, ToolDefinitionError, ToolSet
 
-from server.errors import bad_request
-from server.protocol import ChatCompletionRequest, GenerationRequest, JSONObjectFormat, JSONSchemaResponseFormat
-from server.tool_syntax import ToolSyntax, hold_back
+from structgen.server.errors import bad_request
+from structgen.server.protocol import ChatCompletionRequest, GenerationRequest, JSONObjectFormat, JSONSchemaResponseFormat
+from structgen.server.tool_syntax import ToolSyntax, hold_back
 
 SCHEMA_OPTIONS = {"whitespace": "compact", "closed_objects": True}
 """Tool calls' JSON: compact (jump-forward writes the envelope and the punctuation

@@ -14,9 +14,9 @@ from typing import Any
 
 from structgen.tool_calls import ToolSet
 
-from server.errors import bad_request
-from server.protocol import Message
-from server.tool_syntax import ToolSyntax
+from structgen.server.errors import bad_request
+from structgen.server.protocol import Message
+from structgen.server.tool_syntax import ToolSyntax
 
 log = logging.getLogger("structgen.server")
 

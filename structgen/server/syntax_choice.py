@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from server.syntax_llama3 import LLAMA3_JSON
-from server.syntax_mistral import MISTRAL
-from server.tool_syntax import HERMES, ToolSyntax
+from structgen.server.syntax_llama3 import LLAMA3_JSON
+from structgen.server.syntax_mistral import MISTRAL
+from structgen.server.tool_syntax import HERMES, ToolSyntax
 
 SYNTAXES = {syntax.name: syntax for syntax in (HERMES, LLAMA3_JSON, MISTRAL)}
 
@@ -15,7 +15,7 @@ def syntax_for(tokenizer: Any, syntax: ToolSyntax | None = None, tag_tokens: boo
     """``syntax`` (default: the one the chat template writes) for ``tokenizer``: with
     ``tag_tokens``, its tag as a special token when the tokenizer has one
     (``ToolSyntax.for_tokenizer``; the backend must then honour ``OutputPlan.start_tokens``,
-    ``escape_token`` and ``shown``, as ``server.engine.Engine`` does)."""
+    ``escape_token`` and ``shown``, as ``structgen.server.engine.Engine`` does)."""
     chosen = syntax or _template_syntax(tokenizer)
     return chosen.for_tokenizer(tokenizer) if tag_tokens else chosen
 

@@ -15,8 +15,8 @@ from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from server.errors import APIError, bad_request
-from server.responses_protocol import Response
+from structgen.server.errors import APIError, bad_request
+from structgen.server.responses_protocol import Response
 
 
 @dataclass(frozen=True)

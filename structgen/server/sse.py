@@ -7,7 +7,7 @@ from typing import AsyncIterator, Callable
 
 from pydantic import BaseModel
 
-from server.errors import APIError, internal_error, request_error
+from structgen.server.errors import APIError, internal_error, request_error
 
 
 def event(chunk: BaseModel) -> str:

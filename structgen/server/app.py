@@ -32,26 +32,26 @@ from starlette.exceptions import HTTPException
 from structgen.decoding import Sequence
 from structgen.lark_rules import GrammarError
 
-from server.chat import ChatPrompt, check_content
-from server.chat_reply import ChatReply
-from server.completions import DEFAULT_MAX_TOKENS as COMPLETION_MAX_TOKENS
-from server.completions import CompletionReply, prompt_ids
-from server.engine import Engine
-from server.errors import APIError, InternalErrors, bad_request, model_not_found, route_error, validation_error
-from server.grammars import REJECTED, SGLANG_KEYS, OutputPlan, content_constraint, content_format, plan_output
-from server.limits import Limits, check_constraint_sizes, check_content_type, check_nesting, read_body
-from server.metrics import ServerMetrics
-from server.params import check_room, decode_options, max_tokens
-from server.protocol import ChatCompletionRequest, CompletionRequest, GenerationRequest, ModelCard, ModelList
-from server.request_metrics import RequestMetrics
-from server.response_store import ResponseStore
-from server.responses import translate
-from server.responses_protocol import DeletedResponse, Response, ResponsesRequest
-from server.responses_reply import ResponsesReply
-from server.serving import Generations, Updates, wait_unless_gone
-from server.shutdown import Drain
-from server.syntax_choice import syntax_for
-from server.tool_syntax import ToolSyntax
+from structgen.server.chat import ChatPrompt, check_content
+from structgen.server.chat_reply import ChatReply
+from structgen.server.completions import DEFAULT_MAX_TOKENS as COMPLETION_MAX_TOKENS
+from structgen.server.completions import CompletionReply, prompt_ids
+from structgen.server.engine import Engine
+from structgen.server.errors import APIError, InternalErrors, bad_request, model_not_found, route_error, validation_error
+from structgen.server.grammars import REJECTED, SGLANG_KEYS, OutputPlan, content_constraint, content_format, plan_output
+from structgen.server.limits import Limits, check_constraint_sizes, check_content_type, check_nesting, read_body
+from structgen.server.metrics import ServerMetrics
+from structgen.server.params import check_room, decode_options, max_tokens
+from structgen.server.protocol import ChatCompletionRequest, CompletionRequest, GenerationRequest, ModelCard, ModelList
+from structgen.server.request_metrics import RequestMetrics
+from structgen.server.response_store import ResponseStore
+from structgen.server.responses import translate
+from structgen.server.responses_protocol import DeletedResponse, Response, ResponsesRequest
+from structgen.server.responses_reply import ResponsesReply
+from structgen.server.serving import Generations, Updates, wait_unless_gone
+from structgen.server.shutdown import Drain
+from structgen.server.syntax_choice import syntax_for
+from structgen.server.tool_syntax import ToolSyntax
 
 log = logging.getLogger("structgen.server")
 
@@ -84,7 +84,7 @@ def create_app(
     if protect_metrics and api_key is None:
         raise ValueError("protect_metrics puts /metrics behind the API key: give api_key too")
     # a tag that is one special token is written as that token only by a backend
-    # that lets it through the grammar (server.engine.Engine; the default engine)
+    # that lets it through the grammar (structgen.server.engine.Engine; the default engine)
     syntax = syntax_for(tokenizer, syntax, tag_tokens=getattr(engine, "special_tag_tokens", engine is None))
     metrics = ServerMetrics(queued=lambda: engine.scheduler.queued, running=lambda: engine.scheduler.running)
 

@@ -8,8 +8,8 @@ from structgen.decoding import DecodeOptions
 from structgen.sampling import SamplingParams
 from structgen.shortest import shortest_text_bytes
 
-from server.errors import bad_request
-from server.protocol import GenerationRequest
+from structgen.server.errors import bad_request
+from structgen.server.protocol import GenerationRequest
 
 MAX_STOPS = 4
 

@@ -25,8 +25,8 @@ from typing import Any, Awaitable, Callable
 
 from structgen.decoding import Sequence
 
-from server.engine import Handle
-from server.errors import APIError
+from structgen.server.engine import Handle
+from structgen.server.errors import APIError
 
 log = logging.getLogger("structgen.server")
 

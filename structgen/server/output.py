@@ -15,10 +15,10 @@ from typing import Any
 from structgen.constraint import OutputValidationError
 from structgen.validation import validate_tool_call
 
-from server.errors import APIError
-from server.grammars import OutputPlan
-from server.protocol import AssistantMessage, FunctionCall, ToolCall
-from server.tool_syntax import ParsedCall, ToolSyntax, hold_back
+from structgen.server.errors import APIError
+from structgen.server.grammars import OutputPlan
+from structgen.server.protocol import AssistantMessage, FunctionCall, ToolCall
+from structgen.server.tool_syntax import ParsedCall, ToolSyntax, hold_back
 
 
 @dataclass

@@ -10,7 +10,7 @@ the calls start at ``{"name"``, which free text under ``auto`` may not contain.
 
 from __future__ import annotations
 
-from server.tool_syntax import ToolSyntax
+from structgen.server.tool_syntax import ToolSyntax
 
 LLAMA3_JSON = ToolSyntax(
     name="llama3_json",

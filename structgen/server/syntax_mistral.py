@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import secrets
 
-from server.tool_syntax import ID_CHARACTERS, ToolSyntax
+from structgen.server.tool_syntax import ID_CHARACTERS, ToolSyntax
 
 
 class MistralSyntax(ToolSyntax):

@@ -14,10 +14,10 @@ from starlette.requests import Request
 from structgen.decoding import Sequence
 from structgen.engine.deadline import Deadline, run_within
 
-from server.engine import Engine, Handle
-from server.errors import APIError, bad_request, request_error, with_cause_code
-from server.limits import Limits, RequestSlots
-from server.metrics import ServerMetrics
+from structgen.server.engine import Engine, Handle
+from structgen.server.errors import APIError, bad_request, request_error, with_cause_code
+from structgen.server.limits import Limits, RequestSlots
+from structgen.server.metrics import ServerMetrics
 
 
 class Updates:

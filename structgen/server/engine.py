@@ -11,7 +11,6 @@ its free text wrote the call trigger.
 from __future__ import annotations
 
 import asyncio
-import codecs
 from typing import Any, Callable, Protocol
 
 from structgen.constraint import Constraint
@@ -20,9 +19,10 @@ from structgen.generate import tokenizer_info_for
 from structgen.matcher import Matcher, compile
 from structgen.token_encoder import TokenEncoder
 from structgen.tokenizer_info import TokenizerInfo
+from structgen.utf8 import whole_characters
 
-from server.grammars import OutputPlan
-from server.scheduler import Job, Scheduler
+from structgen.server.grammars import OutputPlan
+from structgen.server.scheduler import Job, Scheduler
 
 
 class JobRunner(Protocol):
@@ -105,7 +105,7 @@ class Engine:
         """The text of whole characters only: one split across tokens waits for the rest."""
         if sequence.cut is not None:
             return sequence.text(self.info)
-        return _whole_characters(sequence.output_bytes(self.info))
+        return whole_characters(sequence.output_bytes(self.info))
 
     def _calls_after_trigger(self, plan: OutputPlan) -> NextPhase | None:
         """In ``auto``: once the free text ends with the call trigger (the phase's
@@ -136,11 +136,6 @@ class Engine:
         compiled = compile(plan.calls.grammar, self.info)
         return Escape(plan.escape_token, not plan.text_first, lambda _: (calls, Matcher(compiled)))
 
-
-def _whole_characters(data: bytes) -> str:
-    """``data`` decoded as ``Sequence.text`` decodes it, less an incomplete UTF-8
-    character at its end (so that the text only ever grows)."""
-    return codecs.getincrementaldecoder("utf-8")(errors="replace").decode(data, final=False)
 
 
 def _logits_size(model: Any) -> int:

@@ -6,14 +6,14 @@ from typing import AsyncIterator
 
 from structgen.decoding import Sequence
 
-from server.engine import Engine, Handle
-from server.grammars import OutputPlan
-from server.metrics import ServerMetrics
-from server.output import ChoiceStream, check_output, finish_reason, message, read_output
-from server.protocol import ChatCompletion, ChatCompletionChunk, Choice, ChunkChoice, Usage
-from server.serving import Updates
-from server.sse import event, guarded
-from server.tool_syntax import ToolSyntax
+from structgen.server.engine import Engine, Handle
+from structgen.server.grammars import OutputPlan
+from structgen.server.metrics import ServerMetrics
+from structgen.server.output import ChoiceStream, check_output, finish_reason, message, read_output
+from structgen.server.protocol import ChatCompletion, ChatCompletionChunk, Choice, ChunkChoice, Usage
+from structgen.server.serving import Updates
+from structgen.server.sse import event, guarded
+from structgen.server.tool_syntax import ToolSyntax
 
 
 class ChatReply:

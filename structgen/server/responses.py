@@ -20,9 +20,9 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from server.errors import APIError, bad_request
-from server.protocol import ChatCompletionRequest
-from server.responses_protocol import (
+from structgen.server.errors import APIError, bad_request
+from structgen.server.protocol import ChatCompletionRequest
+from structgen.server.responses_protocol import (
     AllowedToolsChoice,
     FunctionCallItem,
     FunctionCallOutputItem,

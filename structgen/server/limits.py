@@ -19,8 +19,8 @@ from typing import Any, Callable
 from starlette.requests import Request
 from structgen.tool_calls import MAX_JSON_DEPTH, json_depth, value_depth
 
-from server.errors import APIError, bad_request
-from server.protocol import ChatCompletionRequest, GenerationRequest, JSONObjectFormat, JSONSchemaResponseFormat
+from structgen.server.errors import APIError, bad_request
+from structgen.server.protocol import ChatCompletionRequest, GenerationRequest, JSONObjectFormat, JSONSchemaResponseFormat
 
 
 @dataclass(frozen=True)

@@ -21,14 +21,14 @@ from typing import Any, AsyncIterator
 from pydantic import BaseModel
 from structgen.decoding import Sequence
 
-from server.engine import Engine, Handle
-from server.errors import APIError
-from server.grammars import OutputPlan
-from server.metrics import ServerMetrics
-from server.output import ChoiceStream, Reading, check_output, read_output
-from server.response_store import ResponseStore
-from server.responses import Translation
-from server.responses_protocol import (
+from structgen.server.engine import Engine, Handle
+from structgen.server.errors import APIError
+from structgen.server.grammars import OutputPlan
+from structgen.server.metrics import ServerMetrics
+from structgen.server.output import ChoiceStream, Reading, check_output, read_output
+from structgen.server.response_store import ResponseStore
+from structgen.server.responses import Translation
+from structgen.server.responses_protocol import (
     IncompleteDetails,
     OutputFunctionCall,
     OutputItem,
@@ -38,9 +38,9 @@ from server.responses_protocol import (
     ResponsesRequest,
     ResponseUsage,
 )
-from server.serving import Updates
-from server.sse import guarded
-from server.tool_syntax import ToolSyntax
+from structgen.server.serving import Updates
+from structgen.server.sse import guarded
+from structgen.server.tool_syntax import ToolSyntax
 
 
 def item_id(prefix: str) -> str:

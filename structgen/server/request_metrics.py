@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any, Awaitable, Callable, MutableMapping
 
-from server.metrics import Counter
+from structgen.server.metrics import Counter
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]

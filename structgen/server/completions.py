@@ -12,15 +12,15 @@ from typing import Any, AsyncIterator
 
 from structgen.decoding import Sequence
 
-from server.engine import Engine, Handle
-from server.errors import bad_request
-from server.grammars import OutputPlan
-from server.metrics import ServerMetrics
-from server.output import Reading, check_output
-from server.protocol import Completion, CompletionChoice, CompletionRequest, Usage
-from server.serving import Updates
-from server.sse import event, guarded
-from server.tool_syntax import hold_back
+from structgen.server.engine import Engine, Handle
+from structgen.server.errors import bad_request
+from structgen.server.grammars import OutputPlan
+from structgen.server.metrics import ServerMetrics
+from structgen.server.output import Reading, check_output
+from structgen.server.protocol import Completion, CompletionChoice, CompletionRequest, Usage
+from structgen.server.serving import Updates
+from structgen.server.sse import event, guarded
+from structgen.server.tool_syntax import hold_back
 
 DEFAULT_MAX_TOKENS = 16
 """OpenAI's default for text completions (chat's is the model's room)."""
