@@ -2,7 +2,7 @@
 
 Per keyword (the suite's file name): does the grammar accept each instance exactly
 when the suite says it is valid? Instances are written in the schema's declared
-property order (what the grammar enforces, DESIGN §6) with ``json.dumps``. A false
+property order (what the grammar enforces, docs/design.md §6) with ``json.dumps``. A false
 accept is "reported" when the translation's report marks something approximated
 or rejected, and "keyword marked" when that includes the file's own keyword.
 Schemas that need another document (``http://localhost:1234/...``) are not

@@ -1,7 +1,7 @@
 """What every engine is fed: the grammars, the documents, the vocabularies.
 
 All of it comes from installed packages or this folder, never from the network
-(DESIGN §9), and every engine gets the very same texts and token ids.
+(docs/design.md §9), and every engine gets the very same texts and token ids.
 """
 
 from __future__ import annotations
