@@ -21,9 +21,10 @@ from contextlib import contextmanager
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any, Callable, Iterator
 
-from schema2grammar import complement, disjoint, ecma, shared, string_sets
-from schema2grammar.complement import ANY, NONE, Inexact
+from schema2grammar import complement, conditions, ecma, shared, string_sets
+from schema2grammar.conditions import ANY, NONE, Inexact
 from schema2grammar.report import ENFORCED
+from schema2grammar.shared import CONDITIONAL
 
 if TYPE_CHECKING:
     from schema2grammar.translate import _Translator
@@ -48,7 +49,6 @@ MAX_CONTAINS_STATES = 2_000
 """Rules of one ``contains`` array: (items written) x (matches counted); past it,
 ``contains`` is reported approximated."""
 
-CONDITIONAL = ("if", "then", "else")
 _BEFORE_TYPES = ("const", "enum", "anyOf", "oneOf", "allOf", "if", "$ref", "dependentSchemas", "dependencies")
 """Keywords ``body`` handles before it splits a place by type (``not`` aside)."""
 
@@ -62,7 +62,7 @@ def negation(t: _Translator, schema: dict[str, Any], pointer: str) -> str:
     start = len(t.report.entries)
     checked(schema["not"], f"{pointer}/not")
     rest = {k: v for k, v in schema.items() if k != "not"}
-    inner = complement.unnegated(schema["not"])
+    inner = conditions.unnegated(schema["not"])
     if inner is not None:  # not, not: the inner schema itself, beside the others
         checked(inner, f"{pointer}/not/not")
         t.report.add(pointer, "not", ENFORCED, "a not inside a not: the inner schema")
@@ -111,7 +111,7 @@ def negated_body(t: _Translator, schema: dict[str, Any], negated: Any, pointer: 
     return " | ".join(branches)
 
 
-def _negated_type(t: _Translator, json_type: str, schema: dict[str, Any], kinds: complement.Kinds,
+def _negated_type(t: _Translator, json_type: str, schema: dict[str, Any], kinds: conditions.Kinds,
                   pointer: str, notes: list[str], negated: Any, where: str) -> str:
     """The values of one type that ``schema`` accepts and the negated schema
     (``kinds``; ``negated``, written at ``where``) refuses."""
@@ -121,12 +121,12 @@ def _negated_type(t: _Translator, json_type: str, schema: dict[str, Any], kinds:
     def plain() -> str:
         return str(getattr(t, "type_" + json_type)(schema, pointer))
 
-    if kind == "object" and condition not in (ANY, NONE) and disjoint.objects_apart(_of_type(schema, "object"), negated,
-                                                                                   draft_of(t)):
+    if kind == "object" and condition not in (ANY, NONE) and complement.objects_apart(_of_type(schema, "object"),
+                                                                                     negated, draft_of(t)):
         return plain()  # no object here satisfies the negated schema: nothing to take out
-    if isinstance(condition, (complement.Objects, complement.ObjectUnion)):  # the branches report the keywords
+    if isinstance(condition, (conditions.Objects, conditions.ObjectUnion)):  # the branches report the keywords
         return _negated_objects(t, schema, condition, pointer, notes, plain)
-    if isinstance(condition, complement.Arrays):
+    if isinstance(condition, conditions.Arrays):
         return _negated_arrays(t, schema, condition, pointer, notes, plain)
     whole = plain()  # its keywords reported either way
     if condition == NONE:
@@ -167,16 +167,16 @@ def _strings_refused(t: _Translator, schema: dict[str, Any], negated: Any, point
     return t.terminal(f'"{regex}"')
 
 
-def _scalar_complement(t: _Translator, json_type: str, schema: dict[str, Any], condition: complement.Condition,
+def _scalar_complement(t: _Translator, json_type: str, schema: dict[str, Any], condition: conditions.Condition,
                        pointer: str) -> list[str] | None:
     """Regex alternatives of the strings or numbers ``schema`` accepts and
     ``condition`` refuses; None when they are not exact."""
-    if isinstance(condition, complement.Strings):
+    if isinstance(condition, conditions.Strings):
         if "pattern" in schema or ("format" in schema and t.format_assertion):  # one terminal: no intersection
             return None
         shortest = t.count_value(schema, "minLength", pointer) or 0
         return complement.string_complement(condition, shortest, t.count_value(schema, "maxLength", pointer))
-    assert isinstance(condition, complement.Numbers)
+    assert isinstance(condition, conditions.Numbers)
     if not t.float_integers or "multipleOf" in schema:
         return None
     if json_type == "integer":
@@ -188,14 +188,14 @@ def _scalar_complement(t: _Translator, json_type: str, schema: dict[str, Any], c
     return None if found is None else complement.number_complement(condition, False, *found)
 
 
-def _negated_objects(t: _Translator, schema: dict[str, Any], condition: complement.Objects | complement.ObjectUnion,
+def _negated_objects(t: _Translator, schema: dict[str, Any], condition: conditions.Objects | conditions.ObjectUnion,
                      pointer: str, notes: list[str], plain: Callable[[], str]) -> str:
     """Objects ``schema`` accepts that lack a name ``condition`` requires, or hold a
     property its schema there refuses: one branch each, merged with ``schema``
-    (``plain``, all of them, past ``complement.MAX_OBJECT_BRANCHES``)."""
-    found = complement.object_branches(condition)
+    (``plain``, all of them, past ``conditions.MAX_OBJECT_BRANCHES``)."""
+    found = conditions.object_branches(condition)
     if found is None:
-        notes.append(f"objects: more than {complement.MAX_OBJECT_BRANCHES} ways to fail a union of object schemas")
+        notes.append(f"objects: more than {conditions.MAX_OBJECT_BRANCHES} ways to fail a union of object schemas")
         return plain()
     start = len(t.report.entries)
     branches = _merged_branches(t, schema, "object", found, pointer, notes)
@@ -206,7 +206,7 @@ def _negated_objects(t: _Translator, schema: dict[str, Any], condition: compleme
     return " | ".join(branches)
 
 
-def _negated_arrays(t: _Translator, schema: dict[str, Any], condition: complement.Arrays, pointer: str,
+def _negated_arrays(t: _Translator, schema: dict[str, Any], condition: conditions.Arrays, pointer: str,
                     notes: list[str], plain: Callable[[], str]) -> str:
     """Arrays ``schema`` accepts with fewer items than ``condition`` needs, more than
     it allows, or an item its ``items`` refuses: one branch each, merged with
@@ -219,7 +219,7 @@ def _negated_arrays(t: _Translator, schema: dict[str, Any], condition: complemen
             return plain()
         if found:
             branches.append(found)
-    branches += _merged_branches(t, schema, "array", [[part] for part in complement.array_branches(condition)],
+    branches += _merged_branches(t, schema, "array", [[part] for part in conditions.array_branches(condition)],
                                  pointer, notes)
     if not branches:
         raise shared.NoValue(f"{pointer or '#'}: not refuses every array here")
@@ -597,7 +597,7 @@ def _split_item(t: _Translator, item: Any, contains: Any, where: str) -> tuple[s
     """An item's symbol when it matches ``contains``, and when it does not (None:
     no such item)."""
     found: list[str | None] = []
-    negated = complement.unnegated(contains)  # contains is {"not": inner}: inner is its complement
+    negated = conditions.unnegated(contains)  # contains is {"not": inner}: inner is its complement
     for sub in (contains, {"not": contains} if negated is None else negated):
         schema = sub if item is True or item == {} else {"allOf": [item, sub]}
         try:
@@ -614,11 +614,11 @@ def _unique_sequence(t: _Translator, prefix: list[Any], items: Any, low: int, hi
     None (reported) when an item may take more than ``MAX_UNIQUE_VALUES`` values."""
     rest_key = "additionalItems" if tuple_key == "items" and prefix else "items"
     schemas = list(prefix[:high]) if high is not None and high <= len(prefix) else [*prefix, items]
-    listed = [complement.finite_values(schema, t.has_type) for schema in schemas]
+    listed = [conditions.finite_values(schema, t.has_type) for schema in schemas]
     domain: dict[str, Any] = {}
     for values in listed:
         for value in values or []:
-            domain.setdefault(complement.value_key(value), value)
+            domain.setdefault(conditions.value_key(value), value)
     if any(values is None for values in listed) or len(domain) > complement.MAX_UNIQUE_VALUES:
         t.approximate(pointer, "uniqueItems", f"not enforced: enforced only where every item is one of at most "
                       f"{complement.MAX_UNIQUE_VALUES} listed values (enum, const, boolean, null)")
@@ -630,7 +630,7 @@ def _unique_sequence(t: _Translator, prefix: list[Any], items: Any, low: int, hi
             pass
     keys = list(domain)
     symbols = [t.constant(domain[key]) for key in keys]
-    allowed = [frozenset(keys.index(complement.value_key(v)) for v in values or []) for values in listed]
+    allowed = [frozenset(keys.index(conditions.value_key(v)) for v in values or []) for values in listed]
 
     def moves(used: frozenset[int]) -> list[tuple[str, frozenset[int]]]:
         k = len(used)
@@ -687,7 +687,7 @@ def checked(schema: Any, pointer: str) -> None:
         shared.check_shapes(schema, pointer)
 
 
-def draft_of(t: _Translator) -> complement.Draft:
+def draft_of(t: _Translator) -> conditions.Draft:
     """What ``complement`` needs of the document being translated."""
-    return complement.Draft(t.float_integers, t.format_assertion, lambda target: t.resolve(target, ""), t.ref_alone,
+    return conditions.Draft(t.float_integers, t.format_assertion, lambda target: t.resolve(target, ""), t.ref_alone,
                             t.conditional_keywords)

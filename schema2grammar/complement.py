@@ -14,16 +14,26 @@ Complement regexes accept what ``json.dumps`` writes for every value outside the
 set, and no spelling of a value inside it: a string complement decodes escapes
 (``"\\u0061"`` is ``"a"``), a number complement accepts only the spellings whose
 value a regex can tell (as the translator's number ranges do).
+
+The conditions themselves and their algebra are ``conditions``'s (re-exported
+here); whether two schemas share no object is ``disjoint``'s, which reads schemas
+through ``satisfying`` and ``accepts`` as this module hands them over.
 """
 
 from __future__ import annotations
 
-import json
-from dataclasses import dataclass, field
 from decimal import Decimal
-from typing import Any, Callable, Union
+from typing import Any
 
-from schema2grammar import numbers, regexes, shared
+from schema2grammar import disjoint, numbers, regexes, shared
+from schema2grammar.conditions import (ANY as ANY, KINDS as KINDS, MAX_OBJECT_BRANCHES as MAX_OBJECT_BRANCHES,
+                                       NO_CONSTRAINT, NONE as NONE, Arrays as Arrays, Condition as Condition,
+                                       Draft as Draft, Inexact as Inexact, Kinds as Kinds, Numbers as Numbers,
+                                       ObjectUnion as ObjectUnion, Objects as Objects, Strings as Strings,
+                                       array_branches as array_branches, conjoin as conjoin, disjoin as disjoin,
+                                       everything as everything, finite_values as finite_values, negate_whole,
+                                       normal, object_branches as object_branches, unnegated as unnegated,
+                                       value_key as value_key, within_bounds)
 
 MAX_EXCLUDED_CHARACTERS = 256
 """Characters in all the strings one string complement leaves out: the regex walks
@@ -37,10 +47,6 @@ MAX_EXCLUDED_NUMBERS = 64
 """Integers one number complement leaves out (one range regex per gap); past it,
 inexact."""
 
-MAX_OBJECT_BRANCHES = 64
-"""Object schemas one complement of a union of object conditions may take (one per
-choice of a way to fail each); past it, inexact."""
-
 MAX_REFERENCES_FOLLOWED = 256
 """Reference targets one check that a property's complement ends follows
 (``_recurring``); past it, inexact."""
@@ -49,74 +55,6 @@ MAX_UNIQUE_VALUES = 8
 """Values an item of a ``uniqueItems`` array may take: the grammar's state is the
 set of values used so far, 2**8 = 256 states; past it, ``uniqueItems`` is inexact."""
 
-KINDS = ("null", "boolean", "object", "array", "string", "number")
-ANY = "any"
-"""Every value of the kind satisfies the schema."""
-NONE = "none"
-"""No value of the kind satisfies the schema."""
-
-
-@dataclass(frozen=True)
-class Inexact:
-    """A set of values of one kind that has no exact complement here."""
-
-    note: str
-
-
-@dataclass(frozen=True)
-class Strings:
-    """Strings: ``values`` (None: any text) of ``low`` to ``high`` characters."""
-
-    values: frozenset[str] | None = None
-    low: int = 0
-    high: int | None = None
-
-
-@dataclass(frozen=True)
-class Numbers:
-    """Numbers: integers only where ``integral``, within the integral bounds, among
-    ``values`` (integers) when given."""
-
-    integral: bool = False
-    low: numbers.Bound | None = None
-    high: numbers.Bound | None = None
-    values: frozenset[int] | None = None
-
-
-@dataclass(frozen=True)
-class Objects:
-    """Objects holding every name of ``required``, whose ``properties`` (where
-    present) satisfy their schemas, whose properties named as a ``patterns`` key
-    finds satisfy its schema, and which, for each pair of ``some``, hold a property
-    named as its pattern finds with a value of its schema."""
-
-    required: tuple[str, ...] = ()
-    properties: dict[str, Any] = field(default_factory=dict)
-    patterns: dict[str, Any] = field(default_factory=dict)
-    some: tuple[tuple[str, Any], ...] = ()
-
-
-@dataclass(frozen=True)
-class Arrays:
-    """Arrays of ``low`` to ``high`` items, each satisfying ``items`` (a schema)."""
-
-    items: Any = True
-    low: int = 0
-    high: int | None = None
-
-
-@dataclass(frozen=True)
-class ObjectUnion:
-    """Objects that satisfy one of ``parts`` (``anyOf``, or two negations at one place)."""
-
-    parts: tuple[Objects, ...]
-
-
-Condition = Union[str, Inexact, "frozenset[bool]", Strings, Numbers, Objects, ObjectUnion, Arrays]
-"""ANY, NONE, Inexact, a frozenset of booleans, Strings, Numbers, Objects, ObjectUnion or Arrays."""
-Kinds = dict[str, Condition]
-
-_ANNOTATIONS = shared.ANNOTATIONS | frozenset(shared.DEFINITIONS)
 _READ = frozenset("properties required patternProperties minLength maxLength minimum maximum exclusiveMinimum "
                   "exclusiveMaximum items minItems maxItems uniqueItems".split()) | {shared.SOME}
 """Type keywords ``_keyword`` reads; the others are inexact for their type."""
@@ -124,28 +62,6 @@ _KIND_OF = {key: kind for kind, keys in shared.TYPE_KEYWORDS.items() for key in 
 _KIND_OF["divisibleBy"] = "number"  # draft 3's multipleOf
 _ANY_KIND = frozenset("$dynamicRef $recursiveRef $recursiveAnchor disallow extends".split())
 """Keywords that may constrain every kind: inexact for all."""
-
-
-@dataclass(frozen=True)
-class Draft:
-    """What the document decides: whether ``1.0`` is an integer, whether ``format``
-    is checked, what a local ``$ref`` points to (``resolve``; it raises on a
-    dangling one) and whether its siblings are ignored (drafts 3-7)."""
-
-    float_integers: bool
-    format_assertion: bool
-    resolve: Callable[[str], Any] | None = None
-    ref_alone: bool = False
-    conditional: bool = True
-    """Whether ``if``/``then``/``else`` are keywords (draft 7 on)."""
-    references: dict[str, Kinds | None] = field(default_factory=dict, compare=False)
-    """Each reference's verdicts, read once (None while being read: a cycle)."""
-    ending: set[str] = field(default_factory=set, compare=False)
-    """Targets from which every chain of references ends (``_recurring``)."""
-
-
-def everything(condition: Condition) -> Kinds:
-    return {kind: condition for kind in KINDS}
 
 
 def satisfying(schema: Any, draft: Draft, pointer: str, depth: int = 0) -> Kinds:
@@ -172,7 +88,7 @@ def satisfying(schema: Any, draft: Draft, pointer: str, depth: int = 0) -> Kinds
     elif draft.conditional and "if" in schema and ("then" in schema or "else" in schema):
         kinds = everything(Inexact("if/then/else inside"))
     for key, value in schema.items():
-        if key in ("if", "then", "else", "$ref") or key in _ANNOTATIONS:
+        if key in ("if", "then", "else", "$ref") or key in NO_CONSTRAINT:
             continue  # if/then/else before draft 7: annotations
         for kind, condition in _keyword(key, value, schema, draft, f"{pointer}/{key}", depth + 1).items():
             kinds[kind] = conjoin(kinds[kind], condition)
@@ -222,7 +138,7 @@ def _keyword(key: str, value: Any, schema: dict[str, Any], draft: Draft, pointer
         if inner is not None:  # not, not: the inner schema itself
             return satisfying(inner, draft, f"{pointer}/not", depth)
         # exact where the inner one is a whole kind
-        return {kind: _negate_whole(condition) for kind, condition in satisfying(value, draft, pointer, depth).items()}
+        return {kind: negate_whole(condition) for kind, condition in satisfying(value, draft, pointer, depth).items()}
     if key == "required":
         if not all(isinstance(name, str) for name in value):
             raise shared.SchemaError(f"{pointer}: required must be a list of names")
@@ -242,12 +158,12 @@ def _keyword(key: str, value: Any, schema: dict[str, Any], draft: Draft, pointer
         if isinstance(value, list):
             return {"array": Inexact("items as a tuple has no complement here")}
         why = _recurring(value, draft)
-        return {"array": Inexact(why) if why is not None else _normal(Arrays(items=value))}
+        return {"array": Inexact(why) if why is not None else normal(Arrays(items=value))}
     if key in ("minItems", "maxItems"):
         count = shared.count_of(value)
         if count is None:
             return {"array": Inexact(f"{key} is not a count")}
-        return {"array": _normal(Arrays(low=count) if key == "minItems" else Arrays(high=count))}
+        return {"array": normal(Arrays(low=count) if key == "minItems" else Arrays(high=count))}
     if key == "uniqueItems":
         return {} if value is False else {"array": Inexact("uniqueItems has no complement here")}
     if key in ("minLength", "maxLength"):
@@ -287,7 +203,7 @@ def _one_of(branches: list[Any], draft: Draft, pointer: str, depth: int) -> Kind
         elif whole >= 2:
             found[kind] = NONE  # every value of the kind matches two branches
         elif whole == 1 and len(listed) == 2:
-            found[kind] = _negate_whole(next(condition for condition in listed if condition != ANY))
+            found[kind] = negate_whole(next(condition for condition in listed if condition != ANY))
         elif kind == "object" and whole == 0 and _objects_apart(holding[kind], draft):
             found[kind] = listed[0]
             for condition in listed[1:]:
@@ -304,11 +220,15 @@ questions); past it, inexact."""
 
 def _objects_apart(branches: list[Any], draft: Draft) -> bool:
     """Whether no object satisfies two of ``branches`` (proved)."""
-    from schema2grammar import disjoint  # (it reads conditions from here)
-
     if len(branches) > MAX_APART_BRANCHES:
         return False
-    return all(disjoint.objects_apart(a, b, draft) for i, a in enumerate(branches) for b in branches[i + 1:])
+    return all(objects_apart(a, b, draft) for i, a in enumerate(branches) for b in branches[i + 1:])
+
+
+def objects_apart(a: Any, b: Any, draft: Draft) -> bool:
+    """Whether no object satisfies both schemas (proved; False: not known), as
+    ``disjoint`` tells from the kinds this module reads."""
+    return disjoint.objects_apart(a, b, draft, satisfying, accepts)
 
 
 def _recurring(properties: Any, draft: Draft) -> str | None:
@@ -383,7 +303,7 @@ def _listed(values: list[Any], draft: Draft) -> Kinds:
     if None in values:
         found["null"] = ANY
     if booleans:
-        found["boolean"] = _normal(booleans)
+        found["boolean"] = normal(booleans)
     if strings:
         found["string"] = Strings(values=strings)
     if numbers:
@@ -410,145 +330,6 @@ def _bound(key: str, value: Any, schema: dict[str, Any]) -> Condition:
     exclusive = key.startswith("exclusive") or schema.get("exclusive" + key[0].upper() + key[1:]) is True
     bound = (Decimal(int(value)), exclusive)
     return Numbers(low=bound) if key in ("minimum", "exclusiveMinimum") else Numbers(high=bound)
-
-
-def _negate_whole(condition: Condition) -> Condition:
-    """The complement of ``condition`` within its kind, where the conditions spell
-    it: all and none swap, booleans are the others, and objects not satisfying
-    object conditions are the union of ``object_branches``' ways to fail them."""
-    if condition == ANY:
-        return NONE
-    if condition == NONE:
-        return ANY
-    if isinstance(condition, frozenset):  # some booleans: the others
-        return _normal(frozenset((True, False)) - condition)
-    if isinstance(condition, (Objects, ObjectUnion)):
-        ways = object_branches(condition)
-        if ways is None:
-            return Inexact(f"a not inside a not: more than {MAX_OBJECT_BRANCHES} ways to fail a union of object schemas")
-        parts: list[Condition] = []
-        for way in ways:
-            part: Condition = ANY
-            for branch in way:
-                part = conjoin(part, Objects(tuple(branch.get("required", ())), dict(branch.get("properties", {})),
-                                             dict(branch.get("patternProperties", {})),
-                                             tuple((p, sub) for p, sub in branch.get(shared.SOME, ()))))
-            parts.append(part)
-        found: Condition = NONE
-        for part in parts:
-            found = disjoin(found, part)
-        return found
-    return Inexact("a not inside a not, over part of a kind")
-
-
-def conjoin(a: Condition, b: Condition) -> Condition:
-    """The values both conditions accept (of one kind)."""
-    if a == NONE or b == NONE:
-        return NONE
-    if a == ANY:
-        return b
-    if b == ANY or isinstance(a, Inexact):
-        return a
-    if isinstance(b, Inexact):
-        return b
-    if isinstance(a, frozenset) and isinstance(b, frozenset):
-        return _normal(a & b)
-    if isinstance(a, Strings) and isinstance(b, Strings):
-        values = b.values if a.values is None else a.values if b.values is None else a.values & b.values
-        highs = [h for h in (a.high, b.high) if h is not None]
-        return _normal(Strings(values, max(a.low, b.low), min(highs) if highs else None))
-    if isinstance(a, Numbers) and isinstance(b, Numbers):
-        numbers = b.values if a.values is None else a.values if b.values is None else a.values & b.values
-        low = max((x for x in (a.low, b.low) if x is not None), default=None)
-        high = min((x for x in (a.high, b.high) if x is not None), key=lambda x: (x[0], not x[1]), default=None)
-        return _normal(Numbers(a.integral or b.integral, low, high, numbers))
-    if isinstance(a, Arrays) and isinstance(b, Arrays):
-        items = b.items if a.items is True else a.items if b.items is True else {"allOf": [a.items, b.items]}
-        highs = [h for h in (a.high, b.high) if h is not None]
-        return _normal(Arrays(items, max(a.low, b.low), min(highs) if highs else None))
-    if isinstance(a, (Objects, ObjectUnion)) and isinstance(b, (Objects, ObjectUnion)):
-        ours = a.parts if isinstance(a, ObjectUnion) else (a,)
-        theirs = b.parts if isinstance(b, ObjectUnion) else (b,)
-        if len(ours) * len(theirs) > MAX_OBJECT_BRANCHES:
-            return Inexact(f"more than {MAX_OBJECT_BRANCHES} object schemas in a union beside other object keywords")
-        parts = tuple(part for x in ours for y in theirs  # and distributes over or
-                      if not _impossible(part := _both_objects(x, y)))
-        if not parts:
-            return NONE
-        return parts[0] if len(parts) == 1 else ObjectUnion(parts)
-    return Inexact("conditions that do not combine here")
-
-
-def _impossible(part: Objects) -> bool:
-    """Whether ``part`` requires a name whose schema is ``false`` (alone or in an
-    ``allOf``): such parts come of distributing ways to fail over one another."""
-    def false(schema: Any) -> bool:
-        return schema is False or isinstance(schema, dict) and set(schema) == {"allOf"} and any(map(false, schema["allOf"]))
-
-    return any(name in part.properties and false(part.properties[name]) for name in part.required)
-
-
-def _both_objects(a: Objects, b: Objects) -> Objects:
-    """Objects satisfying both: every name either requires, each property (and
-    pattern) both schemas, every witness either asks for."""
-    properties, patterns = dict(a.properties), dict(a.patterns)
-    for name, sub in b.properties.items():
-        properties[name] = {"allOf": [properties[name], sub]} if name in properties else sub
-    for pattern, sub in b.patterns.items():
-        patterns[pattern] = {"allOf": [patterns[pattern], sub]} if pattern in patterns else sub
-    return Objects(tuple(dict.fromkeys(a.required + b.required)), properties, patterns, a.some + b.some)
-
-
-def disjoin(a: Condition, b: Condition) -> Condition:
-    """The values either condition accepts (of one kind)."""
-    if a == ANY or b == ANY:
-        return ANY
-    if a == NONE or isinstance(b, Inexact):
-        return b
-    if b == NONE or isinstance(a, Inexact):
-        return a
-    if isinstance(a, frozenset) and isinstance(b, frozenset):
-        return _normal(a | b)
-    if isinstance(a, Strings) and isinstance(b, Strings) and a.values is not None and b.values is not None:
-        return Strings(values=a.values | b.values)
-    if isinstance(a, Numbers) and isinstance(b, Numbers) and a.values is not None and b.values is not None:
-        return Numbers(values=a.values | b.values)
-    if isinstance(a, (Objects, ObjectUnion)) and isinstance(b, (Objects, ObjectUnion)):
-        return ObjectUnion(tuple(p for c in (a, b) for p in (c.parts if isinstance(c, ObjectUnion) else (c,))))
-    return Inexact("a union of ranges")
-
-
-def _normal(condition: Condition) -> Condition:
-    """ANY or NONE where a condition amounts to one; listed values filtered by the
-    condition's ranges (then only the list matters)."""
-    if isinstance(condition, frozenset):
-        return NONE if not condition else ANY if len(condition) == 2 else condition
-    if isinstance(condition, Strings):
-        if condition.values is not None:
-            kept = frozenset(v for v in condition.values
-                             if len(v) >= condition.low and (condition.high is None or len(v) <= condition.high))
-            return Strings(values=kept) if kept else NONE
-        if condition.high is not None and condition.high < condition.low:
-            return NONE
-        return ANY if condition == Strings() else condition
-    if isinstance(condition, Arrays):
-        if condition.high is not None and condition.high < condition.low:
-            return NONE
-        if condition.items == {}:
-            condition = Arrays(True, condition.low, condition.high)
-        return ANY if condition == Arrays() else condition
-    if isinstance(condition, Numbers):
-        if condition.values is not None:
-            within = frozenset(v for v in condition.values if _within(v, condition.low, condition.high))
-            return Numbers(values=within) if within else NONE
-        return ANY if condition == Numbers() else condition
-    return condition
-
-
-def _within(value: float, low: numbers.Bound | None, high: numbers.Bound | None) -> bool:
-    above = low is None or value > low[0] or (value == low[0] and not low[1])
-    below = high is None or value < high[0] or (value == high[0] and not high[1])
-    return above and below
 
 
 # -- complements
@@ -631,85 +412,6 @@ def _tighter_high(a: numbers.Bound | None, b: numbers.Bound | None) -> numbers.B
     return b if a is None else a if b is None else min(a, b, key=lambda x: (x[0], not x[1]))
 
 
-def array_branches(condition: Arrays) -> list[dict[str, Any]]:
-    """Array schemas whose union is the arrays ``condition`` refuses by their count:
-    too few items, or too many (an item it refuses is the caller's branch)."""
-    found: list[dict[str, Any]] = [{"maxItems": condition.low - 1}] if condition.low > 0 else []
-    if condition.high is not None:
-        found.append({"minItems": condition.high + 1})
-    return found
-
-
-def unnegated(schema: Any) -> Any:
-    """``inner`` where ``schema`` is ``{"not": inner}`` and nothing else (annotations
-    aside), which is what a ``not`` of ``schema`` accepts; else None."""
-    if not isinstance(schema, dict) or "not" not in schema:
-        return None
-    if any(key != "not" and key not in _ANNOTATIONS for key in schema):
-        return None
-    return schema["not"]
-
-
-def object_branches(condition: Objects | ObjectUnion) -> list[list[dict[str, Any]]] | None:
-    """Object schemas (each the ``allOf`` of its parts) whose union is the objects
-    ``condition`` refuses: one lacks a required name, has a property whose value
-    its schema refuses (a named one, or one a pattern finds: ``shared.SOME``), or holds
-    no property a ``some`` pair asks for (each one its pattern finds refused by its
-    schema); for a union, one such way per part. None past ``MAX_OBJECT_BRANCHES``."""
-    if isinstance(condition, Objects):
-        found: list[dict[str, Any]] = [{"properties": {name: False}} for name in condition.required]
-        found += [{"required": [name], "properties": {name: {"not": sub}}}
-                  for name, sub in condition.properties.items() if sub is not True and sub != {}]
-        found += [{shared.SOME: [[pattern, {"not": sub}]]} for pattern, sub in condition.patterns.items()
-                  if sub is not True and sub != {}]
-        found += [{"patternProperties": {pattern: {"not": sub}}} for pattern, sub in condition.some]
-        return [[branch] for branch in found]
-    tagged = _tagged_branches(condition)
-    if tagged is not None:
-        return tagged if len(tagged) <= MAX_OBJECT_BRANCHES else None
-    combined: list[list[dict[str, Any]]] = [[]]
-    for part in condition.parts:
-        ways = object_branches(part)
-        assert ways is not None
-        combined = [done + way for done in combined for way in ways]
-        if len(combined) > MAX_OBJECT_BRANCHES:
-            return None
-    return combined
-
-
-def _tagged_branches(union: ObjectUnion) -> list[list[dict[str, Any]]] | None:
-    """The objects no part of a tagged union takes, one way per failure rather than
-    per choice of failures (``object_branches``'s product): where every part
-    requires one name and lists its own strings for it (``"type": "file"`` against
-    ``"type": "dir"``), an object takes no part when it lacks the name, holds
-    another value there, or holds a part's value and fails that part otherwise.
-    None where no name tags the parts so."""
-    for name in union.parts[0].required:
-        listed = [_tag_values(part, name) for part in union.parts]
-        every = [value for values in listed if values is not None for value in values]
-        if any(values is None for values in listed) or len(every) != len(set(every)):
-            continue
-        found: list[list[dict[str, Any]]] = [[{"properties": {name: False}}],
-                                             [{"required": [name], "properties": {name: {"not": {"enum": every}}}}]]
-        for part, values in zip(union.parts, listed):
-            tag = {"required": [name], "properties": {name: {"enum": values}}}
-            rest = Objects(tuple(n for n in part.required if n != name),
-                           {n: sub for n, sub in part.properties.items() if n != name}, part.patterns, part.some)
-            found += [[tag, *way] for way in object_branches(rest) or []]
-        return found
-    return None
-
-
-def _tag_values(part: Objects, name: str) -> list[str] | None:
-    """The strings ``part`` lists for the name it requires (None: not a list of strings)."""
-    if name not in part.required or name not in part.properties:
-        return None
-    values = finite_values(part.properties[name], lambda value, allowed: shared.has_type(value, allowed, False))
-    if not values or not all(isinstance(value, str) for value in values):
-        return None
-    return list(dict.fromkeys(values))
-
-
 # -- strings other than some, in every spelling
 
 
@@ -722,53 +424,6 @@ def strings_except(words: list[str]) -> str | None:
         return None
     return regexes.string_except(texts)
 
-
-# -- finite item domains (uniqueItems)
-
-
-def finite_values(schema: Any, has_type: Callable[[Any, list[Any]], bool]) -> list[Any] | None:
-    """The values ``schema`` accepts when it lists them (``enum``/``const``, maybe
-    with ``type``) or is ``boolean``/``null`` typed; None for any other schema."""
-    if schema is False:
-        return []
-    if not isinstance(schema, dict):
-        return None
-    keys = {key for key in schema if key not in _ANNOTATIONS}
-    listed = "const" in schema or "enum" in schema
-    if not keys or not keys <= {"type", "enum", "const", *([] if listed else ["nullable"])}:
-        return None  # nullable beside enum: the translator does not check it against the values either
-    declared = schema.get("type")
-    allowed = declared if isinstance(declared, list) else None if declared is None else [declared]
-    if allowed is not None and schema.get("nullable") is True:
-        allowed = [*allowed, "null"]
-    if "const" in schema or "enum" in schema:
-        values = [schema["const"]] if "const" in schema else schema["enum"]
-        if not isinstance(values, list):
-            return None
-        if "const" in schema and "enum" in schema:
-            if not isinstance(schema["enum"], list):
-                return None
-            values = [v for v in values if any(shared.json_equal(v, e) for e in schema["enum"])]
-        return [v for v in values if allowed is None or has_type(v, allowed)]
-    if allowed is None or not set(allowed) <= {"boolean", "null"}:
-        return None
-    return ([True, False] if "boolean" in allowed else []) + ([None] if "null" in allowed else [])
-
-
-def value_key(value: Any) -> str:
-    """A text equal for JSON-equal values (``1`` and ``1.0``; not ``true`` and ``1``):
-    ``shared.json_equal`` as a key, for sets of values."""
-    return json.dumps(_normal_value(value), sort_keys=True)
-
-
-def _normal_value(value: Any) -> Any:
-    if isinstance(value, float) and value.is_integer():
-        return int(value)
-    if isinstance(value, list):
-        return [_normal_value(v) for v in value]
-    if isinstance(value, dict):
-        return {k: _normal_value(v) for k, v in value.items()}
-    return value
 
 
 def accepts(kinds: Kinds, value: Any, draft: Draft) -> bool | None:
@@ -785,7 +440,7 @@ def accepts(kinds: Kinds, value: Any, draft: Draft) -> bool | None:
     if isinstance(condition, Numbers):
         whole = isinstance(value, int) or (draft.float_integers and value.is_integer())
         return ((whole or not condition.integral) and (condition.values is None or value in condition.values)
-                and _within(value, condition.low, condition.high))
+                and within_bounds(value, condition.low, condition.high))
     if isinstance(condition, ObjectUnion):
         found = [accepts({**kinds, "object": part}, value, draft) for part in condition.parts]
         return True if True in found else None if None in found else False

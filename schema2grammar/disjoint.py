@@ -13,14 +13,18 @@ object the name's patterns leave out, ``false`` as the name's schema, or
 ``propertyNames``) or every value the first allows for it (listed values, kinds
 that do not meet, objects told apart again one level down). It answers True only
 on such a proof; False means "not known".
+
+It reads schemas through the ``satisfying`` and ``accepts`` its caller hands it
+(``complement``'s, whose ``oneOf`` asks this module in turn): it imports only the
+conditions themselves, so the two modules do not import each other.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Callable
 
-from schema2grammar import complement, ecma, shared
-from schema2grammar.complement import KINDS, NONE
+from schema2grammar import ecma, shared
+from schema2grammar.conditions import KINDS, NONE, Draft, Kinds, conjoin, finite_values
 
 MAX_DEPTH = 8
 """References and ``allOf``/``anyOf`` nesting followed this deep; deeper, nothing
@@ -30,17 +34,27 @@ MAX_STEPS = 2_000
 """Pairs of schemas one question compares (unions and nested objects multiply
 them); past it, the answer is "not known"."""
 
+Satisfying = Callable[[Any, Draft, str], Kinds]
+"""Per kind, the values a schema (at a pointer) accepts: ``complement.satisfying``."""
 
-def objects_apart(a: Any, b: Any, draft: complement.Draft) -> bool:
-    """Whether no object satisfies both schemas (proved; False: not known)."""
-    return _Search(draft).apart(a, b, 0)
+Accepts = Callable[[Kinds, Any, Draft], bool | None]
+"""Whether the schema some kinds describe accepts a value: ``complement.accepts``."""
+
+
+def objects_apart(a: Any, b: Any, draft: Draft, satisfying: Satisfying, accepts: Accepts) -> bool:
+    """Whether no object satisfies both schemas (proved; False: not known), each
+    read by ``satisfying`` and ``accepts``."""
+    return _Search(draft, satisfying, accepts).apart(a, b, 0)
 
 
 class _Search:
-    """One ``objects_apart`` question: the document's draft and the steps left."""
+    """One ``objects_apart`` question: the document's draft, how schemas are read
+    and the steps left."""
 
-    def __init__(self, draft: complement.Draft) -> None:
+    def __init__(self, draft: Draft, satisfying: Satisfying, accepts: Accepts) -> None:
         self.draft = draft
+        self.satisfying = satisfying
+        self.accepts = accepts
         self.steps = MAX_STEPS
 
     def apart(self, a: Any, b: Any, depth: int) -> bool:
@@ -66,7 +80,7 @@ class _Search:
     def no_object(self, schema: Any) -> bool:
         """Whether the kinds say ``schema`` accepts no object (``type: string``)."""
         try:
-            return complement.satisfying(schema, self.draft, "")["object"] == NONE
+            return self.satisfying(schema, self.draft, "")["object"] == NONE
         except shared.SchemaError:  # malformed: the translator names it where it reads it
             return False
 
@@ -115,7 +129,7 @@ class _Search:
 
     def judged(self, schema: Any, value: Any) -> bool | None:
         try:
-            return complement.accepts(complement.satisfying(schema, self.draft, ""), value, self.draft)
+            return self.accepts(self.satisfying(schema, self.draft, ""), value, self.draft)
         except shared.SchemaError:  # malformed: the translator names it where it reads it
             return None
 
@@ -130,15 +144,15 @@ class _Search:
 
         try:
             for first, second in ((x, y), (y, x)):
-                listed = complement.finite_values(first, has_type)
+                listed = finite_values(first, has_type)
                 if listed is not None:
-                    kinds = complement.satisfying(second, draft, "")
-                    if all(complement.accepts(kinds, value, draft) is False for value in listed):
+                    kinds = self.satisfying(second, draft, "")
+                    if all(self.accepts(kinds, value, draft) is False for value in listed):
                         return True
-            ours, theirs = complement.satisfying(x, draft, ""), complement.satisfying(y, draft, "")
+            ours, theirs = self.satisfying(x, draft, ""), self.satisfying(y, draft, "")
         except shared.SchemaError:  # malformed: the translator names it where it reads it
             return False
-        return all(complement.conjoin(ours[kind], theirs[kind]) == NONE
+        return all(conjoin(ours[kind], theirs[kind]) == NONE
                    or kind == "object" and self.apart(x, y, depth + 1) for kind in KINDS)
 
 

@@ -31,6 +31,9 @@ took from parts written after the part whose ``anyOf``/``oneOf`` it keeps aside.
 Declared order is text order, so a branch's own names go before these; the merge
 of a branch into the rest (``alternatives``) puts them last, then drops the key."""
 
+CONDITIONAL = ("if", "then", "else")
+"""The keywords of a conditional (draft 7 on; before, annotations)."""
+
 TYPE_KEYWORDS = {
     "object": ("properties", "required", "additionalProperties", "patternProperties", "propertyNames",
                "minProperties", "maxProperties", "dependentRequired", "dependentSchemas", "dependencies",

@@ -27,7 +27,7 @@ from typing import Any
 
 from schema2grammar import automata, ecma, shared
 from schema2grammar.automata import DFA, NFA, Classes
-from schema2grammar.complement import Draft
+from schema2grammar.conditions import Draft
 
 MAX_SCHEMAS_READ = 256
 """Schema objects one reading may visit (through ``$ref``, ``not``, ``anyOf`` ...):

@@ -32,8 +32,7 @@ from dataclasses import dataclass
 from itertools import product
 from typing import Any, Iterator
 
-from schema2grammar.applicators import CONDITIONAL
-from schema2grammar.shared import ANNOTATIONS, has_type, json_equal
+from schema2grammar.shared import ANNOTATIONS, CONDITIONAL, has_type, json_equal
 
 MAX_SWITCH_VALUES = 32
 """Constants one switch may test: each is a case, a copy of the object's grammar

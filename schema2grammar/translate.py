@@ -24,8 +24,8 @@ from decimal import Decimal
 from fractions import Fraction
 from typing import Any, Callable
 
-from schema2grammar import (applicators, automata, complement, ecma, formats, multiples, numbers, property_names, regexes,
-                            spellings, string_sets, switch, unevaluated, unique_arrays)
+from schema2grammar import (applicators, automata, complement, conditions, ecma, formats, multiples, numbers, property_names,
+                            regexes, spellings, string_sets, switch, unevaluated, unique_arrays)
 from schema2grammar.object_states import (
     MAX_OBJECT_STATES,
     MAX_UNORDERED_STATES,
@@ -38,6 +38,7 @@ from schema2grammar.judge import Judge
 from schema2grammar.options import MAX_INDENT_LEVELS, Options
 from schema2grammar.shared import (
     ANNOTATIONS,
+    CONDITIONAL,
     DEFINITIONS,
     MAX_ITEMS_CHAIN,
     NOWHERE,
@@ -1593,7 +1594,7 @@ class _Translator:
         if found is None:
             return None
         [kept, *rest], on = found
-        written = [k for k in applicators.CONDITIONAL if any(isinstance(part, dict) and k in part for part in [schema, *parts])]
+        written = [k for k in CONDITIONAL if any(isinstance(part, dict) and k in part for part in [schema, *parts])]
         own = {k: v for k, v in schema.items() if k in kept or k == "allOf"}  # allOf's place orders the properties
         start, known, visited = len(self.report.entries), set(self.by_pointer), self.visited
         merged, exact = self.merged(own, rest, pointer)
@@ -1942,7 +1943,7 @@ class _Translator:
             self.report.add(pointer, other, ENFORCED, f"checked against the {key} values")
         return [value for value, verdict in zip(values, verdicts) if verdict]
 
-    def judged(self, schema: Any, value: Any, draft: complement.Draft, pointer: str) -> bool | None:
+    def judged(self, schema: Any, value: Any, draft: conditions.Draft, pointer: str) -> bool | None:
         """Whether ``schema`` accepts ``value`` (None: not known here): its combinators
         one value at a time (``not`` the opposite verdict, an ``if`` the branch its
         verdict picks), the other keywords as ``complement`` reads them."""
@@ -2056,7 +2057,7 @@ class _Translator:
         for key in schema:
             if key in ("$defs", "definitions"):
                 self.report.add(pointer, key, ENFORCED, "definitions, used through $ref")
-            elif key in applicators.CONDITIONAL and not self.conditional_keywords:
+            elif key in CONDITIONAL and not self.conditional_keywords:
                 self.report.add(pointer, key, ENFORCED, "not a keyword before draft 7: an annotation")
             elif key in ("then", "else"):  # with if, body() splits on them first
                 self.report.add(pointer, key, ENFORCED, "no constraint without if")
@@ -2173,7 +2174,7 @@ def _flattened_in_place(part: Any) -> bool:
     nested ``allOf``'s own merge splits into cases (``switched``)."""
     if not isinstance(part, dict) or "$ref" in part or not isinstance(part.get("allOf"), list):
         return False
-    return not any(isinstance(p, dict) and any(k in p for k in applicators.CONDITIONAL) for p in [part, *part["allOf"]])
+    return not any(isinstance(p, dict) and any(k in p for k in CONDITIONAL) for p in [part, *part["allOf"]])
 
 
 def _order_later(merged: dict[str, Any], aside: set[str] | None) -> None:

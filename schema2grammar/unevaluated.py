@@ -400,7 +400,7 @@ class _Expansion:
         common = _common([passing, failing])
         if common is not None:
             return evaluated.union(common)
-        condition = {key: base.pop(key) for key in applicators.CONDITIONAL if key in base}
+        condition = {key: base.pop(key) for key in shared.CONDITIONAL if key in base}
         if all(found == NOTHING for _, found in failing):  # an alternative evaluating nothing needs no guard
             later.append([*passing, ((condition,), NOTHING)])
         else:

@@ -28,7 +28,7 @@ from __future__ import annotations
 from itertools import combinations
 from typing import Any, Final
 
-from schema2grammar import complement, ecma, shared, string_sets
+from schema2grammar import conditions, ecma, shared, string_sets
 from schema2grammar.report import APPROXIMATED, ENFORCED, Report, ReportEntry
 
 TRUE, FALSE, PLACE, AND, ANY, ONE = range(6)
@@ -78,7 +78,7 @@ class Formulas:
     """And/or formulas over one schema document, interned: equal formulas are one
     int, so children, verdicts and containment are remembered per node."""
 
-    def __init__(self, root: Any, draft: complement.Draft) -> None:
+    def __init__(self, root: Any, draft: conditions.Draft) -> None:
         self.root = root
         self.draft = draft
         self.kind: list[int] = [TRUE, FALSE]
@@ -323,7 +323,7 @@ class Formulas:
         elif kind == PLACE:
             found = self._place_room(node, depth)
         elif kind == ANY and all(self.kind[p] == PLACE and self._listed(self.schema[p]) is not None for p in self.parts[node]):
-            found = len({complement.value_key(v) for p in self.parts[node] for v in self._listed(self.schema[p]) or []})
+            found = len({conditions.value_key(v) for p in self.parts[node] for v in self._listed(self.schema[p]) or []})
         elif kind == ANY:
             rooms = [self.room(p, depth) for p in self.parts[node]]
             found = None if None in rooms else UNKNOWN
@@ -338,7 +338,7 @@ class Formulas:
         schema = self.schema[node]
         listed = self._listed(schema)
         if listed is not None:
-            return len({complement.value_key(v) for v in listed})
+            return len({conditions.value_key(v) for v in listed})
         if "enum" in schema or "const" in schema:
             return UNKNOWN  # listed values judged by other keywords too
         rooms = [self._kind_room(node, kind, depth) for kind in sorted(self.admits(node))]
@@ -379,7 +379,7 @@ class Formulas:
     def _listed(self, schema: dict[str, Any]) -> list[Any] | None:
         """The values a schema object lists (``enum``/``const``, maybe with ``type``),
         or its ``boolean``/``null`` values; None otherwise."""
-        return complement.finite_values(schema, lambda value, allowed: shared.has_type(
+        return conditions.finite_values(schema, lambda value, allowed: shared.has_type(
             value, allowed, self.draft.float_integers))
 
     def _endless_object(self, node: int, depth: int) -> bool:
@@ -518,7 +518,7 @@ class UniqueArrays:
         self.root = root
 
 
-def checked_places(schema: Any, draft: complement.Draft, report: Report) -> UniqueArrays | None:
+def checked_places(schema: Any, draft: conditions.Draft, report: Report) -> UniqueArrays | None:
     """Where the report says ``uniqueItems`` is approximated, mark it enforced (by
     the matcher) when every path that reaches its place is checked; the formulas
     the matcher follows, or None where no place is.
@@ -566,7 +566,7 @@ SUBSCHEMA_LISTS: Final = ("allOf", "anyOf", "oneOf", "prefixItems", "items")
 SUBSCHEMA_MAPS: Final = ("properties", "patternProperties", "dependentSchemas", "dependencies")
 
 
-def _unique_places(schema: Any, draft: complement.Draft) -> list[dict[str, Any]]:
+def _unique_places(schema: Any, draft: conditions.Draft) -> list[dict[str, Any]]:
     """The schema objects with ``uniqueItems: true`` that the document's schema uses:
     every subschema from the root, through references (definitions nothing
     refers to are left out)."""
