@@ -19,15 +19,13 @@ from __future__ import annotations
 import json
 from contextlib import contextmanager
 from decimal import Decimal
-from typing import TYPE_CHECKING, Any, Callable, Iterator
+from typing import Any, Callable, Iterator
 
 from schema2grammar import complement, conditions, ecma, shared, string_sets
 from schema2grammar.conditions import ANY, NONE, Inexact
+from schema2grammar.core import TranslatorCore
 from schema2grammar.report import ENFORCED
 from schema2grammar.shared import CONDITIONAL
-
-if TYPE_CHECKING:
-    from schema2grammar.translate import _Translator
 
 MAX_SPLIT_RULES = 4_000
 """Rules one ``not`` or ``if`` may add: each branch copies the object grammar it
@@ -56,7 +54,7 @@ _BEFORE_TYPES = ("const", "enum", "anyOf", "oneOf", "allOf", "if", "$ref", "depe
 # -- not
 
 
-def negation(t: _Translator, schema: dict[str, Any], pointer: str) -> str:
+def negation(t: TranslatorCore, schema: dict[str, Any], pointer: str) -> str:
     """A schema object with ``not``: its other keywords, less what ``not`` refuses."""
     notes: list[str] = []
     start = len(t.report.entries)
@@ -83,14 +81,14 @@ def negation(t: _Translator, schema: dict[str, Any], pointer: str) -> str:
     return text
 
 
-def _report_negation(t: _Translator, pointer: str, notes: list[str]) -> None:
+def _report_negation(t: TranslatorCore, pointer: str, notes: list[str]) -> None:
     if notes:
         t.approximate(pointer, "not", "; ".join(notes) + ": those values are not refused")
     else:
         t.report.add(pointer, "not", ENFORCED, "by complement")
 
 
-def negated_body(t: _Translator, schema: dict[str, Any], negated: Any, pointer: str, where: str,
+def negated_body(t: TranslatorCore, schema: dict[str, Any], negated: Any, pointer: str, where: str,
                  notes: list[str]) -> str:
     """``schema``'s type branches (as ``body`` makes them), each less the values
     ``negated`` (written at ``where``) accepts; ``notes`` gets what could not be
@@ -111,7 +109,7 @@ def negated_body(t: _Translator, schema: dict[str, Any], negated: Any, pointer: 
     return " | ".join(branches)
 
 
-def _negated_type(t: _Translator, json_type: str, schema: dict[str, Any], kinds: conditions.Kinds,
+def _negated_type(t: TranslatorCore, json_type: str, schema: dict[str, Any], kinds: conditions.Kinds,
                   pointer: str, notes: list[str], negated: Any, where: str) -> str:
     """The values of one type that ``schema`` accepts and the negated schema
     (``kinds``; ``negated``, written at ``where``) refuses."""
@@ -148,7 +146,7 @@ def _negated_type(t: _Translator, json_type: str, schema: dict[str, Any], kinds:
     return t.number_terminal(regex, json_type == "integer") if json_type in ("number", "integer") else t.terminal(regex)
 
 
-def _strings_refused(t: _Translator, schema: dict[str, Any], negated: Any, pointer: str, where: str,
+def _strings_refused(t: TranslatorCore, schema: dict[str, Any], negated: Any, pointer: str, where: str,
                      notes: list[str], whole: str) -> str:
     """The strings ``schema`` accepts and ``negated`` refuses, as automata over
     characters (``string_sets``), spelled as ``json.dumps`` spells them; ``whole``
@@ -167,7 +165,7 @@ def _strings_refused(t: _Translator, schema: dict[str, Any], negated: Any, point
     return t.terminal(f'"{regex}"')
 
 
-def _scalar_complement(t: _Translator, json_type: str, schema: dict[str, Any], condition: conditions.Condition,
+def _scalar_complement(t: TranslatorCore, json_type: str, schema: dict[str, Any], condition: conditions.Condition,
                        pointer: str) -> list[str] | None:
     """Regex alternatives of the strings or numbers ``schema`` accepts and
     ``condition`` refuses; None when they are not exact."""
@@ -188,7 +186,7 @@ def _scalar_complement(t: _Translator, json_type: str, schema: dict[str, Any], c
     return None if found is None else complement.number_complement(condition, False, *found)
 
 
-def _negated_objects(t: _Translator, schema: dict[str, Any], condition: conditions.Objects | conditions.ObjectUnion,
+def _negated_objects(t: TranslatorCore, schema: dict[str, Any], condition: conditions.Objects | conditions.ObjectUnion,
                      pointer: str, notes: list[str], plain: Callable[[], str]) -> str:
     """Objects ``schema`` accepts that lack a name ``condition`` requires, or hold a
     property its schema there refuses: one branch each, merged with ``schema``
@@ -206,7 +204,7 @@ def _negated_objects(t: _Translator, schema: dict[str, Any], condition: conditio
     return " | ".join(branches)
 
 
-def _negated_arrays(t: _Translator, schema: dict[str, Any], condition: conditions.Arrays, pointer: str,
+def _negated_arrays(t: TranslatorCore, schema: dict[str, Any], condition: conditions.Arrays, pointer: str,
                     notes: list[str], plain: Callable[[], str]) -> str:
     """Arrays ``schema`` accepts with fewer items than ``condition`` needs, more than
     it allows, or an item its ``items`` refuses: one branch each, merged with
@@ -232,7 +230,7 @@ def _of_type(schema: dict[str, Any], json_type: str) -> dict[str, Any]:
     return {**{k: v for k, v in schema.items() if k != "nullable"}, "type": json_type}
 
 
-def _merged_branches(t: _Translator, schema: dict[str, Any], json_type: str, ways: list[list[dict[str, Any]]],
+def _merged_branches(t: TranslatorCore, schema: dict[str, Any], json_type: str, ways: list[list[dict[str, Any]]],
                      pointer: str, notes: list[str]) -> list[str]:
     """One symbol per way to fail (its parts merged with ``schema`` as a place of
     ``json_type``, as ``allOf`` merges them); a way that leaves no value drops out."""
@@ -249,7 +247,7 @@ def _merged_branches(t: _Translator, schema: dict[str, Any], json_type: str, way
     return branches
 
 
-def _item_refused(t: _Translator, schema: dict[str, Any], refused: Any, pointer: str) -> str | None:
+def _item_refused(t: TranslatorCore, schema: dict[str, Any], refused: Any, pointer: str) -> str | None:
     """The arrays ``schema`` accepts that hold an item ``refused`` (a schema)
     refuses, as ``contains`` builds them ("": none; None: not exact here, or beside
     the place's own ``contains`` or ``uniqueItems``, which count items too)."""
@@ -277,7 +275,7 @@ def _item_refused(t: _Translator, schema: dict[str, Any], refused: Any, pointer:
 # -- if / then / else
 
 
-def conditional(t: _Translator, schema: dict[str, Any], pointer: str) -> str:
+def conditional(t: TranslatorCore, schema: dict[str, Any], pointer: str) -> str:
     """(if and then) or (not if, and else), each with the schema's other keywords;
     ``if`` alone constrains nothing, nor do ``then``/``else`` without it. Past
     ``MAX_SPLIT_RULES`` the schema without them (reported)."""
@@ -317,7 +315,7 @@ def conditional(t: _Translator, schema: dict[str, Any], pointer: str) -> str:
     return text
 
 
-def _conditional_branches(t: _Translator, schema: dict[str, Any], rest: dict[str, Any], pointer: str,
+def _conditional_branches(t: TranslatorCore, schema: dict[str, Any], rest: dict[str, Any], pointer: str,
                           notes: list[str], combined: list[str]) -> str:
     """The alternatives of ``conditional`` ("" when neither branch has a value)."""
     branches: list[str] = []
@@ -347,7 +345,7 @@ def _conditional_branches(t: _Translator, schema: dict[str, Any], rest: dict[str
     return " | ".join(branches)
 
 
-def _with_negation(t: _Translator, schema: dict[str, Any], negated: Any, pointer: str, notes: list[str]) -> str:
+def _with_negation(t: TranslatorCore, schema: dict[str, Any], negated: Any, pointer: str, notes: list[str]) -> str:
     """``schema`` with ``not: negated``, through ``node`` (for keywords ``body``
     handles before types: enum, anyOf, ...); the verdicts on that ``not`` go to
     ``notes``, and to the report only where ``schema`` has a ``not`` of its own."""
@@ -376,7 +374,7 @@ def _not_placed(place: str, pointer: str) -> bool:
 # -- oneOf
 
 
-def exclusive(t: _Translator, options: list[Any], branch: Callable[[int], Any], pointer: str) -> tuple[str | None, str]:
+def exclusive(t: TranslatorCore, options: list[Any], branch: Callable[[int], Any], pointer: str) -> tuple[str | None, str]:
     """A ``oneOf`` whose branches may overlap: each branch (``branch(i)``, merged with
     the schema's own keywords) less the values the other options accept, by
     complement, and the ``oneOf`` reported. Where a complement is not exact, past
@@ -433,7 +431,7 @@ def exclusive(t: _Translator, options: list[Any], branch: Callable[[int], Any], 
     return text, ""
 
 
-def listed_by_not(t: _Translator, negated: Any, values: list[Any], pointer: str) -> list[Any]:
+def listed_by_not(t: TranslatorCore, negated: Any, values: list[Any], pointer: str) -> list[Any]:
     """The listed ``values`` that ``negated`` refuses (``enum``/``const`` beside
     ``not``): by their kinds (``complement.accepts``), else by a validator
     (``judge``); a value neither can judge is kept, reported."""
@@ -457,7 +455,7 @@ def _declaring(schema: Any) -> Any:
     return {"properties": {name: True for name in names}} if isinstance(names, dict) and names else True
 
 
-def conditional_merge(t: _Translator, merged: dict[str, Any], part: dict[str, Any],
+def conditional_merge(t: TranslatorCore, merged: dict[str, Any], part: dict[str, Any],
                       pointer: str, nest: bool = False) -> tuple[dict[str, Any], bool]:
     """``part`` to merge into ``merged`` (an ``allOf``): without ``then``/``else``
     that have no ``if`` beside them (no constraint, reported so, and they must not
@@ -491,7 +489,7 @@ def conditional_merge(t: _Translator, merged: dict[str, Any], part: dict[str, An
 # -- contains, uniqueItems
 
 
-def counted_array(t: _Translator, schema: dict[str, Any], prefix: list[Any], items: Any, low: int,
+def counted_array(t: TranslatorCore, schema: dict[str, Any], prefix: list[Any], items: Any, low: int,
                   high: int | None, pointer: str) -> str | None:
     """The array's rules when ``uniqueItems`` or ``contains`` is enforced (each
     reported); None for the plain sequence."""
@@ -545,7 +543,7 @@ def counted_array(t: _Translator, schema: dict[str, Any], prefix: list[Any], ite
     return found
 
 
-def _contains_sequence(t: _Translator, contains: Any, prefix: list[Any], items: Any, low: int, high: int | None,
+def _contains_sequence(t: TranslatorCore, contains: Any, prefix: list[Any], items: Any, low: int, high: int | None,
                        low_count: int, high_count: int | None, pointer: str, where: str) -> str | None:
     """``[`` items ``]``, each matching ``contains`` (written at ``where``) or its
     complement, states (items written, matches counted): None when not exact or
@@ -593,7 +591,7 @@ def _contains_sequence(t: _Translator, contains: Any, prefix: list[Any], items: 
     return _state_rules(t, states, moves, closes, lambda state: state[0] > 0, (0, 0), pointer)
 
 
-def _split_item(t: _Translator, item: Any, contains: Any, where: str) -> tuple[str | None, str | None]:
+def _split_item(t: TranslatorCore, item: Any, contains: Any, where: str) -> tuple[str | None, str | None]:
     """An item's symbol when it matches ``contains``, and when it does not (None:
     no such item)."""
     found: list[str | None] = []
@@ -607,7 +605,7 @@ def _split_item(t: _Translator, item: Any, contains: Any, where: str) -> tuple[s
     return found[0], found[1]
 
 
-def _unique_sequence(t: _Translator, prefix: list[Any], items: Any, low: int, high: int | None,
+def _unique_sequence(t: TranslatorCore, prefix: list[Any], items: Any, low: int, high: int | None,
                      pointer: str, tuple_key: str) -> str | None:
     """``[`` items ``]`` where each item is one of a few listed values and none
     repeats: the state is the set of values used (its size is the position).
@@ -646,7 +644,7 @@ def _unique_sequence(t: _Translator, prefix: list[Any], items: Any, low: int, hi
     return _state_rules(t, states, moves, closes, lambda used: bool(used), frozenset(), pointer)
 
 
-def _state_rules(t: _Translator, states: list[Any], moves: Any, closes: Any, written: Any, first: Any,
+def _state_rules(t: TranslatorCore, states: list[Any], moves: Any, closes: Any, written: Any, first: Any,
                  pointer: str) -> str:
     """One rule per state that can still reach ``]``: ``]`` where ``closes``, an
     item and the next state for each of ``moves`` (a comma first once ``written``).
@@ -667,7 +665,7 @@ def _state_rules(t: _Translator, states: list[Any], moves: Any, closes: Any, wri
 
 
 @contextmanager
-def lenient(t: _Translator) -> Iterator[None]:
+def lenient(t: TranslatorCore) -> Iterator[None]:
     """Strict mode's errors held back while building schemas the user did not
     write (a merge for ``contains`` or ``if``): the keyword is then reported, by
     its own name, from what the report says of them."""
@@ -687,7 +685,7 @@ def checked(schema: Any, pointer: str) -> None:
         shared.check_shapes(schema, pointer)
 
 
-def draft_of(t: _Translator) -> conditions.Draft:
+def draft_of(t: TranslatorCore) -> conditions.Draft:
     """What ``complement`` needs of the document being translated."""
     return conditions.Draft(t.float_integers, t.format_assertion, lambda target: t.resolve(target, ""), t.ref_alone,
                             t.conditional_keywords)

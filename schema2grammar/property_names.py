@@ -20,11 +20,16 @@ the translator then falls back to an approximation and says so in the report.
 ``propertyNames`` joins in as the set of names its schema accepts
 (``string_sets``): its automata run in the same product, and every region keeps
 only the names of the set.
+
+Declared names (and a merge's names) are matched one by one too, by Python's
+``re`` where it runs every pattern (``matchable``, ``found_by``).
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
+from typing import Any
 
 from schema2grammar import automata, ecma, spellings, string_sets
 from schema2grammar.automata import Classes
@@ -114,3 +119,25 @@ def _by_lookaheads(patterns: list[str], matched: int, declared: list[str]) -> st
         ahead.append(f'(?!(?:{"|".join(refused)})")')
     return "".join(ahead) + ecma.ANY_SPELLING + "*"
 
+
+# -- one name at a time, in Python
+
+
+def found_by(patterns: dict[str, Any] | None, name: str) -> list[Any]:
+    """The schemas of the ``patterns`` (ECMA-262) that match somewhere in ``name``."""
+    if patterns is None:
+        return []
+    return [sub for pattern, sub in patterns.items() if re.search(ecma.python_regex(pattern), name) is not None]
+
+
+def matchable(patterns: dict[str, Any] | None) -> dict[str, Any] | None:
+    """``patterns`` when Python's ``re`` can run every one of them (to match declared
+    names one by one), else None."""
+    if patterns is None:
+        return None
+    try:
+        for pattern in patterns:
+            re.compile(ecma.python_regex(pattern))
+    except (ecma.Unsupported, re.error):
+        return None
+    return patterns

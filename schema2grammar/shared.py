@@ -1,6 +1,7 @@
-"""What the translator (``translate``), ``applicators`` and ``complement`` share:
-the errors, the keyword tables, JSON types and equality, counts, read
-one way everywhere (a schema both translated and complemented means one thing)."""
+"""What the translator (``translate`` and its keyword modules), ``applicators``
+and ``complement`` share: the errors, the keyword tables, JSON types and
+equality, counts, JSON pointers, read one way everywhere (a schema both
+translated and complemented means one thing)."""
 
 from __future__ import annotations
 
@@ -44,6 +45,12 @@ TYPE_KEYWORDS = {
     "number": ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf"),
 }
 """The keywords that constrain one type only."""
+
+VALIDATION_KEYWORDS = frozenset({k for keys in TYPE_KEYWORDS.values() for k in keys}) | {
+    "allOf", "anyOf", "oneOf", "if", "then", "else", "$ref", "dependentSchemas", "dependencies", "format", "nullable",
+    "unevaluatedProperties", "unevaluatedItems", "$dynamicRef", "$recursiveRef", "x-url"}
+"""Keywords that may refuse a listed value (beside ``enum``/``const`` they are judged
+value by value); any other is an annotation there."""
 
 
 class SchemaError(ValueError):
@@ -161,6 +168,11 @@ def json_equal(a: Any, b: Any) -> bool:
 
 NOWHERE = object()
 """What ``follow_pointer`` returns for a pointer that names nothing."""
+
+
+def pointer_token(key: str | int) -> str:
+    """``key`` as one token of a JSON pointer (``~`` and ``/`` escaped)."""
+    return str(key).replace("~", "~0").replace("/", "~1")
 
 
 def follow_pointer(root: Any, target: str) -> Any:

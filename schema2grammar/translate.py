@@ -10,11 +10,13 @@ run after every punctuation mark (a run per mark is most of a schema's lexer
 states, and each lexer state costs a walk of the vocabulary at compile time). Every keyword lands in
 the report: enforced by the grammar, approximated (the grammar is wider, or in a
 few named cases narrower), or rejected.
+
+This module holds the entry points and ``Translator``, which composes the keyword
+families (``core`` holds what they share) and dispatches a schema place to them.
 """
 
 from __future__ import annotations
 
-import functools
 import itertools
 import json
 import math
@@ -24,101 +26,26 @@ from decimal import Decimal
 from fractions import Fraction
 from typing import Any, Callable
 
-from schema2grammar import (applicators, automata, complement, conditions, ecma, formats, multiples, numbers, property_names,
-                            regexes, spellings, string_sets, switch, unevaluated, unique_arrays)
-from schema2grammar.object_states import (
-    MAX_OBJECT_STATES,
-    MAX_UNORDERED_STATES,
-    Move,
-    ObjectStates,
-    State,
-    TooManyStates,
-)
-from schema2grammar.judge import Judge
-from schema2grammar.options import MAX_INDENT_LEVELS, Options
-from schema2grammar.shared import (
-    ANNOTATIONS,
-    CONDITIONAL,
-    DEFINITIONS,
-    MAX_ITEMS_CHAIN,
-    NOWHERE,
-    LATER,
-    SOME,
-    TYPE_KEYWORDS,
-    NoValue,
-    SchemaError,
-    check_shapes,
-    count_of,
-    disjoint_types,
-    follow_pointer,
-    has_type,
-    json_equal,
-    json_type,
-    without_keyword,
-    written_before,
-)
-from schema2grammar.report import APPROXIMATED, ENFORCED, REJECTED, Report, ReportEntry
+from schema2grammar import (applicators, automata, complement, conditions, ecma, formats, multiples, numbers,
+                            property_names, regexes, spellings, string_sets, switch, unevaluated, unique_arrays)
+from schema2grammar.core import ANNOTATION_IGNORED, MAX_DEPTH, OverBudget, TranslatorCore, spellable
+from schema2grammar.object_states import (MAX_OBJECT_STATES, MAX_UNORDERED_STATES, Move, ObjectStates, State,
+                                          TooManyStates)
+from schema2grammar.options import Options
+from schema2grammar.property_names import found_by, matchable
+from schema2grammar.report import APPROXIMATED, ENFORCED, Report
+from schema2grammar.shared import (ANNOTATIONS, CONDITIONAL, DEFINITIONS, LATER, MAX_ITEMS_CHAIN, NOWHERE, SOME,
+                                   VALIDATION_KEYWORDS, NoValue, SchemaError, check_shapes, count_of, disjoint_types,
+                                   follow_pointer, json_equal, pointer_token, written_before)
 from schema2grammar.unique_arrays import UniqueArrays
+
+__all__ = ["COUNTED_NOTE", "MAX_CLOSING_DISTANCE", "MAX_DEPENDENT_RULES", "MAX_DEPENDENT_SCHEMAS", "MAX_DEPTH",
+           "MAX_DISTRIBUTED", "MAX_MERGED_REFERENCES", "MAX_OBJECT_STATES", "MAX_SCHEMA_NODES", "MAX_UNORDERED_MEMBERS",
+           "MAX_UNORDERED_STATES", "MAX_WITNESSES", "NOWHERE", "Translator", "follow_pointer", "translate",
+           "translate_checked"]
 
 MAX_SCHEMA_NODES = 20_000
 """Schema places one translation may visit (a bound on grammar size and time)."""
-
-MAX_WITNESSES = 3
-"""Witnesses (``shared.SOME``: some property a pattern finds holds a value of a
-schema) one object keeps: a bit each in its states, and a property their patterns
-find has a value symbol per subset of them; past it they are left out (the
-``not`` that wrote them reported approximated)."""
-
-MAX_DEPTH = 100
-"""Schema places nested in one another (through ``allOf`` merges too): deeper is an
-error, not a Python stack overflow."""
-
-STEP_NOTE = ("enforced for steps of at most 4 decimal places whose digits are a divisor of a power of ten (0.01, 5, "
-             "0.25) times a number up to 1,000 (3, 0.7, 12), within bounds below 1e16")
-"""Why a ``multipleOf`` is approximated (``multiples``)."""
-
-DOUBLES_NOTE = ("readable numbers are read as doubles (jsonschema divides doubles: 0.3 / 0.1 is 2.9999999999999996), "
-                "so only multiples a double holds exactly are taken")
-"""Why a ``multipleOf`` is narrower under ``numbers="readable"`` (``multiples.as_doubles``)."""
-
-DECIMAL_NOTE = ("readable numbers are read as doubles, and no multiple of this step within the bounds but zero is "
-                "known to read back as one (jsonschema divides doubles): every decimal multiple is taken, as "
-                "multiple_of='decimal' does")
-"""Why a ``multipleOf`` is approximated under ``numbers="readable"`` where ``as_doubles`` finds no step."""
-
-STRINGS_SPELLED = "characters in every JSON spelling but \\u escapes of printable ASCII (spellings)"
-"""How a string's characters are matched (``spellings``): ``é`` and ``\\u00e9`` alike."""
-
-NAMES_SPELLED = "names in every JSON spelling but \\u escapes of printable ASCII (spellings)"
-"""How property names are matched (``spellings``): ``"é"`` and ``"\\u00e9"`` are one name."""
-
-COUNTED_NOTE = ("counted by structgen's matcher (structgen/string_lengths.py), past the lengths the lexer counts "
-                "(lexer_max_length, length_bound); the grammar's text marks it with a max_length_N group, which "
-                "other engines read as plain grouping")
-"""Where a length bound is left to the matcher."""
-
-MAX_CLOSING_DISTANCE = 16
-"""The most characters a long enough text of a pattern may still need
-(``automata.closing_distance``) for the matcher to count a ``maxLength`` beside
-it: a mask near the maximum follows each token that ends within this many
-characters of it to its lexer state; past it the lexer counts."""
-
-JSON_TYPES = ("object", "array", "string", "number", "integer", "boolean", "null")
-MAX_MERGED_REFERENCES = 1_000
-"""References one ``allOf`` merge may follow (a chain of them, or a cycle)."""
-
-MAX_DEPENDENT_SCHEMAS = 4
-"""Names with a dependent schema at one place: each splits the object's grammar in
-two (the name absent, or present with its schema merged in), so 2**4 copies at most;
-past it they are reported approximated."""
-
-MAX_DEPENDENT_RULES = 2_000
-"""Grammar rules the branches of one split on dependent schemas may add (each
-branch copies the object's grammar); past it the split is given up, reported."""
-
-
-class _OverBudget(Exception):
-    """A split into branches (dependent schemas, ``not``, ``if``) grew past its rule budget."""
 
 
 def translate(schema: Any, options: Options | None = None) -> tuple[str, Report]:
@@ -144,7 +71,7 @@ def _translated(schema: Any, options: Options | None, checks: bool) -> tuple[str
         except RecursionError:
             raise SchemaError("the schema's JSON nests values too deeply to read") from None
     try:
-        translator = _Translator(schema, options or Options())
+        translator = Translator(schema, options or Options())
         text, report = translator.run()
         arrays = unique_arrays.checked_places(schema, applicators.draft_of(translator), report) if checks else None
         return text, report, arrays
@@ -152,244 +79,9 @@ def _translated(schema: Any, options: Options | None, checks: bool) -> tuple[str
         raise SchemaError("the schema nests values too deeply to translate") from None
 
 
-def _escape_whitespace(text: str) -> str:
-    """``text`` as a regex, its newlines, tabs and returns as escapes (lark refuses
-    a raw newline in a pattern)."""
-    return "".join({"\n": "\\n", "\t": "\\t", "\r": "\\r"}.get(c, re.escape(c)) for c in text)
-
-
-
-
-def _named(root: Any, names: Callable[[dict[str, Any]], bool]) -> dict[str, Any] | None:
-    """The first schema object under ``root`` that ``names`` picks, without entering
-    a subschema with an ``$id`` of its own (another resource: its anchors are not
-    this one's)."""
-    todo = [root]
-    while todo:
-        current = todo.pop()
-        if isinstance(current, dict):
-            if names(current):
-                return current
-            todo.extend(value for value in current.values()
-                        if not (isinstance(value, dict) and isinstance(value.get("$id"), str) and not value["$id"].startswith("#")))
-        elif isinstance(current, list):
-            todo.extend(current)
-    return None
-
-
-def _found_by(patterns: dict[str, Any] | None, name: str) -> list[Any]:
-    """The schemas of the ``patterns`` (ECMA-262) that match somewhere in ``name``."""
-    if patterns is None:
-        return []
-    return [sub for pattern, sub in patterns.items() if re.search(ecma.python_regex(pattern), name) is not None]
-
-
-def _spellable(value: Any) -> bool:
-    """Whether some JSON text spells ``value``: no string in it (a key included)
-    holds a lone surrogate (``spellings``)."""
-    if isinstance(value, str):
-        return spellings.spellable(value)
-    if isinstance(value, list):
-        return all(map(_spellable, value))
-    if isinstance(value, dict):
-        return all(_spellable(k) and _spellable(v) for k, v in value.items())
-    return True
-
-
-def _other_names(declared: list[str]) -> str:
-    """A quoted name that is none of ``declared``, however either is spelled
-    (``regexes.string_except``)."""
-    return regexes.string_except(declared)
-
-
-def _matchable(patterns: dict[str, Any] | None) -> dict[str, Any] | None:
-    """``patterns`` when Python's ``re`` can run every one of them (to match declared
-    names one by one), else None."""
-    if patterns is None:
-        return None
-    try:
-        for pattern in patterns:
-            re.compile(ecma.python_regex(pattern))
-    except (ecma.Unsupported, re.error):
-        return None
-    return patterns
-
-
-def _marked(high: int, tag: int, quoted: str, late: int = 0) -> str:
-    """``quoted`` (a JSON string's regex) inside the group that leaves its maximum
-    ``high`` to the matcher (``structgen.string_lengths.marked_maximum`` reads it),
-    ``tag`` the index of its ``maxLength`` report entry, ``late`` the most
-    characters a long enough text may still need (``automata.closing_distance``)."""
-    return f"(?P<max_length_{high}_{tag}{f'_{late}' if late else ''}>{quoted})"
-
-
-ANNOTATION_IGNORED = "an annotation in this draft: not checked (format_annotations='asserted' checks it)"
-ANNOTATION_ASSERTED = "asserted: an annotation in this draft (format_annotations='ignored' leaves it unchecked)"
-
-
-def _joined(*notes: str) -> str:
-    return "; ".join(note for note in notes if note)
-
-
-MAX_UNORDERED_MEMBERS = 9
-"""Members of a listed object (``const``, ``enum``) written in any order: a rule per
-set of members still to write, 512 for nine; a wider object keeps the listed order."""
-
-
-def _widest_object(value: Any) -> int:
-    """The most members of an object in ``value`` (0: none)."""
-    widest, stack = 0, [value]
-    while stack:
-        item = stack.pop()
-        if isinstance(item, dict):
-            widest = max(widest, len(item))
-            stack += item.values()
-        elif isinstance(item, list):
-            stack += item
-    return widest
-
-
-def _pointer_token(key: str | int) -> str:
-    return str(key).replace("~", "~0").replace("/", "~1")
-
-
-class _Translator:
-    def __init__(self, root: Any, options: Options) -> None:
-        self.root = root
-        self.options = options
-        self.report = Report()
-        self.rules: dict[str, str] = {}  # nonterminal -> its alternatives
-        self.terminals: dict[str, str] = {}  # regex -> terminal name
-        self.by_pointer: dict[str, str] = {}  # $ref target -> nonterminal
-        self.visited = 0
-        self.depth = 0
-        self.empty: set[str] = set()  # $ref targets found to accept no value
-        self.splitting: set[str] = set()  # schemas whose dependent schemas are being split on
-        self.made = 0  # rule names given
-        self.merge_verdicts: dict[str, tuple[str, str]] = {}  # merged_references key -> its allOf's status and note
-        self.rule_limit = math.inf  # the rule names a split into branches may reach (within_budget)
-        self.lenient = 0  # inside a schema built for a keyword (contains, if): strict mode blames that keyword
-        declared = root.get("$schema") if isinstance(root, dict) else None
-        # drafts 3-7 ignore $ref's siblings; drafts 3-4 count 1.0 as no integer
-        self.ref_alone = isinstance(declared, str) and re.search(r"draft-0[3-7]/", declared) is not None
-        self.float_integers = not (isinstance(declared, str) and re.search(r"draft-0[34]/", declared) is not None)
-        # contains came with draft 6, if/then/else with draft 7: before, annotations
-        self.contains_keyword = self.float_integers
-        self.conditional_keywords = not (isinstance(declared, str) and re.search(r"draft-0[3-6]/", declared) is not None)
-        # dependentRequired and dependentSchemas came with 2019-09: before, unknown keywords (annotations)
-        self.dependent_keywords = not self.ref_alone
-        # prefixItems came with 2020-12: before, an unknown keyword, which constrains nothing
-        if isinstance(declared, str) and re.search(r"draft-0[3-7]/|/draft/2019-09/", declared) and "prefixItems" in json.dumps(root):
-            self.root = root = without_keyword(root, "prefixItems")
-            self.report.add("", "prefixItems", ENFORCED, "not a keyword before draft 2020-12: no constraint")
-        if options.float_integers is not None:
-            self.float_integers = options.float_integers
-        # 2019-09 and 2020-12 make format an annotation unless a vocabulary asks for more
-        self.format_assertion = not (isinstance(declared, str) and re.search(r"/draft/20(19-09|20-12)/", declared) is not None)
-        if options.format_assertion is not None:
-            self.format_assertion = options.format_assertion
-        # where a format describes a value: asserted by default even where the draft makes it
-        # an annotation (narrower: every output stays valid); judging (not, if) keeps the draft's
-        self.format_checked = self.format_assertion or (options.format_assertion is None
-                                                        and options.format_annotations == "asserted")
-        self.format_note = "" if self.format_assertion else ANNOTATION_ASSERTED
-        self.readable = options.numbers == "readable"  # numbers spelled as readers read them back
-        self.doubles = self.readable and options.multiple_of == "double"  # multipleOf as doubles read it
-        # a readable number (not an integer) under a step with trailing zeros is written as json.dumps
-        # writes a float: plain below 1e16, with an exponent from there (UNREADABLE's count of digits
-        # beside the step's run of zeros makes a product of automata: 7 s for 1e100)
-        self.most_number_digits = len(str(regexes.BIG)) - 1 if self.readable else None
-        gap = 0 if options.indent is not None or options.separators is not None else options.gap
-        self.ws = f"[ \\t\\n\\r]{{0,{gap}}}" if gap else ""
-
-    def run(self) -> tuple[str, Report]:
-        start = self.node(self.root, "")
-        lines = [f"start: {start}"]
-        rules = self.reachable(start)
-        lines += [f"{name}: {self.rules[name]}" for name in rules]
-        used = set(_TERMINAL_NAME.findall(" ".join([start] + [self.rules[name] for name in rules])))
-        lines += [f"{name}: /{_lark_regex(pattern)}/" for pattern, name in self.terminals.items() if name in used]
-        return "\n".join(lines) + "\n", self.report
-
-    def reachable(self, start: str) -> list[str]:
-        """The rules ``start`` uses, in definition order (a dropped place leaves
-        rules, and terminals, behind that nothing refers to)."""
-        seen = {start} if start in self.rules else set()
-        todo = list(seen)
-        while todo:
-            for word in _RULE_NAME.findall(self.rules[todo.pop()]):
-                if word in self.rules and word not in seen:
-                    seen.add(word)
-                    todo.append(word)
-        return [name for name in self.rules if name in seen]
-
-    # -- terminals and rules
-
-    def terminal(self, pattern: str) -> str:
-        """The terminal of one JSON token, with the gap before it."""
-        if self.ws:
-            pattern = f"{self.ws}(?:{pattern})"
-        name = self.terminals.get(pattern)
-        if name is None:
-            name = f"T{len(self.terminals)}"
-            self.terminals[pattern] = name
-        return name
-
-    def number_terminal(self, pattern: str, integer: bool) -> str:
-        """The terminal of a number (an integer where ``integer``): its readable
-        spellings only, unless ``Options.numbers`` is ``"draft"``."""
-        return self.terminal(regexes.readable(pattern, integer) if self.readable else pattern)
-
-    def punct(self, char: str) -> str:
-        """A punctuation mark: laid out exactly, or (as every token) after a gap."""
-        if self.options.indent is not None or self.options.separators is not None:
-            return self.terminal(self.laid_out(char))
-        return self.terminal(re.escape(char))
-
-    def laid_out(self, char: str) -> str:
-        """The pattern of ``char`` in an exact layout (``Options.separators``/``indent``)."""
-        options = self.options
-        escaped = re.escape(char)
-        spelled = options.separators or ((",", ": ") if options.indent is not None else (",", ":"))
-        item, key = (_escape_whitespace(text) for text in spelled)
-        if options.indent is None:
-            return {",": item, ":": key}.get(char, escaped)
-        step = f"(?: {{{options.indent}}})" if options.indent else ""
-        if char in "[{":  # a newline, one level or more, unless the container is empty
-            return f"{escaped}(?:\\n{step}{{1,{MAX_INDENT_LEVELS}}})?" if step else f"{escaped}\\n?"
-        if char in "]}":
-            return f"(?:\\n{step}{{0,{MAX_INDENT_LEVELS - 1}}})?{escaped}" if step else f"\\n?{escaped}"
-        if char == ",":
-            return item + (f"\\n{step}{{1,{MAX_INDENT_LEVELS}}}" if step else "\\n")
-        return key
-
-    def literal(self, value: Any) -> str:
-        """A terminal for one JSON scalar (a value, or an object's key): a number as
-        ``json.dumps`` spells it, a string in each spelling of its characters
-        (``spellings``: ``"é"`` and ``"\\u00e9"``)."""
-        if isinstance(value, str):
-            try:
-                return self.terminal('"' + spellings.spell_text(value) + '"')
-            except ValueError:
-                raise NoValue(f"the string {value!r} holds a lone surrogate, which no text here spells") from None
-        return self.terminal(re.escape(json.dumps(value)))
-
-    def fresh(self, hint: str) -> str:
-        """A rule name never given before (rules of a place no value satisfies are
-        deleted: their count is no source of new names)."""
-        self.made += 1
-        return f"{hint}{self.made}"
-
-    def rule(self, hint: str, body: str) -> str:
-        name = self.fresh(hint)
-        self.rules[name] = body
-        return name
-
-    def reserve(self, hint: str) -> str:
-        """A rule's name, its body to come (rules that refer to one another)."""
-        return self.rule(hint, "<building>")
-
-    # -- schema places
+class Translator(TranslatorCore):
+    """One translation: the keyword families composed, and a schema place
+    dispatched to them."""
 
     def node(self, schema: Any, pointer: str) -> str:
         """The nonterminal (or terminal) for the values ``schema`` accepts."""
@@ -397,7 +89,7 @@ class _Translator:
         if self.visited > MAX_SCHEMA_NODES:
             raise SchemaError(f"the schema has more than {MAX_SCHEMA_NODES} places to translate")
         if self.made > self.rule_limit:
-            raise _OverBudget
+            raise OverBudget
         self.depth += 1
         try:
             return self.place(schema, pointer)
@@ -418,7 +110,7 @@ class _Translator:
         if "$ref" in schema:  # evaluated in place with its siblings; memoized as a reference, for recursion
             return self.cached(f"{schema['$ref']} {json.dumps(schema, sort_keys=True)}", lambda: self.body(schema, pointer),
                                pointer)
-        parts = _all_of_references(schema)
+        parts = all_of_references(schema)
         if parts is not None:
             return self.merged_references(parts, pointer)
         name = self.fresh("n")
@@ -429,97 +121,6 @@ class _Translator:
             del self.rules[name]
             raise
         return name
-
-    def reference(self, schema: dict[str, Any], pointer: str) -> str:
-        target = schema["$ref"]
-        others = [key for key in schema if key != "$ref" and key not in ANNOTATIONS and key not in ("$defs", "definitions")]
-        if not isinstance(target, str) or not target.startswith("#"):
-            return self.unsupported(pointer, "$ref", f"only references inside the document are followed, not {target!r}")
-        self.report.add(pointer, "$ref", ENFORCED)
-        for key in schema:
-            if key in ANNOTATIONS or key in ("$defs", "definitions"):
-                self.report.add(pointer, key, ENFORCED, "annotation" if key in ANNOTATIONS else "")
-        if others and self.ref_alone:
-            for key in others:
-                self.report.add(pointer, key, ENFORCED, "ignored beside $ref (drafts 3 to 7)")
-        elif others:
-            # memoized like a plain reference: a recursive target with siblings is a cycle too
-            sibling = {key: schema[key] for key in others}
-            return self.cached(target + " " + json.dumps(sibling, sort_keys=True),
-                               lambda: self.node({"allOf": [{"$ref": target}, sibling]}, pointer), pointer)
-        return self.cached(target, lambda: self.node(self.resolve(target, pointer), target[1:]), pointer)
-
-    def cached(self, key: str, build: Callable[[], str], pointer: str) -> str:
-        """One rule per reference ``key`` (or ``allOf`` of references), built once
-        by ``build``: recursion of any depth is a cycle of rules."""
-        if key in self.empty:
-            what = "allOf" if key.startswith("allOf ") else f"$ref {key.split(' ')[0]!r}"
-            raise NoValue(f"{pointer or '#'}: {what} accepts no value")
-        found = self.by_pointer.get(key)
-        if found is not None:
-            return found
-        name = self.fresh("r")
-        known = set(self.by_pointer)
-        self.by_pointer[key] = name
-        self.rules[name] = "<building>"
-        try:
-            self.rules[name] = build()
-        except (NoValue, _OverBudget) as exc:
-            # forget what was cached meanwhile: those rules may stand on this one
-            if isinstance(exc, NoValue):
-                self.empty.add(key)
-            self.forget_cached(known)
-            raise
-        return name
-
-    def forget_cached(self, known: set[str]) -> None:
-        """Forget the references cached since ``known`` was taken: the rules they
-        name may stand on rules being given up."""
-        for later in set(self.by_pointer) - known:
-            del self.by_pointer[later]
-
-    def merged_references(self, parts: list[Any], pointer: str) -> str:
-        """An ``allOf`` with references among its parts, built once per list of parts
-        (as a reference is): merging recursive targets (one part's
-        additionalProperties judging the names another declares) recurs through
-        them. A later place gets the first one's verdict in the report."""
-        key = "allOf " + json.dumps(parts)
-
-        def build() -> str:
-            return self.all_of({"allOf": parts}, pointer)
-
-        if key in self.by_pointer or key in self.empty:  # built (or being built) already
-            status, note = self.merge_verdicts.get(key, (ENFORCED, "merged where first met, which says whether exactly"))
-            self.report.add(pointer, "allOf", status, note)
-            return self.cached(key, build, pointer)
-        start = len(self.report.entries)
-        name = self.cached(key, build, pointer)
-        verdicts = [e for e in self.report.entries[start:] if (e.pointer, e.keyword) == (pointer, "allOf")]
-        self.merge_verdicts[key] = (verdicts[-1].status, verdicts[-1].note) if verdicts else (ENFORCED, "merged")
-        return name
-
-    @functools.cached_property
-    def judge(self) -> Judge:
-        """Listed values judged by a validator (``applicators.listed_by_not``), made on first use."""
-        return Judge(self.root, self.float_integers, self.format_assertion)
-
-    def resolve(self, target: str, pointer: str) -> Any:
-        if not target.startswith("#/") and target != "#":
-            return self.anchor(target, pointer)
-        found = follow_pointer(self.root, target)
-        if found is NOWHERE:
-            raise SchemaError(f"{pointer or '#'}: $ref {target!r} points to nothing")
-        return found
-
-    def anchor(self, target: str, pointer: str) -> Any:
-        """The subschema named ``#name`` by ``$anchor`` (2019+) or ``$id`` (drafts 6-7),
-        or failing those by ``id`` (draft 4's spelling, which later drafts dropped)."""
-        found = _named(self.root, lambda place: place.get("$anchor") == target[1:] or place.get("$id") == target)
-        if found is None:
-            found = _named(self.root, lambda place: place.get("id") == target)
-        if found is None:
-            raise SchemaError(f"{pointer or '#'}: $ref {target!r} points to nothing")
-        return found
 
     def body(self, schema: dict[str, Any], pointer: str) -> str:
         """The alternatives of one schema object: its type branches, combined with
@@ -541,7 +142,7 @@ class _Translator:
             # memoized like a reference: recursion through a branch ($ref in else) is a cycle of rules
             return self.cached("if " + json.dumps(schema, sort_keys=True, default=str),
                                lambda: applicators.conditional(self, schema, pointer), pointer)
-        if _schema_dependency_keys(schema, self.dependent_keywords):
+        if schema_dependency_keys(schema, self.dependent_keywords):
             return self.dependent_schemas(schema, pointer)
         if "not" in schema:
             return applicators.negation(self, schema, pointer)
@@ -557,33 +158,62 @@ class _Translator:
             raise empty
         return " | ".join(branches)
 
-    def types(self, schema: dict[str, Any], pointer: str) -> list[str]:
-        declared = schema.get("type")
-        if declared is None:  # every type: each keyword constrains its own type only
-            return [t for t in JSON_TYPES if t != "integer"]
-        listed = declared if isinstance(declared, list) else [declared]
-        if not listed:  # the metaschema asks for one type at least; none would be an empty grammar
-            raise SchemaError(f"{pointer or '#'}: type must name at least one type, not []")
-        for json_type in listed:
-            if json_type not in JSON_TYPES:
-                raise SchemaError(f"{pointer or '#'}: unknown type {json_type!r}")
-        self.report.add(pointer, "type", ENFORCED)
-        types = [t for t in JSON_TYPES if t in listed]
-        if "integer" in types and "number" in types:
-            types.remove("integer")
-        if schema.get("nullable") is True and "null" not in types:
-            types.append("null")
-        if "nullable" in schema:
-            self.report.add(pointer, "nullable", ENFORCED)
-        return types
+    def reference(self, schema: dict[str, Any], pointer: str) -> str:
+        target = schema["$ref"]
+        others = [key for key in schema if key != "$ref" and key not in ANNOTATIONS and key not in ("$defs", "definitions")]
+        if not isinstance(target, str) or not target.startswith("#"):
+            return self.unsupported(pointer, "$ref", f"only references inside the document are followed, not {target!r}")
+        self.report.add(pointer, "$ref", ENFORCED)
+        for key in schema:
+            if key in ANNOTATIONS or key in ("$defs", "definitions"):
+                self.report.add(pointer, key, ENFORCED, "annotation" if key in ANNOTATIONS else "")
+        if others and self.ref_alone:
+            for key in others:
+                self.report.add(pointer, key, ENFORCED, "ignored beside $ref (drafts 3 to 7)")
+        elif others:
+            # memoized like a plain reference: a recursive target with siblings is a cycle too
+            sibling = {key: schema[key] for key in others}
+            return self.cached(target + " " + json.dumps(sibling, sort_keys=True),
+                               lambda: self.node({"allOf": [{"$ref": target}, sibling]}, pointer), pointer)
+        return self.cached(target, lambda: self.node(self.resolve(target, pointer), target[1:]), pointer)
 
-    # -- keywords by type
+    def merged_references(self, parts: list[Any], pointer: str) -> str:
+        """An ``allOf`` with references among its parts, built once per list of parts
+        (as a reference is): merging recursive targets (one part's
+        additionalProperties judging the names another declares) recurs through
+        them. A later place gets the first one's verdict in the report."""
+        key = "allOf " + json.dumps(parts)
 
-    def type_null(self, schema: dict[str, Any], pointer: str) -> str:
-        return self.literal(None)
+        def build() -> str:
+            return self.all_of({"allOf": parts}, pointer)
 
-    def type_boolean(self, schema: dict[str, Any], pointer: str) -> str:
-        return f"{self.literal(True)} | {self.literal(False)}"
+        if key in self.by_pointer or key in self.empty:  # built (or being built) already
+            status, note = self.merge_verdicts.get(key, (ENFORCED, "merged where first met, which says whether exactly"))
+            self.report.add(pointer, "allOf", status, note)
+            return self.cached(key, build, pointer)
+        start = len(self.report.entries)
+        name = self.cached(key, build, pointer)
+        verdicts = [e for e in self.report.entries[start:] if (e.pointer, e.keyword) == (pointer, "allOf")]
+        self.merge_verdicts[key] = (verdicts[-1].status, verdicts[-1].note) if verdicts else (ENFORCED, "merged")
+        return name
+
+    def resolve(self, target: str, pointer: str) -> Any:
+        if not target.startswith("#/") and target != "#":
+            return self.anchor(target, pointer)
+        found = follow_pointer(self.root, target)
+        if found is NOWHERE:
+            raise SchemaError(f"{pointer or '#'}: $ref {target!r} points to nothing")
+        return found
+
+    def anchor(self, target: str, pointer: str) -> Any:
+        """The subschema named ``#name`` by ``$anchor`` (2019+) or ``$id`` (drafts 6-7),
+        or failing those by ``id`` (draft 4's spelling, which later drafts dropped)."""
+        found = _named(self.root, lambda place: place.get("$anchor") == target[1:] or place.get("$id") == target)
+        if found is None:
+            found = _named(self.root, lambda place: place.get("id") == target)
+        if found is None:
+            raise SchemaError(f"{pointer or '#'}: $ref {target!r} points to nothing")
+        return found
 
     def type_string(self, schema: dict[str, Any], pointer: str) -> str:
         """One terminal: the pattern (within the lengths), else the format, else the
@@ -1183,7 +813,7 @@ class _Translator:
         elif language is not None:
             report.add(pointer, "propertyNames", ENFORCED, "the declared names judged one by one (no extra names)")
         if names is None:
-            patterns = _matchable(patterns)  # declared names are still matched one by one
+            patterns = matchable(patterns)  # declared names are still matched one by one
         own_additional = additional  # an undeclared name's schema where no pattern finds it
         if names is None and "patternProperties" in schema and additional is not True:
             # an extra name may match a pattern or not: its value satisfies one of their schemas
@@ -1202,12 +832,12 @@ class _Translator:
         written: dict[str, dict[int, str]] = {}  # name -> its member's text, per mark
         members: list[tuple[str, bool]] = []
         for key, sub in properties.items():
-            key_pointer = f"{pointer}/properties/{_pointer_token(key)}"
-            if not _spellable(key):  # no text writes the name: the property is absent
+            key_pointer = f"{pointer}/properties/{pointer_token(key)}"
+            if not spellable(key):  # no text writes the name: the property is absent
                 if key in required:
                     raise NoValue(f"{key_pointer}: the name {key!r} holds a lone surrogate, which no text spells")
                 continue
-            matched = _found_by(patterns, key)
+            matched = found_by(patterns, key)
             try:
                 values = self.marked_values({"allOf": [sub, *matched]} if matched else sub, some, key, key_pointer)
             except NoValue:
@@ -1217,7 +847,7 @@ class _Translator:
             written[key] = {mark: f"{self.literal(key)} {colon} {value}" for mark, value in values.items()}
             members.append((key, key in required))
         for key in missing:  # required but undeclared: in the order `required` lists them
-            matched = _found_by(patterns, key)
+            matched = found_by(patterns, key)
             if matched:
                 sub = {"allOf": matched}
             elif additional is False:
@@ -1234,7 +864,7 @@ class _Translator:
             names, patterns, additional, list(properties) + missing + absent, undeclared if known else [], some, pointer)
         specials: list[str] = []
         for name in undeclared if known else []:
-            matched = _found_by(patterns, name)
+            matched = found_by(patterns, name)
             sub = {"allOf": matched} if matched else own_additional
             try:
                 if sub is not False:
@@ -1261,7 +891,7 @@ class _Translator:
                                                   and isinstance(pair[0], str) for pair in found):
             raise SchemaError(f"{pointer or '#'}: {SOME} must list [pattern, schema] pairs")
         pairs = [(pattern, sub) for pattern, sub in found]
-        if len(pairs) > MAX_WITNESSES or (pairs and _matchable(dict(pairs)) is None):
+        if len(pairs) > MAX_WITNESSES or (pairs and matchable(dict(pairs)) is None):
             self.witnesses_left_out(pointer, f"more than {MAX_WITNESSES} such conditions, or a pattern Python cannot run")
             return []
         return pairs
@@ -1291,15 +921,6 @@ class _Translator:
                 except NoValue:
                     continue
         return values
-
-    def unevaluated_annotation(self, schema: dict[str, Any], key: str, pointer: str) -> None:
-        """``unevaluated*`` where a type's keywords are read: before 2019-09 an
-        unknown keyword (an annotation); from 2019-09 on ``body`` takes it apart
-        first (``unevaluated``), and a schema reaching here with it is wider, said so."""
-        if key in schema and self.dependent_keywords:
-            self.approximate(pointer, key, "not enforced here")
-        elif key in schema:
-            self.report.add(pointer, key, ENFORCED, "not a keyword before draft 2019-09: an annotation")
 
     def dependent_required(self, schema: dict[str, Any], pointer: str) -> dict[str, tuple[str, ...]]:
         """name -> the other names that must be present beside it: ``dependentRequired``
@@ -1335,7 +956,7 @@ class _Translator:
                 chosen = [keys[i] for i in region.matched if i < len(keys)]
                 if chosen:
                     sub = patterns[chosen[0]] if len(chosen) == 1 else {"allOf": [patterns[p] for p in chosen]}
-                    where = f"{pointer}/patternProperties/{_pointer_token(chosen[0])}"
+                    where = f"{pointer}/patternProperties/{pointer_token(chosen[0])}"
                 elif additional is False:
                     continue
                 else:
@@ -1518,8 +1139,6 @@ class _Translator:
         if language is not None:
             self.report.add(pointer, "propertyNames", ENFORCED, NAMES_SPELLED)
         return found
-
-    # -- combinators, constants, any value
 
     def alternatives(self, schema: dict[str, Any], pointer: str) -> str:
         keyword = "anyOf" if "anyOf" in schema else "oneOf"
@@ -1735,7 +1354,7 @@ class _Translator:
         Exact when every merge is (``merged``); the branches' keywords are listed
         once each."""
         start = len(self.report.entries)
-        keys = _schema_dependency_keys(schema, self.dependent_keywords)
+        keys = schema_dependency_keys(schema, self.dependent_keywords)
         found = self.schema_dependencies(schema, keys, pointer)
         rest = {k: v for k, v in _without_schema_dependencies(schema, keys).items() if k not in ANNOTATIONS}
         spelled = json.dumps(schema, sort_keys=True)
@@ -1785,27 +1404,6 @@ class _Translator:
                              f"names present) would take more than {MAX_DEPENDENT_RULES} rules: not enforced")
         return self.body(rest, pointer)
 
-    def within_budget(self, limit: int, build: Callable[[], str]) -> str | None:
-        """``build()``, or None when it would add more than ``limit`` rules (a split
-        into branches that each copy a schema's grammar: the caller reports its
-        keyword approximated and builds without it); the rules made meanwhile are
-        left unreachable, and their places do not count towards ``MAX_SCHEMA_NODES``."""
-        outer, visited = self.rule_limit, self.visited
-        own = self.made + limit
-        self.rule_limit = min(outer, own)
-        try:
-            text = build()
-            if self.made > self.rule_limit:
-                raise _OverBudget
-            return text
-        except _OverBudget:
-            if own > outer:
-                raise  # an enclosing split's budget: that one gives up
-            self.visited = visited
-            return None
-        finally:
-            self.rule_limit = outer
-
     def dependency_branches(self, rest: dict[str, Any], found: dict[str, list[Any]], keys: list[str], pointer: str) -> str:
         branches: list[str] = []
         exact = True
@@ -1827,18 +1425,6 @@ class _Translator:
             raise NoValue(f"{pointer or '#'}: no object satisfies the dependent schemas")
         return " | ".join(branches)
 
-    def collapse_report(self, start: int) -> None:
-        """One entry per place and keyword among those since ``start`` (branches of
-        one place list its keywords each): the worst status, its first note (an
-        approximation that widens is worse than one that narrows)."""
-        rank = {ENFORCED: 0, APPROXIMATED: 2, REJECTED: 3}
-        kept: dict[tuple[str, str], ReportEntry] = {}
-        for entry in self.report.entries[start:]:
-            key = (entry.pointer, entry.keyword)
-            if key not in kept or rank[entry.status] - entry.narrower > rank[kept[key].status] - kept[key].narrower:
-                kept[key] = entry
-        self.report.entries[start:] = list(kept.values())
-
     def referenced_parts(self, parts: list[Any], pointer: str) -> list[Any]:
         """``allOf``'s parts with each local ``$ref`` replaced by what it points to,
         plus its siblings from 2019-09 on (before, they are ignored beside it), each
@@ -1853,7 +1439,7 @@ class _Translator:
             if unevaluated.present(self, part):
                 pending.extend(reversed(unevaluated.expanded_part(self, part, pointer)))
                 continue
-            if _flattened_in_place(part):
+            if flattened_in_place(part):
                 own = {k: v for k, v in part.items() if k != "allOf"}  # a part's allOf: its parts in its place
                 inner = part["allOf"]
                 pending.extend(reversed([*inner, own] if written_before(part, "allOf", "properties") else [own, *inner]))
@@ -1905,11 +1491,11 @@ class _Translator:
         if "not" in schema:
             values = applicators.listed_by_not(self, schema["not"], values, pointer)
         others = {k: v for k, v in schema.items() if k not in ("const", "enum", "type", "not") and k not in ANNOTATIONS}
-        self.unknown_keywords({k: v for k, v in others.items() if k not in _VALIDATION_KEYWORDS}, pointer)
-        checked = {k: v for k, v in others.items() if k in _VALIDATION_KEYWORDS}
+        self.unknown_keywords({k: v for k, v in others.items() if k not in VALIDATION_KEYWORDS}, pointer)
+        checked = {k: v for k, v in others.items() if k in VALIDATION_KEYWORDS}
         if checked:
             values = self.listed_within(checked, values, key, pointer)
-        values = [value for value in values if _spellable(value)]
+        values = [value for value in values if spellable(value)]
         if not values:
             raise NoValue(f"{pointer or '#'}: no value of {key} satisfies the schema")
         return " | ".join(dict.fromkeys(self.constant(value) for value in values))
@@ -1976,10 +1562,6 @@ class _Translator:
                     found.append(None if None in each else each.count(True) == 1)
         return False if False in found else None if None in found else True
 
-    def has_type(self, value: Any, allowed: list[Any]) -> bool:
-        """Whether ``value`` has one of the types (``1.0`` is an integer from draft 6 on)."""
-        return has_type(value, allowed, self.float_integers)
-
     def constant(self, value: Any) -> str:
         if isinstance(value, dict):
             return self.rule("const", f"{self.punct('{')} {self.constant_members(value)} {self.punct('}')}")
@@ -2007,85 +1589,124 @@ class _Translator:
             rest[left] = self.rule("members", " | ".join(ways))
         return rest[(1 << len(members)) - 1]
 
-    def any_value(self) -> str:
-        """Any JSON value (with this translation's whitespace)."""
-        if "value" not in self.rules:
-            colon, comma = self.punct(":"), self.punct(",")
-            string = self.terminal(regexes.STRING)
-            self.rules["value"] = (
-                f"{self.punct('{')} [{string} {colon} value ({comma} {string} {colon} value)*] {self.punct('}')}"
-                f" | {self.punct('[')} [value ({comma} value)*] {self.punct(']')}"
-                f" | {string} | {self.number_terminal(regexes.NUMBER, False)}"
-                f" | {self.literal(True)} | {self.literal(False)} | {self.literal(None)}"
-            )
-        return "value"
 
-    def count(self, schema: dict[str, Any], key: str, pointer: str) -> int | None:
-        """A length or item count keyword's value, reported enforced."""
-        value = self.count_value(schema, key, pointer)
-        if value is not None:
-            self.report.add(pointer, key, ENFORCED)
-        return value
+MAX_WITNESSES = 3
+"""Witnesses (``shared.SOME``: some property a pattern finds holds a value of a
+schema) one object keeps: a bit each in its states, and a property their patterns
+find has a value symbol per subset of them; past it they are left out (the
+``not`` that wrote them reported approximated)."""
 
-    def count_value(self, schema: dict[str, Any], key: str, pointer: str) -> int | None:
-        """A count keyword's value (``2.0`` is 2), checked; None when absent."""
-        if key not in schema:
-            return None
-        value = count_of(schema[key])
-        if value is None:
-            raise SchemaError(f"{pointer or '#'}: {key} must be a non-negative integer, not {schema[key]!r}")
-        return value
 
-    # -- reporting
+STEP_NOTE = ("enforced for steps of at most 4 decimal places whose digits are a divisor of a power of ten (0.01, 5, "
+             "0.25) times a number up to 1,000 (3, 0.7, 12), within bounds below 1e16")
+"""Why a ``multipleOf`` is approximated (``multiples``)."""
 
-    def approximate(self, pointer: str, keyword: str, note: str, narrower: bool = False) -> None:
-        """Reported approximated; an error under ``strict`` (a grammar ``narrower`` than the
-        schema too: strict promises the schema's own language)."""
-        if self.options.strict and not self.lenient:
-            raise SchemaError(f"{pointer or '#'}: {keyword} cannot be enforced exactly ({note})")
-        self.report.add(pointer, keyword, APPROXIMATED, note, narrower)
 
-    def unsupported(self, pointer: str, keyword: str, note: str) -> str:
-        if self.options.strict and not self.lenient:
-            raise SchemaError(f"{pointer or '#'}: {keyword}: {note}")
-        self.report.add(pointer, keyword, REJECTED, note + "; any value accepted")
-        return self.any_value()
+DOUBLES_NOTE = ("readable numbers are read as doubles (jsonschema divides doubles: 0.3 / 0.1 is 2.9999999999999996), "
+                "so only multiples a double holds exactly are taken")
+"""Why a ``multipleOf`` is narrower under ``numbers="readable"`` (``multiples.as_doubles``)."""
 
-    def unknown_keywords(self, schema: dict[str, Any], pointer: str) -> None:
-        known = set(ANNOTATIONS) | {k for keys in TYPE_KEYWORDS.values() for k in keys}
-        known |= {"type", "nullable", "$defs", "definitions", "format", LATER}
-        for key in schema:
-            if key in ("$defs", "definitions"):
-                self.report.add(pointer, key, ENFORCED, "definitions, used through $ref")
-            elif key in CONDITIONAL and not self.conditional_keywords:
-                self.report.add(pointer, key, ENFORCED, "not a keyword before draft 7: an annotation")
-            elif key in ("then", "else"):  # with if, body() splits on them first
-                self.report.add(pointer, key, ENFORCED, "no constraint without if")
-            elif key in _UNSUPPORTED_KEYWORDS:
-                self.approximate(pointer, key, "not enforced")
-            elif key == "x-url":
-                types = schema.get("type", "string")
-                if types != "string" and not (isinstance(types, list) and "string" in types):
-                    self.report.add(pointer, key, ENFORCED, "no string here: nothing to constrain")
-                # else type_string reports it
-            elif key not in known:
-                # JSON Schema treats a keyword it does not define as an annotation: ignoring it is exact
-                self.report.add(pointer, key, ENFORCED, "not a JSON Schema keyword: an annotation")
+
+DECIMAL_NOTE = ("readable numbers are read as doubles, and no multiple of this step within the bounds but zero is "
+                "known to read back as one (jsonschema divides doubles): every decimal multiple is taken, as "
+                "multiple_of='decimal' does")
+"""Why a ``multipleOf`` is approximated under ``numbers="readable"`` where ``as_doubles`` finds no step."""
+
+
+STRINGS_SPELLED = "characters in every JSON spelling but \\u escapes of printable ASCII (spellings)"
+"""How a string's characters are matched (``spellings``): ``é`` and ``\\u00e9`` alike."""
+
+
+NAMES_SPELLED = "names in every JSON spelling but \\u escapes of printable ASCII (spellings)"
+"""How property names are matched (``spellings``): ``"é"`` and ``"\\u00e9"`` are one name."""
+
+
+COUNTED_NOTE = ("counted by structgen's matcher (structgen/string_lengths.py), past the lengths the lexer counts "
+                "(lexer_max_length, length_bound); the grammar's text marks it with a max_length_N group, which "
+                "other engines read as plain grouping")
+"""Where a length bound is left to the matcher."""
+
+
+MAX_CLOSING_DISTANCE = 16
+"""The most characters a long enough text of a pattern may still need
+(``automata.closing_distance``) for the matcher to count a ``maxLength`` beside
+it: a mask near the maximum follows each token that ends within this many
+characters of it to its lexer state; past it the lexer counts."""
+
+
+MAX_MERGED_REFERENCES = 1_000
+"""References one ``allOf`` merge may follow (a chain of them, or a cycle)."""
+
+
+MAX_DEPENDENT_SCHEMAS = 4
+"""Names with a dependent schema at one place: each splits the object's grammar in
+two (the name absent, or present with its schema merged in), so 2**4 copies at most;
+past it they are reported approximated."""
+
+
+MAX_DEPENDENT_RULES = 2_000
+"""Grammar rules the branches of one split on dependent schemas may add (each
+branch copies the object's grammar); past it the split is given up, reported."""
+
+
+def _named(root: Any, names: Callable[[dict[str, Any]], bool]) -> dict[str, Any] | None:
+    """The first schema object under ``root`` that ``names`` picks, without entering
+    a subschema with an ``$id`` of its own (another resource: its anchors are not
+    this one's)."""
+    todo = [root]
+    while todo:
+        current = todo.pop()
+        if isinstance(current, dict):
+            if names(current):
+                return current
+            todo.extend(value for value in current.values()
+                        if not (isinstance(value, dict) and isinstance(value.get("$id"), str) and not value["$id"].startswith("#")))
+        elif isinstance(current, list):
+            todo.extend(current)
+    return None
+
+
+def _other_names(declared: list[str]) -> str:
+    """A quoted name that is none of ``declared``, however either is spelled
+    (``regexes.string_except``)."""
+    return regexes.string_except(declared)
+
+
+def _marked(high: int, tag: int, quoted: str, late: int = 0) -> str:
+    """``quoted`` (a JSON string's regex) inside the group that leaves its maximum
+    ``high`` to the matcher (``structgen.string_lengths.marked_maximum`` reads it),
+    ``tag`` the index of its ``maxLength`` report entry, ``late`` the most
+    characters a long enough text may still need (``automata.closing_distance``)."""
+    return f"(?P<max_length_{high}_{tag}{f'_{late}' if late else ''}>{quoted})"
+
+
+def _joined(*notes: str) -> str:
+    return "; ".join(note for note in notes if note)
+
+
+MAX_UNORDERED_MEMBERS = 9
+"""Members of a listed object (``const``, ``enum``) written in any order: a rule per
+set of members still to write, 512 for nine; a wider object keeps the listed order."""
+
+
+def _widest_object(value: Any) -> int:
+    """The most members of an object in ``value`` (0: none)."""
+    widest, stack = 0, [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, dict):
+            widest = max(widest, len(item))
+            stack += item.values()
+        elif isinstance(item, list):
+            stack += item
+    return widest
 
 
 URL_KEYWORD_READ = "read only where format 'uri' is spelled out with urls='whatwg'"
 """Why ``x-url`` is approximated elsewhere."""
 
-_UNSUPPORTED_KEYWORDS = frozenset(
-    "$ref $dynamicRef $recursiveRef $recursiveAnchor disallow extends divisibleBy".split()
-)
-"""Keywords that validate in some draft and that no translation here enforces."""
 
-_RULE_NAME = re.compile(r"\b[a-z]\w*")
-_TERMINAL_NAME = re.compile(r"\bT\d+\b")
-
-
-def _schema_dependency_keys(schema: dict[str, Any], dependent_keywords: bool) -> list[str]:
+def schema_dependency_keys(schema: dict[str, Any], dependent_keywords: bool) -> list[str]:
     """The keywords of ``schema`` that hold dependent schemas: ``dependentSchemas``
     (when the draft has it) and ``dependencies`` unless every value is a list."""
     keys = ["dependentSchemas"] if dependent_keywords and "dependentSchemas" in schema else []
@@ -2127,21 +1748,21 @@ def _may_be_object(schema: dict[str, Any]) -> bool:
     return declared == "object" or (isinstance(declared, list) and "object" in declared)
 
 
-def _all_of_references(schema: dict[str, Any]) -> list[Any] | None:
+def all_of_references(schema: dict[str, Any]) -> list[Any] | None:
     """The parts of a schema that is only ``allOf`` when one of them is a ``$ref``:
     such a merge may recur through the references, so it is built once per list
     of parts."""
-    parts = _flat_all_of(schema)
+    parts = flat_all_of(schema)
     return parts if parts is not None and any(isinstance(part, dict) and "$ref" in part for part in parts) else None
 
 
-def _flat_all_of(schema: Any) -> list[Any] | None:
+def flat_all_of(schema: Any) -> list[Any] | None:
     """The parts of a schema that is only ``allOf``, nested ones flattened (None for another schema)."""
     if not isinstance(schema, dict) or set(schema) != {"allOf"} or not isinstance(schema["allOf"], list):
         return None
     parts: list[Any] = []
     for part in schema["allOf"]:
-        inner = _flat_all_of(part)
+        inner = flat_all_of(part)
         parts.extend(inner if inner is not None else [part])
     return parts
 
@@ -2168,7 +1789,7 @@ def _parts_names_first(properties: dict[str, Any], own: Any) -> dict[str, Any]:
     return {**{n: s for n, s in properties.items() if n not in own}, **{n: s for n, s in properties.items() if n in own}}
 
 
-def _flattened_in_place(part: Any) -> bool:
+def flattened_in_place(part: Any) -> bool:
     """Whether an ``allOf`` part's own ``allOf`` is merged as its parts, in its
     place (declared order): not where a conditional is among them, which the
     nested ``allOf``'s own merge splits into cases (``switched``)."""
@@ -2240,12 +1861,12 @@ def _judge_foreign_names(merged: dict[str, Any], source: dict[str, Any]) -> bool
     others = set(merged.get("patternProperties", {})) - set(source.get("patternProperties", {}))
     if "additionalProperties" not in source or not (foreign or others):
         return True
-    patterns = _matchable(source.get("patternProperties"))
+    patterns = matchable(source.get("patternProperties"))
     if others or (patterns is None and "patternProperties" in source):
         return False
     properties = dict(merged["properties"])
     for name in foreign:
-        judges = [sub for sub in _found_by(patterns, name) or [source["additionalProperties"]] if sub is not True and sub != {}]
+        judges = [sub for sub in found_by(patterns, name) or [source["additionalProperties"]] if sub is not True and sub != {}]
         if judges:
             properties[name] = {"allOf": [properties[name], *judges]}
     merged["properties"] = properties
@@ -2254,26 +1875,26 @@ def _judge_foreign_names(merged: dict[str, Any], source: dict[str, Any]) -> bool
 
 _TUPLE_KEYWORDS = ("prefixItems", "items", "additionalItems")
 
-_VALIDATION_KEYWORDS = frozenset({k for keys in TYPE_KEYWORDS.values() for k in keys}) | {
-    "allOf", "anyOf", "oneOf", "if", "then", "else", "$ref", "dependentSchemas", "dependencies", "format", "nullable",
-    "unevaluatedProperties", "unevaluatedItems", "$dynamicRef", "$recursiveRef", "x-url"}
-"""Keywords that may refuse a listed value (beside ``enum``/``const`` they are judged
-value by value); any other is an annotation there."""
 
 _VALUE_COMBINATORS = ("allOf", "anyOf", "oneOf", "not", "if")
 """Keywords ``judged`` takes one value at a time (``if`` where it is a keyword: draft
 7 on)."""
 
-_MERGE_KEYWORDS = (_VALIDATION_KEYWORDS | {"type", "enum", "const", "not", "divisibleBy", "disallow", "extends"}) \
+
+_MERGE_KEYWORDS = (VALIDATION_KEYWORDS | {"type", "enum", "const", "not", "divisibleBy", "disallow", "extends"}) \
     - {"additionalProperties"}
 """Keys on which ``allOf``'s parts may disagree (``additionalProperties`` is merged
 apart); any other key is an annotation, and the first part's value is kept."""
 
+
 _COUNTS = ("minLength", "maxLength", "minItems", "maxItems", "minProperties", "maxProperties", "minContains",
            "maxContains")
+
+
 _BOUNDS = _COUNTS + ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum")
 """Keys whose values two parts' tighter one replaces (the larger of ``min*``, the
 smaller of ``max*``)."""
+
 
 MAX_DISTRIBUTED = 64
 """Branches of two ``anyOf``s (or ``oneOf``s) merged as one: one per pair; past it,
@@ -2395,11 +2016,6 @@ def _all(schemas: list[Any]) -> Any:
     return found
 
 
-def _names(schema: dict[str, Any]) -> set[str]:
-    """The property names (and patterns) a schema object declares."""
-    return set(schema.get("properties", {})) | set(schema.get("patternProperties", {}))
-
-
 def _common_type(a: Any, b: Any, pointer: str) -> Any:
     """The types two ``allOf`` parts both allow (an integer is a number)."""
     first, second = (value if isinstance(value, list) else [value] for value in (a, b))
@@ -2408,10 +2024,3 @@ def _common_type(a: Any, b: Any, pointer: str) -> Any:
     if not common:
         raise NoValue(f"{pointer or '#'}: allOf parts allow no common type")
     return common[0] if len(common) == 1 else common
-
-
-def _lark_regex(pattern: str) -> str:
-    """``pattern`` inside lark's ``/.../``. Lark reads ``\\\\"`` there as ``\\"`` (a
-    bare quote), so every quote is written ``\\x22``; our regexes never escape a
-    quote themselves (``re.escape`` leaves it bare)."""
-    return pattern.replace("/", "\\/").replace('"', "\\x22")

@@ -29,13 +29,11 @@ from __future__ import annotations
 import itertools
 import json
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from schema2grammar import applicators, complement, shared
+from schema2grammar.core import TranslatorCore
 from schema2grammar.report import APPROXIMATED, ENFORCED, ReportEntry
-
-if TYPE_CHECKING:
-    from schema2grammar.translate import _Translator
 
 MAX_UNEVALUATED_ALTERNATIVES = 64
 """Alternatives one place holding ``unevaluated*`` may split into (an ``anyOf`` of n
@@ -86,13 +84,13 @@ Alternative = tuple[tuple[Any, ...], Evaluated]
 """Conjuncts (schemas that hold where this alternative applies) and what they evaluate."""
 
 
-def present(t: _Translator, schema: Any) -> bool:
+def present(t: TranslatorCore, schema: Any) -> bool:
     """Whether ``schema`` holds ``unevaluated*`` as keywords (2019-09 on; before,
     unknown keywords: annotations)."""
     return isinstance(schema, dict) and t.dependent_keywords and any(key in schema for key in KEYWORDS)
 
 
-def evaluated_place(t: _Translator, schema: dict[str, Any], pointer: str) -> str:
+def evaluated_place(t: TranslatorCore, schema: dict[str, Any], pointer: str) -> str:
     """The alternatives of a schema object holding ``unevaluated*``: the union of
     its alternatives, each with the keyword judging what that one leaves unevaluated."""
     start = len(t.report.entries)
@@ -107,7 +105,7 @@ def evaluated_place(t: _Translator, schema: dict[str, Any], pointer: str) -> str
     return text
 
 
-def _live_keywords(t: _Translator, schema: dict[str, Any], pointer: str) -> list[str]:
+def _live_keywords(t: TranslatorCore, schema: dict[str, Any], pointer: str) -> list[str]:
     """The ``unevaluated*`` keywords ``schema`` holds that may refuse something (true
     is reported, and constrains nothing); each a well-formed schema, else a
     ``SchemaError`` naming it (the grammar builds it at other places)."""
@@ -122,7 +120,7 @@ def _live_keywords(t: _Translator, schema: dict[str, Any], pointer: str) -> list
     return live
 
 
-def _alternatives_within(t: _Translator, schema: dict[str, Any], rest: dict[str, Any], wanted: list[str],
+def _alternatives_within(t: TranslatorCore, schema: dict[str, Any], rest: dict[str, Any], wanted: list[str],
                          pointer: str) -> tuple[list[Alternative], list[str]]:
     """The alternatives of ``rest`` for the keywords that can be enforced; the
     others are reported approximated (they then constrain nothing)."""
@@ -181,7 +179,7 @@ def _unmatched(evaluated: Evaluated, judge: Any) -> Any:
     return options[0] if len(options) == 1 else {"anyOf": options}
 
 
-def _translated(t: _Translator, schema: dict[str, Any], live: list[str], found: list[Alternative], start: int,
+def _translated(t: TranslatorCore, schema: dict[str, Any], live: list[str], found: list[Alternative], start: int,
                 pointer: str) -> str:
     """Each alternative merged with what judges its unevaluated part, built at
     ``pointer``; reported once per keyword the place holds (the entries from
@@ -211,7 +209,7 @@ _BUILT = {"additionalProperties": PROPERTIES, "patternProperties": PROPERTIES, "
 exact) under the keyword that made them (a ``not`` is ``if``'s failing branch)."""
 
 
-def _report_place(t: _Translator, schema: dict[str, Any], live: list[str], start: int, inexact: list[str],
+def _report_place(t: TranslatorCore, schema: dict[str, Any], live: list[str], start: int, inexact: list[str],
                   pointer: str) -> None:
     """The place's own keywords, once each: those the alternatives took apart
     (``not`` built for ``if`` reported as ``if``), and the ``unevaluated*`` ones."""
@@ -250,7 +248,7 @@ def _relabelled(entry: ReportEntry, keyword: str) -> ReportEntry:
     return ReportEntry(entry.pointer, keyword, entry.status, entry.note, entry.narrower)
 
 
-def expanded_part(t: _Translator, part: dict[str, Any], pointer: str) -> list[Any]:
+def expanded_part(t: TranslatorCore, part: dict[str, Any], pointer: str) -> list[Any]:
     """An ``allOf`` part holding ``unevaluated*`` as the parts that mean what it
     means on its own: its one alternative's conjuncts and the schema that judges
     what they leave out (several alternatives: an ``anyOf`` of them), so that the
@@ -269,7 +267,7 @@ def expanded_part(t: _Translator, part: dict[str, Any], pointer: str) -> list[An
 class _Expansion:
     """The alternatives of schemas, for the ``wanted`` keywords' kinds."""
 
-    def __init__(self, t: _Translator, wanted: list[str]) -> None:
+    def __init__(self, t: TranslatorCore, wanted: list[str]) -> None:
         self.t = t
         self.wanted = wanted
         self.stack: list[str] = []  # in-place references being followed
