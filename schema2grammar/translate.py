@@ -21,22 +21,24 @@ import itertools
 import json
 import math
 import re
-import sys
 from decimal import Decimal
 from fractions import Fraction
 from typing import Any, Callable
 
-from schema2grammar import (applicators, automata, complement, conditions, ecma, formats, multiples, numbers,
-                            property_names, regexes, spellings, string_sets, switch, unevaluated, unique_arrays)
-from schema2grammar.core import ANNOTATION_IGNORED, MAX_DEPTH, OverBudget, TranslatorCore, spellable
+from schema2grammar import (applicators, complement, conditions, ecma, property_names, regexes, spellings, string_sets,
+                            switch, unevaluated, unique_arrays)
+from schema2grammar.arrays import ArrayKeywords
+from schema2grammar.core import MAX_DEPTH, OverBudget, TranslatorCore, spellable
+from schema2grammar.number_keywords import NumberKeywords
 from schema2grammar.object_states import (MAX_OBJECT_STATES, MAX_UNORDERED_STATES, Move, ObjectStates, State,
                                           TooManyStates)
 from schema2grammar.options import Options
 from schema2grammar.property_names import found_by, matchable
 from schema2grammar.report import APPROXIMATED, ENFORCED, Report
-from schema2grammar.shared import (ANNOTATIONS, CONDITIONAL, DEFINITIONS, LATER, MAX_ITEMS_CHAIN, NOWHERE, SOME,
-                                   VALIDATION_KEYWORDS, NoValue, SchemaError, check_shapes, count_of, disjoint_types,
-                                   follow_pointer, json_equal, pointer_token, written_before)
+from schema2grammar.shared import (ANNOTATIONS, CONDITIONAL, DEFINITIONS, LATER, NOWHERE, SOME, VALIDATION_KEYWORDS,
+                                   NoValue, SchemaError, check_shapes, count_of, disjoint_types, follow_pointer,
+                                   json_equal, pointer_token, written_before)
+from schema2grammar.strings import COUNTED_NOTE, MAX_CLOSING_DISTANCE, StringKeywords
 from schema2grammar.unique_arrays import UniqueArrays
 
 __all__ = ["COUNTED_NOTE", "MAX_CLOSING_DISTANCE", "MAX_DEPENDENT_RULES", "MAX_DEPENDENT_SCHEMAS", "MAX_DEPTH",
@@ -79,7 +81,7 @@ def _translated(schema: Any, options: Options | None, checks: bool) -> tuple[str
         raise SchemaError("the schema nests values too deeply to translate") from None
 
 
-class Translator(TranslatorCore):
+class Translator(StringKeywords, NumberKeywords, ArrayKeywords, TranslatorCore):
     """One translation: the keyword families composed, and a schema place
     dispatched to them."""
 
@@ -214,556 +216,6 @@ class Translator(TranslatorCore):
         if found is None:
             raise SchemaError(f"{pointer or '#'}: $ref {target!r} points to nothing")
         return found
-
-    def type_string(self, schema: dict[str, Any], pointer: str) -> str:
-        """One terminal: the pattern (within the lengths), else the format, else the
-        length range; what one terminal cannot also say is approximated. A format
-        goes before lengths: a value of the wrong shape is the likelier error, and
-        lengths beside a format are mostly loose limits (``maxLength: 255`` on an
-        e-mail address)."""
-        report = self.report
-        found = self.pattern(schema, pointer)
-        if found is not None:
-            pattern, tests = found
-            body = '"' + pattern + '"'
-            marked = self.counted_beside_pattern(schema, body, tests, pointer)
-            if marked is not None:
-                return marked
-            lengths = self.pattern_lengths(schema, pointer)
-            ahead = [lengths] if lengths else []  # the lookaheads: what else the terminal's strings meet
-            ahead += self.format_beside(schema, [body, *ahead], pointer)
-            if "x-url" in schema:
-                self.approximate(pointer, "x-url", "not enforced beside pattern")
-            return self.terminal("".join(tests) + "".join(f"(?={regex})" for regex in ahead) + body)
-        fmt = schema.get("format")
-        spelled = fmt if isinstance(fmt, str) and fmt in formats.FORMATS else None  # a format with a grammar
-        where = self.options.format_grammars
-        bounded = "minLength" in schema or "maxLength" in schema
-        if spelled is not None and self.format_checked and (where == "always" or where == "unbounded" and not bounded):
-            shortest, longest = self.count_value(schema, "minLength", pointer), self.count_value(schema, "maxLength", pointer)
-            if shortest is not None and longest is not None and longest < shortest:
-                raise NoValue(f"{pointer or '#'}: maxLength {longest} is below minLength {shortest}")
-            lengths = self.lengths_beside_format(spelled, schema, shortest or 0, longest, pointer)
-            return self.format(spelled, schema, pointer, lengths)
-        low = self.count_value(schema, "minLength", pointer) or 0
-        high = self.count_value(schema, "maxLength", pointer)
-        if high is not None and high < low:
-            raise NoValue(f"{pointer or '#'}: maxLength {high} is below minLength {low}")
-        bound = self.options.length_bound
-        # the matcher's count, where the lexer's would be too long or cost its steps many states' token groups
-        counted = high is not None and high > min(bound, self.options.lexer_max_length)
-        tag = len(self.report.entries)  # the marker names its report entry (structgen.grammar may revise it)
-        if "maxLength" in schema:
-            self.report.add(pointer, "maxLength", ENFORCED, COUNTED_NOTE if counted else "")
-        if low > bound:
-            self.approximate(pointer, "minLength", self.length_note())
-        elif "minLength" in schema:
-            self.report.add(pointer, "minLength", ENFORCED)
-        low = min(low, bound)
-        if "x-url" in schema:
-            self.approximate(pointer, "x-url", URL_KEYWORD_READ)
-        if fmt is not None and not self.format_checked:
-            report.add(pointer, "format", ENFORCED, ANNOTATION_IGNORED)
-        elif spelled is not None:
-            self.approximate(pointer, "format", f"format {fmt!r} not spelled out here (format_grammars={where!r}, where "
-                             "the lexer would pass its state limit with it): any string")
-        elif fmt is not None:
-            self.approximate(pointer, "format", f"format {fmt!r} is not enforced: any string")
-        if counted and high is not None:
-            return self.terminal(_marked(high, tag, regexes.string_of_length(low, None)))
-        return self.terminal(regexes.string_of_length(low, high))
-
-    def format(self, fmt: str, schema: dict[str, Any], pointer: str, lengths: str = "") -> str:
-        """The terminal of a format ``formats`` knows, reported as it is; ``lengths``:
-        a quoted string's length bounds it meets too (``lengths_beside_format``;
-        never beside WHATWG URLs)."""
-        if fmt == "uri" and self.options.urls == "whatwg":
-            schemes, host_required = self.url_keyword(schema, pointer)
-            self.report.add(pointer, "format", ENFORCED, formats.NOTES["uri whatwg"])
-            return self.terminal('"' + formats.whatwg_uri(schemes, host_required) + '"')  # no lengths beside it
-        if "x-url" in schema:
-            self.approximate(pointer, "x-url", URL_KEYWORD_READ)
-        if fmt in formats.WIDER:
-            self.approximate(pointer, "format", formats.WIDER[fmt])
-        else:
-            self.report.add(pointer, "format", ENFORCED, _joined(formats.NOTES.get(fmt, ""), self.format_note))
-        return self.terminal((f"(?={lengths})" if lengths else "") + self.format_spelling(fmt))
-
-    def format_spelling(self, fmt: str) -> str:
-        """The quoted strings of a format ``formats`` spells (RFC 3986's ``uri``), as
-        the options have it."""
-        pattern = formats.FORMATS[fmt]
-        if fmt == "duration" and self.options.duration_digits is not None:
-            pattern = formats.duration(self.options.duration_digits)
-        if not self.options.leap_seconds:
-            pattern = pattern.replace(formats.LEAP_SECOND, ")")
-        return '"' + pattern + '"'
-
-    def lengths_beside_format(self, fmt: str, schema: dict[str, Any], low: int, high: int | None, pointer: str) -> str:
-        """The quoted strings of ``low`` to ``high`` characters, when the format's
-        strings meet them within the automata's limits (both reported enforced);
-        else "" with the lengths reported approximated. One terminal says both as
-        a lookahead, which the engine reads as the intersection."""
-        keys = [key for key in ("minLength", "maxLength") if key in schema]
-        if not keys:
-            return ""
-        lengths = regexes.string_of_length(low, high)
-        why = ""
-        if fmt == "uri" and self.options.urls == "whatwg":
-            why = ": not with WHATWG URLs"
-        elif max(low, high or 0) > self.options.length_bound:
-            why = ": " + self.length_note()
-        else:
-            try:
-                if not automata.regexes_meet((self.format_spelling(fmt), lengths)):
-                    why = ": no string of the format has those lengths here"
-            except ecma.Unsupported as exc:
-                why = f": {exc}"
-        for key in keys:
-            if why:
-                self.approximate(pointer, key, "not enforced beside format" + why)
-            else:
-                self.report.add(pointer, key, ENFORCED, "beside the format")
-        return "" if why else lengths
-
-    def format_beside(self, schema: dict[str, Any], others: list[str], pointer: str) -> list[str]:
-        """``format`` beside what one terminal already says (``others``: the
-        regexes of a ``pattern`` and its lengths): the format's quoted strings, to
-        be written as a lookahead, where the automata of all of them meet within
-        their limits; else none, with the format reported approximated (an
-        annotation in this draft: reported so)."""
-        fmt = schema.get("format")
-        if fmt is None:
-            return []
-        if not self.format_checked:
-            self.report.add(pointer, "format", ENFORCED, ANNOTATION_IGNORED)
-            return []
-        if not (isinstance(fmt, str) and fmt in formats.FORMATS):
-            self.approximate(pointer, "format", f"format {fmt!r} is not enforced: any string")
-            return []
-        if fmt == "uri" and self.options.urls == "whatwg":
-            self.approximate(pointer, "format", "WHATWG URLs are not enforced beside a pattern")
-            return []
-        spelled = self.format_spelling(fmt)
-        try:
-            met = automata.regexes_meet((spelled, *others))
-        except ecma.Unsupported as exc:
-            self.approximate(pointer, "format", f"not enforced beside pattern: {exc}")
-            return []
-        if not met:  # no value then; but ecma reads the regexes, not the engine: wider is the safe side
-            self.approximate(pointer, "format", "not enforced beside pattern: no string of the format matches it here")
-            return []
-        if fmt in formats.WIDER:
-            self.approximate(pointer, "format", formats.WIDER[fmt])
-        else:
-            self.report.add(pointer, "format", ENFORCED, _joined("beside the pattern", self.format_note))
-        return [spelled]
-
-    def url_keyword(self, schema: dict[str, Any], pointer: str) -> tuple[list[str] | None, bool]:
-        """``x-url``'s schemes (None: any) and whether a host is required, reported
-        enforced (None and False without it)."""
-        value = schema.get("x-url", {})
-        if not isinstance(value, dict) or set(value) - {"schemes", "host_required"}:
-            raise SchemaError(
-                f"{pointer or '#'}: x-url must be an object with 'schemes' and 'host_required', not {value!r}"
-            )
-        schemes = value.get("schemes")
-        if schemes is not None and not (
-            isinstance(schemes, list)
-            and schemes
-            and all(isinstance(v, str) and formats.SCHEME.fullmatch(v) for v in schemes)
-        ):
-            raise SchemaError(
-                f"{pointer or '#'}/x-url: schemes must be a non-empty list of URI schemes, not {schemes!r}"
-            )
-        host_required = value.get("host_required", False)
-        if not isinstance(host_required, bool):
-            raise SchemaError(f"{pointer or '#'}/x-url: host_required must be true or false, not {host_required!r}")
-        if "x-url" in schema:
-            self.report.add(pointer, "x-url", ENFORCED, "the URL's schemes and host, as format 'uri' reads them")
-        return (None if schemes is None else [v.lower() for v in schemes]), host_required
-
-    def pattern(self, schema: dict[str, Any], pointer: str) -> tuple[str, list[str]] | None:
-        """The regex for ``pattern``, and its leading lookaheads as the terminal's
-        (each over the whole quoted string: the engine intersects, or takes away,
-        their automata); None when there is none, or it cannot be exact."""
-        if "pattern" not in schema:
-            return None
-        source = schema["pattern"]
-        if not isinstance(source, str):
-            raise SchemaError(f"{pointer or '#'}: pattern must be a string")
-        try:
-            [(_, rest), *lookaheads] = ecma.conjuncts(source)
-            regex = ecma.json_string_regex(rest)
-            tests = [f'{"(?=" if holds else "(?!"}"{ecma.json_string_regex(test)}")' for holds, test in lookaheads]
-        except ecma.InvalidPattern as exc:
-            raise SchemaError(f"{pointer or '#'}: pattern {source!r} is not a regular expression: {exc}") from None
-        except ecma.Unsupported as exc:
-            self.approximate(pointer, "pattern", f"{exc}: any string")
-            return None
-        self.report.add(pointer, "pattern", ENFORCED, STRINGS_SPELLED
-                        + ("; its lookaheads as the terminal's" if tests else ""))
-        return regex, tests
-
-    def length_note(self) -> str:
-        """Why a length bound is not counted: above ``Options.length_bound``."""
-        bound = self.options.length_bound
-        if bound == regexes.MAX_LENGTH_BOUND:
-            return f"length bounds above {bound} are not enforced"
-        return f"length bounds above {bound} are not enforced (length_bound={bound}, where the lexer would pass its state limit)"
-
-    def counted_beside_pattern(self, schema: dict[str, Any], body: str, tests: list[str], pointer: str) -> str | None:
-        """The terminal of a pattern whose ``maxLength`` the matcher counts (past
-        ``lexer_max_length``): from some length on, a text the pattern can still
-        complete needs at most ``late`` more characters (``automata.closing_distance``,
-        at most ``MAX_CLOSING_DISTANCE``), and the maximum leaves room for them; the
-        matcher keeps each text within its distance of the end. None (the lexer
-        counts, ``pattern_lengths``) beside lookaheads or a format, or where a text
-        may need more characters than the maximum leaves room for."""
-        high = self.count_value(schema, "maxLength", pointer)
-        low = self.count_value(schema, "minLength", pointer) or 0
-        if high is None or high <= min(self.options.length_bound, self.options.lexer_max_length) or high < low \
-                or low > self.options.length_bound or tests or "format" in schema or "x-url" in schema:
-            return None
-        try:
-            closing = automata.closing_distance(ecma.parse(ecma.conjuncts(schema["pattern"])[0][1]), low)
-        except ecma.Unsupported:
-            return None
-        if closing is None or closing[1] > MAX_CLOSING_DISTANCE or sum(closing) > high:
-            return None
-        tag = len(self.report.entries)  # the marker names its report entry (structgen.grammar may revise it)
-        self.report.add(pointer, "maxLength", ENFORCED, COUNTED_NOTE)
-        if "minLength" in schema:
-            self.report.add(pointer, "minLength", ENFORCED, "beside the pattern")
-        ahead = f"(?={regexes.string_of_length(low, None)})" if low else ""
-        return self.terminal(ahead + _marked(high, tag, body, closing[1]))
-
-    def pattern_lengths(self, schema: dict[str, Any], pointer: str) -> str:
-        """The quoted strings within the length bounds beside a ``pattern`` (empty
-        when there is none), to be written as a lookahead: the engine intersects
-        the two automata, while the pattern's automaton counting characters stays
-        small."""
-        low = self.count_value(schema, "minLength", pointer) or 0
-        high = self.count_value(schema, "maxLength", pointer)
-        if high is not None and high < low:
-            raise NoValue(f"{pointer or '#'}: maxLength {high} is below minLength {low}")
-        if low == 0 and high is None:
-            return ""
-        keys = [key for key in ("minLength", "maxLength") if key in schema]
-        if max(low, high or 0) > self.options.length_bound:  # as beside no pattern
-            for key in keys:
-                self.approximate(pointer, key, self.length_note())
-            return ""
-        try:
-            rest = ecma.conjuncts(schema["pattern"])[0][1]  # its lookaheads aside: the terminal holds them
-            found = automata.lengths_found(ecma.parse(rest), low, high)
-        except ecma.Unsupported as exc:
-            for key in keys:
-                self.approximate(pointer, key, f"not enforced beside pattern: {exc}")
-            return ""
-        if not found:
-            raise NoValue(f"{pointer or '#'}: no string of the lengths allowed matches the pattern")
-        for key in keys:
-            self.report.add(pointer, key, ENFORCED, "beside the pattern")
-        return regexes.string_of_length(low, high)
-
-    def type_integer(self, schema: dict[str, Any], pointer: str) -> str:
-        low, high = self.bounds(schema, pointer, integer=True)
-        if low is not None and high is not None and low > high:
-            raise NoValue(f"{pointer or '#'}: no integer lies within the bounds")
-        if self.readable and (low is not None and low >= regexes.READABLE_INTEGER
-                              or high is not None and high <= -regexes.READABLE_INTEGER):
-            raise NoValue(f"{pointer or '#'}: no integer within the bounds has at most 308 digits, as readable "
-                          "numbers do (numbers='draft' writes longer ones)")
-        if "multipleOf" in schema:
-            found = self.integer_multiples(schema, low, high, pointer)
-            if found is not None:
-                return self.number_terminal(found, True)
-        return self.number_terminal(self.integers(low, high), True)
-
-    def integers(self, low: int | None, high: int | None) -> str:
-        """The regex of the integers within the bounds, spelled as the draft allows."""
-        if not self.float_integers or self.readable:
-            return regexes.INTEGER if low is None and high is None else regexes.integer_range(low, high)
-        return regexes.integer_spellings(low, high)
-
-    def integer_multiples(self, schema: dict[str, Any], low: int | None, high: int | None, pointer: str) -> str | None:
-        """The regex of the integers ``multipleOf`` keeps (None: every integer, or
-        the step is not enforced). Read as doubles (``self.doubles``): those that
-        ``multiples.as_doubles`` keeps, where it finds a step."""
-        value = schema["multipleOf"]
-        step = self.step(schema, pointer)
-        read = self.as_doubles(value, integers=True)
-        if read is not None and (read[1] is not None or self.within_reach(read[0], low, high)):
-            kept, below = read
-            inner_low = low if below is None else 1 - below if low is None else max(low, 1 - below)
-            inner_high = high if below is None else below - 1 if high is None else min(high, below - 1)
-            found = self.integer_steps(kept, inner_low, inner_high)
-            if found != "":
-                whole = Fraction(Fraction(numbers.exact(value)).numerator)  # the least integer multiple
-                bounds = [None if b is None else (Decimal(b), False) for b in (low, high)]
-                self.report_doubles(pointer, kept, below, whole, bounds[0], bounds[1],
-                                    "every integer is a multiple of it" if found is None else
-                                    "integers spelled as json.dumps spells them")
-                return found
-        whole_step = None if step is None else step.for_integers()
-        if numbers.decimal_places(value) is not None or (whole_step is not None and whole_step.s == 0
-                                                          and whole_step.c * whole_step.d == 1):
-            self.decimal_multiples(pointer, "every integer is a multiple of it")
-            return None
-        if whole_step is not None and self.within_reach(whole_step, low, high):
-            found = self.integer_steps(whole_step, low, high)
-            if found == "":
-                raise NoValue(f"{pointer or '#'}: no multiple of {value!r} lies within the bounds")
-            self.decimal_multiples(pointer, "integers spelled as json.dumps spells them")
-            return found
-        self.approximate(pointer, "multipleOf", self.step_note())
-        return None
-
-    def integer_steps(self, step: multiples.Step, low: int | None, high: int | None) -> str | None:
-        """The regex of the integers within the bounds that ``step`` (an integer step
-        within reach, ``within_reach``) keeps: None where that is every integer, ""
-        where there is none."""
-        low_bound = None if low is None else (Decimal(low), False)
-        high_bound = None if high is None else (Decimal(high), False)
-        if (low is not None and high is not None and low > high) or not multiples.has_multiple(low_bound, high_bound, step):
-            return ""
-        if step.places_only and step.d == 1 and low is None and high is None:
-            return None
-        found = self.integers(low, high) if step.places_only else multiples.multiples(
-            low_bound, high_bound, step, fractions=False, float_spellings=self.float_integers and not self.readable)
-        return "" if found is None else multiples.divisible(found, step)
-
-    def type_number(self, schema: dict[str, Any], pointer: str) -> str:
-        keys: list[str] = [key for key in ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum") if key in schema]
-        if not keys and "multipleOf" not in schema:
-            return self.number_terminal(regexes.NUMBER, False)
-        found = self.number_bounds(schema, pointer)
-        if found is None:
-            for key in keys:
-                self.approximate(pointer, key, f"bounds of more than {numbers.MAX_BOUND_DIGITS} digits are not enforced")
-            found = (None, None)
-        largest = Decimal(sys.float_info.max)
-        if self.readable and (found[0] is not None and found[0][0] > largest or found[1] is not None and found[1][0] < -largest):
-            raise NoValue(f"{pointer or '#'}: no number within the bounds is a finite double, as readable numbers are "
-                          "(numbers='draft' writes larger ones)")
-        regex = self.number_multiples(schema, *found, pointer) if "multipleOf" in schema else None
-        if regex is None:
-            regex = numbers.number_range(*found)
-        if regex is None:
-            raise NoValue(f"{pointer or '#'}: no number lies within the bounds")
-        for key in keys:
-            self.report.add(pointer, key, ENFORCED, "numbers spelled as json.dumps spells them")
-        return self.number_terminal(regex, False)
-
-    def number_multiples(self, schema: dict[str, Any], low: numbers.Bound | None, high: numbers.Bound | None,
-                         pointer: str) -> str | None:
-        """The regex of the numbers within the bounds that ``multipleOf`` keeps (None:
-        the step is not enforced). Read as doubles (``self.doubles``): those that
-        ``multiples.as_doubles`` keeps, where it finds a step."""
-        value = schema["multipleOf"]
-        step = self.step(schema, pointer)
-        read = self.as_doubles(value, integers=False)
-        if read is not None and (read[1] is not None or self.within_reach(read[0], low, high)):
-            kept, below = read
-            inner_low, inner_high = low, high
-            if below is not None:
-                inner_low = max(low or (Decimal(-below), True), (Decimal(-below), True), key=_lower_key)
-                inner_high = min(high or (Decimal(below), True), (Decimal(below), True), key=_upper_key)
-            found = self.number_steps(kept, inner_low, inner_high)
-            if found is not None:
-                self.report_doubles(pointer, kept, below, Fraction(numbers.exact(value)), low, high,
-                                    "numbers spelled as json.dumps spells them")
-                return found
-        places = numbers.decimal_places(value)
-        if places is not None:
-            found = numbers.number_range(low, high, places)
-        elif step is not None and self.within_reach(step, low, high):
-            found = self.number_steps(step, low, high)
-        else:
-            self.approximate(pointer, "multipleOf", self.step_note())
-            return None
-        if found is None:
-            raise NoValue(f"{pointer or '#'}: no multiple of {value!r} lies within the bounds")
-        self.decimal_multiples(pointer, "numbers spelled as json.dumps spells them")
-        return found
-
-    def number_steps(self, step: multiples.Step, low: numbers.Bound | None, high: numbers.Bound | None) -> str | None:
-        """The regex of the multiples of ``step`` (within reach, ``within_reach``)
-        within the bounds (None: there are none)."""
-        if not multiples.has_multiple(low, high, step):
-            return None
-        found = numbers.number_range(low, high, step.s) if step.places_only else \
-            multiples.multiples(low, high, step, fractions=True, most_digits=self.most_number_digits)
-        return None if found is None else multiples.divisible(found, step)
-
-    @staticmethod
-    def within_reach(step: multiples.Step, low: int | numbers.Bound | None, high: int | numbers.Bound | None) -> bool:
-        """Whether ``multiples`` spells the multiples of ``step`` between these bounds:
-        a power of ten at most 1 between any (``numbers``), others below 1e16."""
-        values = [abs(b[0]) if isinstance(b, tuple) else None if b is None else Decimal(abs(b)) for b in (low, high)]
-        return step.places_only or all(v is None or v < regexes.BIG for v in values)
-
-    def as_doubles(self, value: int | float, integers: bool) -> tuple[multiples.Step, int | None] | None:
-        """``multiples.as_doubles`` where numbers are read as doubles (``self.doubles``),
-        a step within the options (``remainders``); None elsewhere."""
-        if not self.doubles:
-            return None
-        read = multiples.as_doubles(value, integers)
-        if read is None or (read[0].d > 1 and not self.options.remainders):
-            return None
-        return read
-
-    def report_doubles(self, pointer: str, kept: multiples.Step, below: int | None, step: Fraction,
-                       low: numbers.Bound | None, high: numbers.Bound | None, note: str) -> None:
-        """``multipleOf`` read as doubles: enforced where the multiples kept are every
-        multiple of ``step`` within the bounds, narrower where they are fewer."""
-        beyond = below is not None and (multiples.has_multiple((Decimal(below), False), high, step)
-                                        or multiples.has_multiple(low, (Decimal(-below), False), step))
-        if Fraction(kept.value) == step and not beyond:
-            self.report.add(pointer, "multipleOf", ENFORCED, note)
-            return
-        where = "" if below is None else f" below 1e{len(str(below)) - 1} in magnitude"
-        # narrower, from an option's reading of numbers (as closed_objects): not an error under strict
-        self.report.add(pointer, "multipleOf", APPROXIMATED, f"{DOUBLES_NOTE}: multiples of {kept.value:f}{where} "
-                        "(multiple_of='decimal' or numbers='draft' take every one)", narrower=True)
-
-    def decimal_multiples(self, pointer: str, note: str) -> None:
-        """``multipleOf`` enforced as decimals: exactly, or (read as doubles, where
-        ``as_doubles`` found no step) approximated."""
-        if self.doubles:
-            self.approximate(pointer, "multipleOf", DECIMAL_NOTE)
-        else:
-            self.report.add(pointer, "multipleOf", ENFORCED, note)
-
-    def step_note(self) -> str:
-        """Why a ``multipleOf`` is approximated."""
-        if self.options.remainders:
-            return STEP_NOTE
-        return STEP_NOTE + " (remainders=False, where the lexer would pass its state limit: not with a factor prime to ten)"
-
-    def step(self, schema: dict[str, Any], pointer: str) -> multiples.Step | None:
-        """``multipleOf`` as a ``multiples.Step`` (None: not one the grammar enforces)."""
-        step = schema["multipleOf"]
-        if isinstance(step, bool) or not isinstance(step, (int, float)) or not step > 0:
-            raise SchemaError(f"{pointer or '#'}: multipleOf must be a number above 0, not {step!r}")
-        found = multiples.step_of(step)
-        return None if found is None or found.d > 1 and not self.options.remainders else found
-
-    def number_bounds(self, schema: dict[str, Any], pointer: str) -> tuple[numbers.Bound | None, numbers.Bound | None] | None:
-        """The tightest lower and upper bounds, as exact decimals (None when one has
-        more than ``numbers.MAX_BOUND_DIGITS`` digits: not enforced)."""
-        low: numbers.Bound | None = None
-        high: numbers.Bound | None = None
-        for key in ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"):
-            value = schema.get(key)
-            if value is None or isinstance(value, bool):  # draft 4: exclusive* qualify minimum/maximum
-                continue
-            if not isinstance(value, (int, float)) or value != value:
-                raise SchemaError(f"{pointer or '#'}: {key} must be a number")
-            lower = key in ("minimum", "exclusiveMinimum")
-            if isinstance(value, float) and math.isinf(value):  # 1e400 read as infinity: beyond every number
-                if (value < 0) == lower:
-                    continue
-                raise NoValue(f"{pointer or '#'}: no number lies within the bounds")
-            exclusive = key.startswith("exclusive") or schema.get("exclusive" + key[0].upper() + key[1:]) is True
-            bound = numbers.exact_bound(value, exclusive)
-            if bound is None:
-                return None
-            if lower:
-                low = bound if low is None or (bound[0], bound[1]) > (low[0], low[1]) else low
-            else:
-                high = bound if high is None or (bound[0], not bound[1]) < (high[0], not high[1]) else high
-        return low, high
-
-    def bounds(self, schema: dict[str, Any], pointer: str, integer: bool) -> tuple[int | None, int | None]:
-        """Integer bounds from minimum/maximum/exclusive* (drafts 4 and 6+)."""
-        low: int | None = None
-        high: int | None = None
-        for key in ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"):
-            if key not in schema:
-                continue
-            value = schema[key]
-            self.report.add(pointer, key, ENFORCED)
-            if isinstance(value, bool):  # draft 4: exclusive* qualify minimum/maximum
-                continue
-            if not isinstance(value, (int, float)) or value != value:
-                raise SchemaError(f"{pointer or '#'}: {key} must be a number")
-            if isinstance(value, float) and math.isinf(value):  # 1e400 read as infinity: a bound beyond every integer
-                if (value < 0) == (key in ("minimum", "exclusiveMinimum")):
-                    continue
-                raise NoValue(f"{pointer or '#'}: no integer lies within the bounds")
-            exclusive = key.startswith("exclusive") or schema.get("exclusive" + key[0].upper() + key[1:]) is True
-            if key in ("minimum", "exclusiveMinimum"):
-                bound = int(value) + 1 if exclusive and value == int(value) else -(-value // 1)
-                low = int(bound) if low is None else max(low, int(bound))
-            else:
-                bound = int(value) - 1 if exclusive and value == int(value) else value // 1
-                high = int(bound) if high is None else min(high, int(bound))
-        return low, high
-
-    def type_array(self, schema: dict[str, Any], pointer: str) -> str:
-        report = self.report
-        prefix = schema.get("prefixItems")
-        items = schema.get("items", True)
-        if isinstance(items, list):  # draft 4-2019: items as a tuple
-            prefix, items = items, schema.get("additionalItems", True)
-            if "additionalItems" in schema:
-                report.add(pointer, "additionalItems", ENFORCED)
-        if "prefixItems" in schema or isinstance(schema.get("items"), list):
-            report.add(pointer, "prefixItems" if "prefixItems" in schema else "items", ENFORCED)
-        if "items" in schema and not isinstance(schema.get("items"), list):
-            report.add(pointer, "items", ENFORCED)
-        low = self.count(schema, "minItems", pointer) or 0
-        high = self.count(schema, "maxItems", pointer)
-        self.unevaluated_annotation(schema, "unevaluatedItems", pointer)
-        if high is not None and high < low:
-            raise NoValue(f"{pointer or '#'}: maxItems {high} is below minItems {low}")
-        counted = applicators.counted_array(self, schema, prefix or [], items, low, high, pointer)
-        if counted is not None:
-            return counted
-        fixed: list[str] = []
-        rest: str | None = None
-        try:
-            for i, sub in enumerate(prefix or []):
-                fixed.append(self.node(sub, f"{pointer}/prefixItems/{i}"))
-            rest = self.node(items, f"{pointer}/items")
-        except NoValue:  # no value for item k: arrays end before it
-            high = len(fixed) if high is None else min(high, len(fixed))
-            if high < low:
-                raise
-        return self.sequence(fixed, rest, low, high, pointer)
-
-    def sequence(self, fixed: list[str], rest: str | None, low: int, high: int | None, pointer: str) -> str:
-        """``[`` fixed items, then ``rest`` items, ``low..high`` items in all ``]``."""
-        open_, close, comma = self.punct("["), self.punct("]"), self.punct(",")
-        if low > MAX_ITEMS_CHAIN or (high is not None and high > MAX_ITEMS_CHAIN):
-            for key, count in (("minItems", low), ("maxItems", high)):
-                if count is not None and count > MAX_ITEMS_CHAIN:
-                    self.approximate(pointer, key, f"item counts above {MAX_ITEMS_CHAIN} are not enforced")
-            low = min(low, MAX_ITEMS_CHAIN)
-            high = None
-        # tail[k]: what may follow once k items are written
-        tail: dict[int, str] = {}
-        if high is None:
-            # from `loop` items on, the same rule repeats: close, or one more rest item
-            loop = max(low, len(fixed), 1)
-            name = self.fresh("items")
-            self.rules[name] = f"{close} | {comma} {rest} {name}" if rest is not None else close
-            tail[loop] = name
-            top = loop - 1
-        else:
-            tail[high] = close
-            top = high - 1
-        for k in range(top, -1, -1):
-            options = [close] if k >= low else []
-            item = fixed[k] if k < len(fixed) else rest
-            if item is not None:
-                options.append(f"{comma if k else ''} {item} {tail[k + 1]}".strip())
-            if not options:
-                raise NoValue(f"{pointer or '#'}: no array satisfies the item constraints")
-            tail[k] = self.rule("items", " | ".join(options))
-        return f"{open_} {tail[0]}"
 
     def type_object(self, schema: dict[str, Any], pointer: str) -> str:
         """The members in declared order, then the extra properties; the chain of
@@ -1597,41 +1049,8 @@ find has a value symbol per subset of them; past it they are left out (the
 ``not`` that wrote them reported approximated)."""
 
 
-STEP_NOTE = ("enforced for steps of at most 4 decimal places whose digits are a divisor of a power of ten (0.01, 5, "
-             "0.25) times a number up to 1,000 (3, 0.7, 12), within bounds below 1e16")
-"""Why a ``multipleOf`` is approximated (``multiples``)."""
-
-
-DOUBLES_NOTE = ("readable numbers are read as doubles (jsonschema divides doubles: 0.3 / 0.1 is 2.9999999999999996), "
-                "so only multiples a double holds exactly are taken")
-"""Why a ``multipleOf`` is narrower under ``numbers="readable"`` (``multiples.as_doubles``)."""
-
-
-DECIMAL_NOTE = ("readable numbers are read as doubles, and no multiple of this step within the bounds but zero is "
-                "known to read back as one (jsonschema divides doubles): every decimal multiple is taken, as "
-                "multiple_of='decimal' does")
-"""Why a ``multipleOf`` is approximated under ``numbers="readable"`` where ``as_doubles`` finds no step."""
-
-
-STRINGS_SPELLED = "characters in every JSON spelling but \\u escapes of printable ASCII (spellings)"
-"""How a string's characters are matched (``spellings``): ``é`` and ``\\u00e9`` alike."""
-
-
 NAMES_SPELLED = "names in every JSON spelling but \\u escapes of printable ASCII (spellings)"
 """How property names are matched (``spellings``): ``"é"`` and ``"\\u00e9"`` are one name."""
-
-
-COUNTED_NOTE = ("counted by structgen's matcher (structgen/string_lengths.py), past the lengths the lexer counts "
-                "(lexer_max_length, length_bound); the grammar's text marks it with a max_length_N group, which "
-                "other engines read as plain grouping")
-"""Where a length bound is left to the matcher."""
-
-
-MAX_CLOSING_DISTANCE = 16
-"""The most characters a long enough text of a pattern may still need
-(``automata.closing_distance``) for the matcher to count a ``maxLength`` beside
-it: a mask near the maximum follows each token that ends within this many
-characters of it to its lexer state; past it the lexer counts."""
 
 
 MAX_MERGED_REFERENCES = 1_000
@@ -1672,18 +1091,6 @@ def _other_names(declared: list[str]) -> str:
     return regexes.string_except(declared)
 
 
-def _marked(high: int, tag: int, quoted: str, late: int = 0) -> str:
-    """``quoted`` (a JSON string's regex) inside the group that leaves its maximum
-    ``high`` to the matcher (``structgen.string_lengths.marked_maximum`` reads it),
-    ``tag`` the index of its ``maxLength`` report entry, ``late`` the most
-    characters a long enough text may still need (``automata.closing_distance``)."""
-    return f"(?P<max_length_{high}_{tag}{f'_{late}' if late else ''}>{quoted})"
-
-
-def _joined(*notes: str) -> str:
-    return "; ".join(note for note in notes if note)
-
-
 MAX_UNORDERED_MEMBERS = 9
 """Members of a listed object (``const``, ``enum``) written in any order: a rule per
 set of members still to write, 512 for nine; a wider object keeps the listed order."""
@@ -1700,10 +1107,6 @@ def _widest_object(value: Any) -> int:
         elif isinstance(item, list):
             stack += item
     return widest
-
-
-URL_KEYWORD_READ = "read only where format 'uri' is spelled out with urls='whatwg'"
-"""Why ``x-url`` is approximated elsewhere."""
 
 
 def schema_dependency_keys(schema: dict[str, Any], dependent_keywords: bool) -> list[str]:
@@ -1919,16 +1322,6 @@ def _tighter(key: str, first: dict[str, Any], second: dict[str, Any]) -> Any:
     if a is None or b is None:
         return None
     return max(a, b) if key.startswith(("min", "exclusiveMin")) else min(a, b)
-
-
-def _lower_key(bound: numbers.Bound) -> tuple[Decimal, bool]:
-    """Orders lower bounds by how much they keep out (an exclusive one, at the same value, more)."""
-    return bound[0], bound[1]
-
-
-def _upper_key(bound: numbers.Bound) -> tuple[Decimal, bool]:
-    """Orders upper bounds by how much they let in (an exclusive one, at the same value, less)."""
-    return bound[0], not bound[1]
 
 
 def _common_multiple(first: Any, second: Any) -> int | float | None:
