@@ -20,24 +20,24 @@ from __future__ import annotations
 import itertools
 import json
 import math
-import re
 from decimal import Decimal
 from fractions import Fraction
-from typing import Any, Callable
+from typing import Any
 
-from schema2grammar import (applicators, complement, conditions, ecma, property_names, regexes, spellings, string_sets,
-                            switch, unevaluated, unique_arrays)
+from schema2grammar import applicators, ecma, spellings, switch, unevaluated, unique_arrays
 from schema2grammar.arrays import ArrayKeywords
-from schema2grammar.core import MAX_DEPTH, OverBudget, TranslatorCore, spellable
+from schema2grammar.constants import MAX_UNORDERED_MEMBERS, ConstantKeywords
+from schema2grammar.core import MAX_DEPTH, OverBudget, TranslatorCore
 from schema2grammar.number_keywords import NumberKeywords
-from schema2grammar.object_states import (MAX_OBJECT_STATES, MAX_UNORDERED_STATES, Move, ObjectStates, State,
-                                          TooManyStates)
+from schema2grammar.object_states import MAX_OBJECT_STATES, MAX_UNORDERED_STATES
+from schema2grammar.objects import MAX_WITNESSES, ObjectKeywords
 from schema2grammar.options import Options
 from schema2grammar.property_names import found_by, matchable
-from schema2grammar.report import APPROXIMATED, ENFORCED, Report
+from schema2grammar.references import References
+from schema2grammar.report import ENFORCED, Report
 from schema2grammar.shared import (ANNOTATIONS, CONDITIONAL, DEFINITIONS, LATER, NOWHERE, SOME, VALIDATION_KEYWORDS,
                                    NoValue, SchemaError, check_shapes, count_of, disjoint_types, follow_pointer,
-                                   json_equal, pointer_token, written_before)
+                                   json_equal, written_before)
 from schema2grammar.strings import COUNTED_NOTE, MAX_CLOSING_DISTANCE, StringKeywords
 from schema2grammar.unique_arrays import UniqueArrays
 
@@ -81,7 +81,7 @@ def _translated(schema: Any, options: Options | None, checks: bool) -> tuple[str
         raise SchemaError("the schema nests values too deeply to translate") from None
 
 
-class Translator(StringKeywords, NumberKeywords, ArrayKeywords, TranslatorCore):
+class Translator(References, StringKeywords, NumberKeywords, ArrayKeywords, ObjectKeywords, ConstantKeywords, TranslatorCore):
     """One translation: the keyword families composed, and a schema place
     dispatched to them."""
 
@@ -160,25 +160,6 @@ class Translator(StringKeywords, NumberKeywords, ArrayKeywords, TranslatorCore):
             raise empty
         return " | ".join(branches)
 
-    def reference(self, schema: dict[str, Any], pointer: str) -> str:
-        target = schema["$ref"]
-        others = [key for key in schema if key != "$ref" and key not in ANNOTATIONS and key not in ("$defs", "definitions")]
-        if not isinstance(target, str) or not target.startswith("#"):
-            return self.unsupported(pointer, "$ref", f"only references inside the document are followed, not {target!r}")
-        self.report.add(pointer, "$ref", ENFORCED)
-        for key in schema:
-            if key in ANNOTATIONS or key in ("$defs", "definitions"):
-                self.report.add(pointer, key, ENFORCED, "annotation" if key in ANNOTATIONS else "")
-        if others and self.ref_alone:
-            for key in others:
-                self.report.add(pointer, key, ENFORCED, "ignored beside $ref (drafts 3 to 7)")
-        elif others:
-            # memoized like a plain reference: a recursive target with siblings is a cycle too
-            sibling = {key: schema[key] for key in others}
-            return self.cached(target + " " + json.dumps(sibling, sort_keys=True),
-                               lambda: self.node({"allOf": [{"$ref": target}, sibling]}, pointer), pointer)
-        return self.cached(target, lambda: self.node(self.resolve(target, pointer), target[1:]), pointer)
-
     def merged_references(self, parts: list[Any], pointer: str) -> str:
         """An ``allOf`` with references among its parts, built once per list of parts
         (as a reference is): merging recursive targets (one part's
@@ -198,399 +179,6 @@ class Translator(StringKeywords, NumberKeywords, ArrayKeywords, TranslatorCore):
         verdicts = [e for e in self.report.entries[start:] if (e.pointer, e.keyword) == (pointer, "allOf")]
         self.merge_verdicts[key] = (verdicts[-1].status, verdicts[-1].note) if verdicts else (ENFORCED, "merged")
         return name
-
-    def resolve(self, target: str, pointer: str) -> Any:
-        if not target.startswith("#/") and target != "#":
-            return self.anchor(target, pointer)
-        found = follow_pointer(self.root, target)
-        if found is NOWHERE:
-            raise SchemaError(f"{pointer or '#'}: $ref {target!r} points to nothing")
-        return found
-
-    def anchor(self, target: str, pointer: str) -> Any:
-        """The subschema named ``#name`` by ``$anchor`` (2019+) or ``$id`` (drafts 6-7),
-        or failing those by ``id`` (draft 4's spelling, which later drafts dropped)."""
-        found = _named(self.root, lambda place: place.get("$anchor") == target[1:] or place.get("$id") == target)
-        if found is None:
-            found = _named(self.root, lambda place: place.get("id") == target)
-        if found is None:
-            raise SchemaError(f"{pointer or '#'}: $ref {target!r} points to nothing")
-        return found
-
-    def type_object(self, schema: dict[str, Any], pointer: str) -> str:
-        """The members in declared order, then the extra properties; the chain of
-        states (``object_states``) counts them and keeps the dependencies' facts."""
-        report = self.report
-        properties: dict[str, Any] = schema.get("properties", {})
-        listed = schema.get("required", [])
-        if not isinstance(listed, list) or not all(isinstance(name, str) for name in listed):
-            raise SchemaError(f"{pointer or '#'}: required must be a list of property names (strings), not {listed!r}")
-        required = set(listed)
-        for key in ("properties", "required"):
-            if key in schema:
-                report.add(pointer, key, ENFORCED)
-        additional = schema.get("additionalProperties", True)
-        if self.options.closed_objects and "properties" in schema and "additionalProperties" not in schema \
-                and "patternProperties" not in schema:
-            # narrower than the schema: valid outputs stay valid; an object that names no
-            # property is left open, or its only instance would be {}
-            additional = False
-            report.add(pointer, "additionalProperties", APPROXIMATED, "absent: no extra properties (closed_objects)",
-                       narrower=True)
-        self.unevaluated_annotation(schema, "unevaluatedProperties", pointer)
-        for key in ("dependentRequired", "dependentSchemas"):
-            if key in schema and not self.dependent_keywords:
-                report.add(pointer, key, ENFORCED, "not a keyword before draft 2019-09: an annotation")
-        needs = self.dependent_required(schema, pointer)
-        language = self.name_language(schema, pointer)
-        absent: list[str] = []
-        if language is not None:
-            properties, needs, absent = self.names_allowed(language, properties, required, needs, pointer)
-        missing = [key for key in dict.fromkeys(listed) if key not in properties]
-        undeclared = [name for name in dict.fromkeys(n for source, wanted in needs.items() for n in (source, *wanted))
-                      if name not in properties and name not in missing]
-        patterns = self.pattern_properties(schema, pointer)
-        some = self.witnesses(schema, pointer)
-        names = None
-        if patterns is not None or some or language is not None and additional is not False:
-            declared = list(properties) + missing + undeclared + absent
-            names = self.name_regions(patterns, declared, additional is not False, language, pointer,
-                                      [pattern for pattern, _ in some])
-            if names is None and some:
-                self.witnesses_left_out(pointer, "the names are not told apart by the patterns")
-                some = []
-                names = self.name_regions(patterns, declared, additional is not False, language, pointer) \
-                    if patterns is not None or language is not None and additional is not False else None
-            patterns = {} if patterns is None and names is not None else patterns
-        elif language is not None:
-            report.add(pointer, "propertyNames", ENFORCED, "the declared names judged one by one (no extra names)")
-        if names is None:
-            patterns = matchable(patterns)  # declared names are still matched one by one
-        own_additional = additional  # an undeclared name's schema where no pattern finds it
-        if names is None and "patternProperties" in schema and additional is not True:
-            # an extra name may match a pattern or not: its value satisfies one of their schemas
-            self.approximate(pointer, "additionalProperties", "beside patternProperties whose names are not "
-                             "enforced: an extra property takes a value of some pattern's schema or of this one")
-            others = list(schema["patternProperties"].values())
-            additional = {"anyOf": others if additional is False else [*others, additional]}
-        elif "additionalProperties" in schema:
-            place = ("extra properties come after the declared ones" if self.options.property_order == "declared"
-                     else "extra properties among the declared ones")
-            report.add(
-                pointer, "additionalProperties", ENFORCED,
-                f"{place}; {NAMES_SPELLED}",
-            )
-        colon = self.punct(":")
-        written: dict[str, dict[int, str]] = {}  # name -> its member's text, per mark
-        members: list[tuple[str, bool]] = []
-        for key, sub in properties.items():
-            key_pointer = f"{pointer}/properties/{pointer_token(key)}"
-            if not spellable(key):  # no text writes the name: the property is absent
-                if key in required:
-                    raise NoValue(f"{key_pointer}: the name {key!r} holds a lone surrogate, which no text spells")
-                continue
-            matched = found_by(patterns, key)
-            try:
-                values = self.marked_values({"allOf": [sub, *matched]} if matched else sub, some, key, key_pointer)
-            except NoValue:
-                if key in required:
-                    raise
-                continue  # a property no value satisfies must be absent
-            written[key] = {mark: f"{self.literal(key)} {colon} {value}" for mark, value in values.items()}
-            members.append((key, key in required))
-        for key in missing:  # required but undeclared: in the order `required` lists them
-            matched = found_by(patterns, key)
-            if matched:
-                sub = {"allOf": matched}
-            elif additional is False:
-                raise NoValue(f"{pointer or '#'}: required property {key!r} is not allowed")
-            else:
-                sub = additional
-            literal = self.literal(key)
-            values = self.marked_values(sub, some, key, f"{pointer}/required")
-            written[key] = {mark: f"{literal} {colon} {value}" for mark, value in values.items()}
-            members.append((key, True))
-        # an undeclared name's own schema is known unless patterns Python cannot run may match it
-        known = names is not None or "patternProperties" not in schema or patterns is not None
-        extra = self.extra_properties(
-            names, patterns, additional, list(properties) + missing + absent, undeclared if known else [], some, pointer)
-        specials: list[str] = []
-        for name in undeclared if known else []:
-            matched = found_by(patterns, name)
-            sub = {"allOf": matched} if matched else own_additional
-            try:
-                if sub is not False:
-                    literal = self.literal(name)
-                    values = self.marked_values(sub, some, name, f"{pointer}/additionalProperties")
-                    written[name] = {mark: f"{literal} {colon} {value}" for mark, value in values.items()}
-                    specials.append(name)
-            except NoValue:
-                pass  # no value for it: an object holding it is no instance
-        if not known:  # a name only an extra property can hold is not told apart from the others
-            needs = {source: wanted for source, wanted in needs.items() if not {source, *wanted} & set(undeclared)}
-        unseparated = bool(undeclared) and not known
-        marks = {name: tuple(values) for name, values in written.items()}
-        states = self.counted_states(schema, members, specials, (len(some), marks, tuple(extra)), needs, unseparated,
-                                     pointer)
-        return f"{self.punct('{')} {self.object_rules(states, written, extra)} {self.punct('}')}"
-
-    def witnesses(self, schema: dict[str, Any], pointer: str) -> list[tuple[str, Any]]:
-        """The object's witnesses (``shared.SOME``, which ``complement`` writes):
-        (pattern, schema) pairs. Past ``MAX_WITNESSES``, or with a pattern Python
-        cannot run on the declared names, none (the ``not`` that made them reported)."""
-        found = schema.get(SOME, [])
-        if not isinstance(found, list) or not all(isinstance(pair, (list, tuple)) and len(pair) == 2
-                                                  and isinstance(pair[0], str) for pair in found):
-            raise SchemaError(f"{pointer or '#'}: {SOME} must list [pattern, schema] pairs")
-        pairs = [(pattern, sub) for pattern, sub in found]
-        if len(pairs) > MAX_WITNESSES or (pairs and matchable(dict(pairs)) is None):
-            self.witnesses_left_out(pointer, f"more than {MAX_WITNESSES} such conditions, or a pattern Python cannot run")
-            return []
-        return pairs
-
-    def witnesses_left_out(self, pointer: str, why: str) -> None:
-        """Reported on the ``not`` (or ``oneOf``) whose complement wrote them."""
-        self.approximate(pointer, "not", f"some property a pattern finds holds a value: not enforced, {why}")
-
-    def marked_values(self, schema: Any, some: list[tuple[str, Any]], name: str | None, pointer: str,
-                      found: list[int] | None = None) -> dict[int, str]:
-        """The value symbols of a property (``name``, or an extra one the witnesses
-        ``found`` find), one per mark: ``schema``, and for each witness in the
-        mark (a bit each, among those whose pattern finds the name) its schema.
-        Mark 0 is ``schema`` alone, so the marks overlap: the parser keeps each
-        reading until the object tells them apart (no complement is needed, and
-        each witness's schema is reported as any other). Raises ``NoValue`` when
-        ``schema`` has no value."""
-        if found is None:  # the patterns run in Python (``witnesses`` checked)
-            found = [i for i, (pattern, _) in enumerate(some)
-                     if name is not None and re.search(ecma.python_regex(pattern), name) is not None]
-        values = {0: self.node(schema, pointer)}
-        for mark in range(1, 1 << len(some)):
-            if all(mark >> i & 1 == 0 or i in found for i in range(len(some))):
-                try:
-                    values[mark] = self.node({"allOf": [schema, *(sub for i, (_, sub) in enumerate(some) if mark >> i & 1)]},
-                                             pointer)
-                except NoValue:
-                    continue
-        return values
-
-    def dependent_required(self, schema: dict[str, Any], pointer: str) -> dict[str, tuple[str, ...]]:
-        """name -> the other names that must be present beside it: ``dependentRequired``
-        (from 2019-09 on) and the array form of ``dependencies``."""
-        needs: dict[str, tuple[str, ...]] = {}
-        for key in ("dependentRequired", "dependencies"):
-            value = schema.get(key)
-            if value is None or (key == "dependentRequired" and not self.dependent_keywords):
-                continue
-            if not isinstance(value, dict):
-                raise SchemaError(f"{pointer or '#'}: {key} must be an object")
-            for name, wanted in value.items():
-                if key == "dependencies" and not isinstance(wanted, list):
-                    continue  # a dependent schema: body() splits the object on it
-                if not isinstance(wanted, list) or not all(isinstance(other, str) for other in wanted):
-                    raise SchemaError(f"{pointer or '#'}/{key}: {name!r} must list property names")
-                needs[name] = tuple(dict.fromkeys((*needs.get(name, ()), *(o for o in wanted if o != name))))
-        return {name: wanted for name, wanted in needs.items() if wanted}
-
-    def extra_properties(self, names: list[property_names.Region] | None, patterns: dict[str, Any] | None,
-                         additional: Any, declared: list[str], apart: list[str], some: list[tuple[str, Any]],
-                         pointer: str) -> dict[int, str]:
-        """The symbol of one undeclared property per mark (none: none allowed), names
-        ``apart`` left out (in any spelling: ``_other_names``). ``names`` were split by the
-        witnesses' patterns too (``some``: after the ``patterns`` in each region's
-        ``matched``)."""
-        colon = self.punct(":")
-        extras: dict[int, list[str]] = {}
-        if names is not None:
-            assert patterns is not None
-            keys = list(patterns)
-            for region in names:
-                chosen = [keys[i] for i in region.matched if i < len(keys)]
-                if chosen:
-                    sub = patterns[chosen[0]] if len(chosen) == 1 else {"allOf": [patterns[p] for p in chosen]}
-                    where = f"{pointer}/patternProperties/{pointer_token(chosen[0])}"
-                elif additional is False:
-                    continue
-                else:
-                    sub, where = additional, f"{pointer}/additionalProperties"
-                try:
-                    values = self.marked_values(sub, some, None, where, [i - len(keys) for i in region.matched
-                                                                         if i >= len(keys)])
-                except NoValue:  # no value satisfies these names' schemas: none of them allowed
-                    continue
-                key = self.terminal(chr(34) + region.regex + chr(34))
-                for mark, value in values.items():
-                    extras.setdefault(mark, []).append(f"{key} {colon} {value}")
-        else:
-            try:
-                extra_value = None if additional is False else self.node(additional, f"{pointer}/additionalProperties")
-            except NoValue:  # additionalProperties no value satisfies: none allowed
-                extra_value = None
-            if extra_value is not None:
-                extras[0] = [f"{self.terminal(_other_names(declared + apart))} {colon} {extra_value}"]
-        return {mark: found[0] if len(found) == 1 else self.rule("extra", " | ".join(found))
-                for mark, found in sorted(extras.items())}
-
-    def counted_states(self, schema: dict[str, Any], members: list[tuple[str, bool]], specials: list[str],
-                       marked: tuple[int, dict[str, tuple[int, ...]], tuple[int, ...]], needs: dict[str, tuple[str, ...]],
-                       unseparated: bool, pointer: str) -> ObjectStates:
-        """The object's states with as much of the property counts and dependencies
-        as ``MAX_OBJECT_STATES`` allows: past it, maxProperties goes first, then
-        minProperties, then the dependencies (each reported approximated).
-        ``marked``: how many witnesses, the marks of each name, and those of the
-        extra properties (none: no extra property)."""
-        witnesses, marks, extra_marks = marked
-        low = self.count_value(schema, "minProperties", pointer) or 0
-        high = self.count_value(schema, "maxProperties", pointer)
-        dependency_keys: list[str] = [key for key in ("dependentRequired", "dependencies") if key in schema
-                                      and (key != "dependentRequired" or self.dependent_keywords)]
-        counts: list[str] = [key for key in ("minProperties", "maxProperties") if key in schema]
-        attempts: list[tuple[int, int | None, dict[str, tuple[str, ...]], list[str]]] = [(low, high, needs, [])]
-        if high is not None:
-            attempts.append((low, None, needs, ["maxProperties"]))
-        if low:
-            attempts.append((0, None, needs, counts))
-        if needs:
-            attempts.append((0, None, {}, counts + dependency_keys))
-        any_order = self.options.property_order == "any"
-        states: ObjectStates | None = None
-        for unordered in [True, False] if any_order else [False]:
-            limit = MAX_UNORDERED_STATES if unordered else MAX_OBJECT_STATES
-            for low, high, kept, dropped in attempts:
-                plain = (low, high, kept) == (0, None, {}) and not unordered and not witnesses  # never limited
-                try:
-                    states = ObjectStates(members, specials, bool(extra_marks), low, high, kept,
-                                          None if plain else limit, unordered, witnesses, marks, extra_marks)
-                    break
-                except TooManyStates:
-                    continue
-            if states is not None:
-                break
-        if states is None:  # the plain chain in declared order has no limit: witnesses past it
-            self.witnesses_left_out(pointer, f"the object would need more than {MAX_OBJECT_STATES} grammar rules")
-            states = ObjectStates(members, specials, bool(extra_marks), low, high, kept, None)
-        if any_order and not states.unordered:
-            self.approximate(pointer, "properties", f"property_order 'any' would need more than {MAX_UNORDERED_STATES} "
-                             "grammar rules here: the declared order is kept (narrower)", narrower=True)
-        if states.start is None:
-            keys = ", ".join(key for key in ("required", "minProperties", "maxProperties", *dependency_keys) if key in schema)
-            raise NoValue(f"{pointer or '#'}: no object satisfies {keys} with the properties allowed")
-        for key in ("minProperties", "maxProperties", *dependency_keys):
-            if key in dropped:
-                self.approximate(pointer, key, f"the object would need more than {MAX_OBJECT_STATES} grammar rules "
-                                 "to count its properties and keep its dependencies: not enforced")
-            elif key in dependency_keys and unseparated:
-                self.approximate(pointer, key, "not enforced for a name only an extra property can hold, beside "
-                                 "patternProperties that are not enforced")
-            elif key in schema:
-                self.report.add(pointer, key, ENFORCED, NAMES_SPELLED if key in dependency_keys else "")
-        return states
-
-    def object_rules(self, states: ObjectStates, written: dict[str, dict[int, str]], extra: dict[int, str]) -> str:
-        """One rule per state, from the extras back to the first member (a state
-        whose one way on is to skip its member is that next state's rule); the
-        text of the start state."""
-        comma = self.punct(",")
-        text: dict[State, str] = {}
-        last = states.extras_at
-        for state in states.moves:  # the extras' rules first: they loop on one another
-            if state.position == last:
-                ends = [move.kind for move in states.moves[state]] == ["end"]
-                text[state] = "" if ends else self.reserve("more" if state.written else "first")
-
-        def alternative(state: State, move: Move) -> str:
-            if move.kind == "end":
-                return ""
-            assert move.target is not None
-            if move.kind == "skip":
-                return text[move.target]
-            symbol = extra[move.mark] if move.kind == "extra" else written[move.name or ""][move.mark]
-            return f"{comma if state.written else ''} {symbol} {text[move.target]}".strip()
-
-        for state in sorted(states.moves, key=lambda state: -state.position):
-            moves = states.moves[state]
-            if state.position < last and [move.kind for move in moves] == ["skip"]:
-                text[state] = alternative(state, moves[0])
-                continue
-            if state.position < last:
-                text[state] = self.reserve("more" if state.written else "first")
-            if text[state]:
-                self.rules[text[state]] = " | ".join(dict.fromkeys(alternative(state, move) for move in moves))
-        assert states.start is not None
-        return text[states.start]
-
-    def pattern_properties(self, schema: dict[str, Any], pointer: str) -> dict[str, Any] | None:
-        """``patternProperties`` checked (None when absent)."""
-        if "patternProperties" not in schema:
-            return None
-        patterns = schema["patternProperties"]
-        if not isinstance(patterns, dict):
-            raise SchemaError(f"{pointer or '#'}/patternProperties: must be an object")
-        return patterns
-
-    def name_language(self, schema: dict[str, Any], pointer: str) -> string_sets.StringSet | None:
-        """The names ``propertyNames`` allows (None: any name, or when it cannot be
-        read, which is reported)."""
-        if "propertyNames" not in schema:
-            return None
-        try:
-            found = string_sets.of_schema(schema["propertyNames"], f"{pointer}/propertyNames", applicators.draft_of(self))
-        except ecma.Unsupported as exc:
-            self.approximate(pointer, "propertyNames", f"not enforced: {exc}")
-            return None
-        if found.formula == string_sets.TRUE:
-            self.report.add(pointer, "propertyNames", ENFORCED, "every string is a name it allows")
-            return None
-        return found
-
-    def names_allowed(self, language: string_sets.StringSet, properties: dict[str, Any], required: set[str],
-                      needs: dict[str, tuple[str, ...]], pointer: str
-                      ) -> tuple[dict[str, Any], dict[str, tuple[str, ...]], list[str]]:
-        """The declared ``properties`` and dependencies ``needs`` left once the
-        names ``language`` refuses are absent, with the names now absent (a name
-        whose dependencies need an absent name is absent too)."""
-        named = dict.fromkeys([*properties, *required, *(n for source, wanted in needs.items() for n in (source, *wanted))])
-        refused = {name for name in named if not language.holds(name)}
-        absent = set(refused)
-        grown = True
-        while grown:
-            grown = False
-            for source, wanted in needs.items():
-                if source not in absent and absent.intersection(wanted):
-                    absent.add(source)
-                    grown = True
-        for name in named:
-            if name in absent and name in required:
-                why = "is a name propertyNames refuses" if name in refused else \
-                    "needs a property whose name propertyNames refuses (dependentRequired)"
-                raise NoValue(f"{pointer or '#'}: required property {name!r} {why}")
-        kept = {name: sub for name, sub in properties.items() if name not in absent}
-        return kept, {source: wanted for source, wanted in needs.items() if source not in absent}, \
-            [name for name in named if name in absent]
-
-    def name_regions(self, patterns: dict[str, Any] | None, declared: list[str], unmatched: bool,
-                     language: string_sets.StringSet | None, pointer: str,
-                     witnesses: list[str] | None = None) -> list[property_names.Region] | None:
-        """The names beside the ``declared`` ones, split by the patterns they match
-        (those matching none only when ``unmatched``), of the ``language`` where
-        there is one; None, reported, when no regex of bounded size says so. The
-        ``witnesses``' patterns split them too (after the others in ``matched``;
-        unreported where they do not, for the caller to try without them)."""
-        try:
-            found = property_names.regions(list(patterns or {}) + (witnesses or []), declared, unmatched, language)
-        except ecma.Unsupported as exc:
-            if witnesses:
-                return None
-            if patterns is not None:
-                self.approximate(pointer, "patternProperties", f"not enforced: {exc}")
-            if language is not None:
-                self.approximate(pointer, "propertyNames", f"the declared names judged one by one, extra names not: {exc}")
-            return None
-        if patterns is not None:
-            self.report.add(pointer, "patternProperties", ENFORCED, NAMES_SPELLED)
-        if language is not None:
-            self.report.add(pointer, "propertyNames", ENFORCED, NAMES_SPELLED)
-        return found
 
     def alternatives(self, schema: dict[str, Any], pointer: str) -> str:
         keyword = "anyOf" if "anyOf" in schema else "oneOf"
@@ -918,140 +506,6 @@ class Translator(StringKeywords, NumberKeywords, ArrayKeywords, TranslatorCore):
             pending.append(self.resolve(target, pointer))
         return found
 
-    def constants(self, schema: dict[str, Any], pointer: str) -> str:
-        """The listed values that the schema's type (and ``enum`` beside ``const``)
-        allow; other keywords beside them are not checked against them (approximated)."""
-        key = "const" if "const" in schema else "enum"
-        values = [schema["const"]] if key == "const" else schema["enum"]
-        if not isinstance(values, list) or not values:
-            raise SchemaError(f"{pointer or '#'}: enum must be a non-empty list")
-        widest = max((_widest_object(value) for value in values), default=0)
-        if widest > MAX_UNORDERED_MEMBERS:
-            self.approximate(pointer, key, f"an object of {widest} members: in the order listed (narrower), past "
-                             f"{MAX_UNORDERED_MEMBERS} members written in any order", narrower=True)
-        else:
-            self.report.add(pointer, key, ENFORCED, "objects with their members in any order" if widest > 1 else "")
-        if key == "const" and "enum" in schema:
-            if not isinstance(schema["enum"], list):
-                raise SchemaError(f"{pointer or '#'}: enum must be a list")
-            self.report.add(pointer, "enum", ENFORCED, "checked against const")
-            values = [v for v in values if any(json_equal(v, other) for other in schema["enum"])]
-        if "type" in schema:
-            self.report.add(pointer, "type", ENFORCED, f"checked against {key}")
-            allowed = schema["type"] if isinstance(schema["type"], list) else [schema["type"]]
-            values = [v for v in values if self.has_type(v, allowed)]
-        if "not" in schema:
-            values = applicators.listed_by_not(self, schema["not"], values, pointer)
-        others = {k: v for k, v in schema.items() if k not in ("const", "enum", "type", "not") and k not in ANNOTATIONS}
-        self.unknown_keywords({k: v for k, v in others.items() if k not in VALIDATION_KEYWORDS}, pointer)
-        checked = {k: v for k, v in others.items() if k in VALIDATION_KEYWORDS}
-        if checked:
-            values = self.listed_within(checked, values, key, pointer)
-        values = [value for value in values if spellable(value)]
-        if not values:
-            raise NoValue(f"{pointer or '#'}: no value of {key} satisfies the schema")
-        return " | ".join(dict.fromkeys(self.constant(value) for value in values))
-
-    def listed_within(self, keywords: dict[str, Any], values: list[Any], key: str, pointer: str) -> list[Any]:
-        """The listed ``values`` that the other ``keywords`` beside them accept, judged
-        one by one (``pattern`` by its ECMA-262 search, the rest as ``complement``
-        reads them); where a value cannot be judged, all are kept and the keywords
-        reported approximated."""
-        pattern = keywords.get("pattern")
-        rest = {k: v for k, v in keywords.items() if k != "pattern"}
-        draft = applicators.draft_of(self)
-        branching = any(k in rest for k in _VALUE_COMBINATORS)  # value by value, branch by branch
-        kinds = complement.satisfying(rest, draft, pointer) if rest and not branching else None
-        try:
-            search = re.compile(ecma.python_regex(pattern)) if isinstance(pattern, str) else None
-        except (ecma.Unsupported, re.error):
-            search = None
-        verdicts: list[bool | None] = []
-        for value in values:
-            verdict: bool | None = (self.judged(rest, value, draft, pointer) if branching else
-                                    True if kinds is None else complement.accepts(kinds, value, draft))
-            if "pattern" in keywords and isinstance(value, str) and verdict is not False:
-                verdict = None if search is None else verdict and search.search(value) is not None
-            verdicts.append(verdict)
-        if None in verdicts or "x-url" in keywords:  # URLs are not judged here
-            for other in keywords:
-                self.approximate(pointer, other, f"not checked against the {key} values")
-            return values
-        for other in keywords:
-            self.report.add(pointer, other, ENFORCED, f"checked against the {key} values")
-        return [value for value, verdict in zip(values, verdicts) if verdict]
-
-    def judged(self, schema: Any, value: Any, draft: conditions.Draft, pointer: str) -> bool | None:
-        """Whether ``schema`` accepts ``value`` (None: not known here): its combinators
-        one value at a time (``not`` the opposite verdict, an ``if`` the branch its
-        verdict picks), the other keywords as ``complement`` reads them."""
-        combinators = [k for k in _VALUE_COMBINATORS if isinstance(schema, dict) and k in schema
-                       and (k != "if" or self.conditional_keywords)]
-        if not combinators:
-            return complement.accepts(complement.satisfying(schema, draft, pointer), value, draft)
-        branches = ("then", "else") if "if" in combinators else ()
-        rest = {k: v for k, v in schema.items() if k not in combinators and k not in branches}
-        found = [self.judged(rest, value, draft, pointer)] if rest else []
-        for key in combinators:
-            where = f"{pointer}/{key}"
-            if key == "not":
-                verdict = self.judged(schema[key], value, draft, where)
-                found.append(None if verdict is None else not verdict)
-            elif key == "if":
-                test = self.judged(schema["if"], value, draft, where)
-                branch = "then" if test else "else"
-                found.append(None if test is None else self.judged(schema.get(branch, True), value, draft,
-                                                                   f"{pointer}/{branch}"))
-            elif not isinstance(schema[key], list) or not schema[key]:
-                raise SchemaError(f"{where}: {key} must be a non-empty list")
-            else:
-                each = [self.judged(part, value, draft, f"{where}/{i}") for i, part in enumerate(schema[key])]
-                if key == "allOf":
-                    found.append(False if False in each else None if None in each else True)
-                elif key == "anyOf":
-                    found.append(True if True in each else None if None in each else False)
-                else:
-                    found.append(None if None in each else each.count(True) == 1)
-        return False if False in found else None if None in found else True
-
-    def constant(self, value: Any) -> str:
-        if isinstance(value, dict):
-            return self.rule("const", f"{self.punct('{')} {self.constant_members(value)} {self.punct('}')}")
-        if isinstance(value, list):
-            comma = self.punct(",")
-            items = f" {comma} ".join(self.constant(v) for v in value)
-            return self.rule("const", f"{self.punct('[')} {items} {self.punct(']')}")
-        if isinstance(value, (int, float)) and not isinstance(value, bool) and self.float_integers and not self.readable:
-            return self.terminal(regexes.number_equal_to(value))
-        return self.literal(value)
-
-    def constant_members(self, value: dict[str, Any]) -> str:
-        """A listed object's members: in any order, each once, as JSON Schema
-        compares objects (``{"a": 1, "b": 2}`` equals ``{"b": 2, "a": 1}``). A rule
-        per set of members still to write (``2**n``); past ``MAX_UNORDERED_MEMBERS``
-        members, in the order listed."""
-        colon, comma = self.punct(":"), self.punct(",")
-        members = [f"{self.literal(k)} {colon} {self.constant(v)}" for k, v in value.items()]
-        if len(members) <= 1 or len(members) > MAX_UNORDERED_MEMBERS:
-            return f" {comma} ".join(members)
-        rest: dict[int, str] = {}  # members left (a bit each) -> the rule writing them, a comma between
-        for left in sorted(range(1, 1 << len(members)), key=int.bit_count):
-            ways = [members[i] if left == 1 << i else f"{members[i]} {comma} {rest[left & ~(1 << i)]}"
-                    for i in range(len(members)) if left >> i & 1]
-            rest[left] = self.rule("members", " | ".join(ways))
-        return rest[(1 << len(members)) - 1]
-
-
-MAX_WITNESSES = 3
-"""Witnesses (``shared.SOME``: some property a pattern finds holds a value of a
-schema) one object keeps: a bit each in its states, and a property their patterns
-find has a value symbol per subset of them; past it they are left out (the
-``not`` that wrote them reported approximated)."""
-
-
-NAMES_SPELLED = "names in every JSON spelling but \\u escapes of printable ASCII (spellings)"
-"""How property names are matched (``spellings``): ``"é"`` and ``"\\u00e9"`` are one name."""
-
 
 MAX_MERGED_REFERENCES = 1_000
 """References one ``allOf`` merge may follow (a chain of them, or a cycle)."""
@@ -1066,47 +520,6 @@ past it they are reported approximated."""
 MAX_DEPENDENT_RULES = 2_000
 """Grammar rules the branches of one split on dependent schemas may add (each
 branch copies the object's grammar); past it the split is given up, reported."""
-
-
-def _named(root: Any, names: Callable[[dict[str, Any]], bool]) -> dict[str, Any] | None:
-    """The first schema object under ``root`` that ``names`` picks, without entering
-    a subschema with an ``$id`` of its own (another resource: its anchors are not
-    this one's)."""
-    todo = [root]
-    while todo:
-        current = todo.pop()
-        if isinstance(current, dict):
-            if names(current):
-                return current
-            todo.extend(value for value in current.values()
-                        if not (isinstance(value, dict) and isinstance(value.get("$id"), str) and not value["$id"].startswith("#")))
-        elif isinstance(current, list):
-            todo.extend(current)
-    return None
-
-
-def _other_names(declared: list[str]) -> str:
-    """A quoted name that is none of ``declared``, however either is spelled
-    (``regexes.string_except``)."""
-    return regexes.string_except(declared)
-
-
-MAX_UNORDERED_MEMBERS = 9
-"""Members of a listed object (``const``, ``enum``) written in any order: a rule per
-set of members still to write, 512 for nine; a wider object keeps the listed order."""
-
-
-def _widest_object(value: Any) -> int:
-    """The most members of an object in ``value`` (0: none)."""
-    widest, stack = 0, [value]
-    while stack:
-        item = stack.pop()
-        if isinstance(item, dict):
-            widest = max(widest, len(item))
-            stack += item.values()
-        elif isinstance(item, list):
-            stack += item
-    return widest
 
 
 def schema_dependency_keys(schema: dict[str, Any], dependent_keywords: bool) -> list[str]:
@@ -1277,11 +690,6 @@ def _judge_foreign_names(merged: dict[str, Any], source: dict[str, Any]) -> bool
 
 
 _TUPLE_KEYWORDS = ("prefixItems", "items", "additionalItems")
-
-
-_VALUE_COMBINATORS = ("allOf", "anyOf", "oneOf", "not", "if")
-"""Keywords ``judged`` takes one value at a time (``if`` where it is a keyword: draft
-7 on)."""
 
 
 _MERGE_KEYWORDS = (VALIDATION_KEYWORDS | {"type", "enum", "const", "not", "divisibleBy", "disallow", "extends"}) \

@@ -1030,7 +1030,7 @@ def test_random_pattern_property_complements_agree_with_jsonschema() -> None:
 def test_witnesses_past_the_object_state_limit_are_approximated(monkeypatch: pytest.MonkeyPatch) -> None:
     """A witness doubles the states of the members its pattern finds (met or not
     yet): past ``MAX_OBJECT_STATES`` it is left out, reported, the grammar wider."""
-    monkeypatch.setattr(sys.modules["schema2grammar.translate"], "MAX_OBJECT_STATES", 40)
+    monkeypatch.setattr(sys.modules["schema2grammar.objects"], "MAX_OBJECT_STATES", 40)
     schema = {"type": "object", "properties": {f"q{i}": {} for i in range(30)},
               "not": {"patternProperties": {"^q": {"type": "string"}}}}
     grammar = Grammar.from_json_schema(schema)
