@@ -45,7 +45,7 @@ test-fast: $(INSTALLED) typecheck
 	$(VENV)/bin/pytest -m "not slow and not model"
 
 typecheck: $(INSTALLED)
-	$(PY) -m mypy --strict structgen/engine schema2grammar
+	$(PY) -m mypy --strict structgen/engine structgen/json structgen/checks.py schema2grammar
 
 # the documentation site (mkdocs.yml, docs/) into site/; --strict: a broken link or anchor fails
 docs: $(DOCS_INSTALLED)
@@ -74,7 +74,7 @@ FUZZ_SEED ?= 0
 fuzz: $(INSTALLED)
 	$(PY) fuzz/run.py --seconds $(FUZZ_SECONDS) --seed $(FUZZ_SEED)
 
-# the official test suite, from jsonschema's sdist (DESIGN §9), fetched once
+# the official test suite, from jsonschema's sdist (docs/design.md §9), fetched once
 $(SUITE):
 	$(PIP) download --no-deps --no-binary :all: jsonschema==$(SUITE_VERSION) -d .cache
 	tar -xzf .cache/jsonschema-$(SUITE_VERSION).tar.gz -C .cache $(SUITE_IN_SDIST)

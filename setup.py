@@ -1,4 +1,5 @@
-"""Build script: compiles every module of ``structgen/engine/`` with mypyc.
+"""Build script: compiles every module of ``structgen/engine/``, and the JSON layer's
+mask-path modules (``structgen/json/``), with mypyc.
 
 ``STRUCTGEN_MYPYC`` selects what happens:
 
@@ -12,6 +13,7 @@ Everything else (metadata, dependencies) lives in ``pyproject.toml``.
 
 from __future__ import annotations
 
+import ast
 import os
 import re
 import sys
@@ -26,9 +28,25 @@ if MODE not in MODES:
     sys.exit(f"STRUCTGEN_MYPYC={MODE!r} is not one of {', '.join(MODES)}")
 
 ENGINE_DIR = Path("structgen") / "engine"
-# The package __init__ stays interpreted (it only re-exports and reports COMPILED);
-# every other engine module is compiled, sorted so the generated C is deterministic.
-TARGETS = sorted(str(p) for p in ENGINE_DIR.glob("*.py") if p.name != "__init__.py")
+JSON_DIR = Path("structgen") / "json"
+
+
+def json_compiled_modules() -> list[str]:
+    """``structgen/json/__init__.py``'s ``COMPILED_MODULES``, read without importing it."""
+    tree = ast.parse((JSON_DIR / "__init__.py").read_text())
+    for node in tree.body:
+        if isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name) and node.target.id == "COMPILED_MODULES":
+            return list(ast.literal_eval(node.value))
+    sys.exit("structgen/json/__init__.py has no COMPILED_MODULES")
+
+
+# The packages' __init__ files stay interpreted (they only re-export and report COMPILED);
+# every other engine module is compiled, and the JSON layer's listed ones, sorted so the
+# generated C is deterministic.
+TARGETS = sorted(
+    [str(p) for p in ENGINE_DIR.glob("*.py") if p.name != "__init__.py"]
+    + [str(JSON_DIR / f"{name}.py") for name in json_compiled_modules()]
+)
 
 
 def warn(message: str) -> None:

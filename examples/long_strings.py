@@ -2,7 +2,7 @@
 characters, for a string with no format; beside a pattern where the maximum
 leaves room for what a text may still need to end): the grammar's string is
 unbounded, marked ``max_length_N``, and the matcher counts its characters as the
-text is written (``structgen.string_lengths``). The lexer counting them instead
+text is written (``structgen.json.string_lengths``). The lexer counting them instead
 takes some 20 automaton states a character, each with token groups to build.
 
 Run: .venv/bin/python examples/long_strings.py
@@ -13,6 +13,7 @@ import json
 from pydantic import BaseModel, Field
 
 import structgen
+from structgen.json.string_lengths import StringLengths
 
 
 class Post(BaseModel):
@@ -56,8 +57,8 @@ class Summary(BaseModel):
 
 
 words = structgen.Grammar.from_pydantic(Summary, whitespace="compact")
-assert words.string_lengths is not None
-print("closing distance:", words.string_lengths.late)
+assert words.check(StringLengths) is not None
+print("closing distance:", words.check(StringLengths).late)
 matcher = structgen.Matcher(structgen.compile(words, info))
 matcher.accept_string('{"summary":"' + "a" * 38)
 allowed = {info.decoded_vocab[t] for t in matcher.allowed_tokens()}

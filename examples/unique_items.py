@@ -1,5 +1,5 @@
 """``uniqueItems`` over free strings and objects: no grammar holds the items seen,
-so the matcher checks them as the text is written (``structgen.engine.unique_items``).
+so the matcher checks them as the text is written (``structgen.json.unique_items``).
 
 Run: .venv/bin/python examples/unique_items.py
 """

@@ -6,7 +6,8 @@ from importlib.metadata import PackageNotFoundError, version
 
 from schema2grammar import SchemaError
 from structgen.bitmask import allocate_token_bitmask, apply_token_bitmask_inplace
-from structgen.engine import COMPILED
+from structgen.engine import COMPILED as _ENGINE_COMPILED
+from structgen.json import COMPILED as _JSON_COMPILED
 from structgen.engine.deadline import CompileTimeout
 from structgen.engine.stack import AmbiguityLimitError
 from structgen.engine.matcher import CompiledGrammar
@@ -22,6 +23,9 @@ from structgen.tokenizer_info import TokenizerError, TokenizerInfo
 from structgen.tool_calls import ToolDefinitionError, ToolSet
 from structgen.validation import ToolCallError, ValidationResult, validate_tool_call
 from structgen.streaming import ToolCallValidator
+
+COMPILED = _ENGINE_COMPILED and _JSON_COMPILED
+"""Whether the engine and the JSON layer's mask-path modules run compiled by mypyc."""
 
 try:
     __version__ = version("structgen")

@@ -4,7 +4,7 @@ The token ``Matcher`` needs a tokenizer because it computes masks; a validator
 only asks, after each byte, whether the text can still become a sentence. That
 is the engine's lexer and GLR stacks fed one byte at a time, with the matcher's
 prefix test (the lexeme in progress can still become a terminal some stack
-takes, DESIGN §4). Each byte costs a lexer step, a parser step when a lexeme
+takes, docs/design.md §4). Each byte costs a lexer step, a parser step when a lexeme
 ends, and a memoized prefix test: the cost of a chunk is proportional to it.
 """
 

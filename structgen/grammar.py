@@ -3,15 +3,14 @@
 The grammar is read by lark (``lark_rules``), each terminal becomes a byte
 automaton (``engine.regex`` / ``engine.dfa``), all of them one maximal-munch lexer
 (``engine.lexer``), and the rules LALR(1) tables with conflicts kept
-(``engine.lr``). ``accepts`` is the exact language of DESIGN §4: the bytes lex
+(``engine.lr``). ``accepts`` is the exact language of docs/design.md §4: the bytes lex
 (with equal-extent alternatives) into a terminal sequence the grammar derives.
 """
 
 from __future__ import annotations
 
-import json
 import time
-from typing import Any
+from typing import Any, TypeVar
 
 from structgen.engine.deadline import check_deadline
 from structgen.engine.dfa import DEAD, AutomatonLimitError, build_dfa
@@ -24,10 +23,13 @@ from structgen.lark_rules import GrammarError, LarkRules, LexerTooLarge, ParserT
 from structgen.pattern_caches import SHARED_AUTOMATA, TERMINAL_TREES
 from structgen.productive import EmptyLanguage, productive_rules
 from structgen.pydantic_schema import model_schema
-from structgen.string_lengths import StringLengths, marked_maximum
-from structgen.engine.unique_items import DUP, UniqueItems
+from structgen.checks import TextCheck
+from structgen.json.string_lengths import MarkedStrings, marked_strings
+from structgen.json.unique_check import UniqueItemsCheck
+from structgen.json.unique_items import UniqueItems
 from schema2grammar import SchemaError
 
+C = TypeVar("C")
 
 LADDER_SECONDS = 30.0
 """Seconds after which ``Grammar.from_json_schema`` starts no new try with fewer
@@ -85,39 +87,17 @@ class Grammar:
         self.ignored = [False] * len(rules.terminals)  # per terminal: %ignore'd
         for terminal in rules.ignore:
             self.ignored[terminal] = True
-        self.report: Any = None  # schema2grammar.Report for grammars from a schema
-        # what the matcher checks beside the grammar: a schema's uniqueItems no grammar holds,
-        # and the lengths of strings whose terminals mark bounds the lexer does not count
-        self.unique_items: UniqueItems | None = None
-        marked = {index: found for index, terminal in enumerate(rules.terminals)
-                  if terminal.kind == "re" and (found := marked_maximum(terminal.value)) is not None}
-        mixed = self._mixed_strings(set(marked), {index: most for index, (most, _, _) in marked.items()})
-        maxima = {index: most for index, (most, _, _) in marked.items() if index not in mixed}
-        late = {index: marked[index][2] for index in maxima}
-        self.string_lengths = StringLengths(maxima, late) if maxima else None
-        self.uncounted_tags = sorted(marked[index][1] for index in mixed)  # the markers left uncounted (their tags)
-        self.longest_uncounted = max((marked[index][0] for index in mixed), default=0)
+        self.report: Any = None  # what the translation of the grammar's source reported (schema2grammar.Report)
+        # conditions beyond the grammar, checked beside it (structgen.checks): the string maxima its
+        # terminals mark for counting (structgen.json.string_lengths), and from_json_schema's uniqueItems
+        self._marked = marked_strings(self.lexer, self.table, rules.terminals)
+        self.checks: tuple[TextCheck, ...] = (self._marked.check,) if self._marked.check is not None else ()
         # structgen.compile's cache: id(TokenizerInfo) -> (that TokenizerInfo, CompiledGrammar)
         self.compiled_for: dict[int, tuple[Any, Any]] = {}
 
-    def _mixed_strings(self, marked: set[int], maxima: dict[int, int]) -> set[int]:
-        """The marked terminals a string may still be written as beside another
-        string terminal, unmarked or of another maximum, under one LR state (an
-        ``anyOf`` of two kinds of string): the count would know the string's
-        maximum only once the other gives way, possibly past it, with no valid end
-        left. They are not counted (a lexeme that starts with a quote is one of
-        ``strings``; a shared prefix that soon parts is counted as mixing too)."""
-        if not marked:
-            return set()
-        opened, _ = self.lexer.step(0, 0x22)
-        strings = set(self.lexer.reachable_terminals[opened]) if opened != DEAD else set()
-        mixed: set[int] = set()
-        for row in self.table.actions:
-            here = [terminal for terminal in row if terminal in strings]
-            ours = [terminal for terminal in here if terminal in marked]
-            if ours and (len(here) > len(ours) or len({maxima[terminal] for terminal in ours}) > 1):
-                mixed.update(ours)
-        return mixed
+    def check(self, kind: type[C]) -> C | None:
+        """The grammar's check of class ``kind`` (``structgen.checks``), if it has one."""
+        return next((check for check in self.checks if isinstance(check, kind)), None)
 
     @classmethod
     def from_lark(cls, text: str, start: str = "start") -> Grammar:
@@ -169,33 +149,36 @@ class Grammar:
             else:
                 assert failure is not None
                 raise failure
-            grammar, report, arrays = cls._counted_by_lexer(schema, {**options, **stage}, (grammar, report, arrays))
+            grammar, report, arrays, marked = cls._counted_by_lexer(schema, {**options, **stage}, (grammar, report, arrays))
         grammar.report = report
-        grammar.unique_items = UniqueItems(arrays) if arrays is not None else None
-        _uncounted_reported(grammar, chosen.strict)
+        if arrays is not None:
+            grammar.checks = (UniqueItemsCheck(UniqueItems(arrays)),) + grammar.checks
+        _uncounted_reported(report, marked, chosen.strict)
         return grammar
 
     @classmethod
-    def _counted_by_lexer(cls, schema: Any, options: dict[str, Any], found: tuple[Grammar, Any, Any]) -> tuple[Grammar, Any, Any]:
-        """``found`` (grammar, report, arrays), or where a string the matcher would
-        count may still be another kind of string (``_mixed_strings``), the schema
+    def _counted_by_lexer(cls, schema: Any, options: dict[str, Any], found: tuple[Grammar, Any, Any]
+                          ) -> tuple[Grammar, Any, Any, MarkedStrings]:
+        """``found`` (grammar, report, arrays) and its marked strings, or where a
+        string the matcher would count may still be another kind of string
+        (``structgen.json.string_lengths.mixed_strings``), the schema
         translated again with the lexer counting up to that string's maximum:
         exact where ``found`` reports those maxima approximated. Each try counts
         more in the lexer; the last that fits stands."""
         from schema2grammar import Options, translate_checked
 
         chosen = Options(**options)
-        longest = found[0].longest_uncounted
-        while found[0].uncounted_tags and chosen.lexer_max_length < longest <= chosen.length_bound:
-            chosen = Options(**{**options, "lexer_max_length": longest})
+        marked = found[0]._marked
+        while marked.uncounted_tags and chosen.lexer_max_length < marked.longest_uncounted <= chosen.length_bound:
+            chosen = Options(**{**options, "lexer_max_length": marked.longest_uncounted})
             text, report, arrays = translate_checked(schema, chosen)
             check_deadline()
             try:
-                found = cls.from_lark(text), report, arrays
+                grammar = cls.from_lark(text)
             except LexerTooLarge:
                 break
-            longest = found[0].longest_uncounted
-        return found
+            found, marked = (grammar, report, arrays), grammar._marked
+        return found[0], found[1], found[2], marked
 
     @classmethod
     def from_pydantic(cls, model: Any, **options: Any) -> Grammar:
@@ -223,10 +206,10 @@ class Grammar:
         return cls(LarkRules(terminals=terminals, nonterminals=["start"], rules=[(start, [0])], start=start, ignore=[]))
 
     def accepts(self, text: str | bytes) -> bool:
-        """Whether ``text`` is in the grammar's language (DESIGN §4), with no item
-        repeated where ``unique_items`` checks arrays."""
+        """Whether ``text`` is in the grammar's language (docs/design.md §4) and keeps to the
+        grammar's checks."""
         data = text.encode("utf-8") if isinstance(text, str) else text
-        if self.unique_items is not None and self.unique_items.feed(self.unique_items.start(), data) is DUP:
+        if not all(check.text_kept(data) for check in self.checks):
             return False
         parser = GLRParser(self.table)
         tops = parser.initial()
@@ -253,20 +236,12 @@ class Grammar:
         return bool(tops) and parser.accepts_end(tops)
 
     def _lengths_kept(self, terminals: list[int], tops: list[Any], lexeme: bytes) -> bool:
-        """Whether a lexeme that may be any of ``terminals`` keeps to the largest
-        maximum length marked (``string_lengths``) among those the stacks topped by
-        ``tops`` have an action for."""
-        lengths = self.string_lengths
-        if lengths is None:
+        """Whether a lexeme that may be any of ``terminals`` keeps to the checks, as
+        one of those the stacks topped by ``tops`` have an action for."""
+        if not self.checks:
             return True
         taken = [t for t in terminals if any(t in self.table.actions[top.state] for top in tops)]
-        if not taken or any(terminal not in lengths.maxima for terminal in taken):
-            return True
-        try:
-            characters = len(json.loads(lexeme[lexeme.index(b'"'):]))
-        except ValueError:  # not a JSON string after all: nothing a length says
-            return True
-        return characters <= max(lengths.maxima[t] for t in taken)
+        return all(check.lexeme_kept(taken, lexeme) for check in self.checks)
 
 
 class NoFiniteValue(EmptyLanguage, SchemaError):
@@ -285,23 +260,23 @@ def _schema_grammar(cls: type[Grammar], text: str) -> Grammar:
         ) from exc
 
 
-def _uncounted_reported(grammar: Grammar, strict: bool) -> None:
+def _uncounted_reported(report: Any, marked: MarkedStrings, strict: bool) -> None:
     """The ``maxLength`` entries of markers the grammar leaves uncounted
-    (``_mixed_strings``), approximated in the report (or, strict, an error)."""
+    (``mixed_strings``), approximated in the report (or, strict, an error)."""
     from schema2grammar import APPROXIMATED, SchemaError, ReportEntry
 
-    for tag in grammar.uncounted_tags:
-        if not 0 <= tag < len(grammar.report.entries):
+    for tag in marked.uncounted_tags:
+        if not 0 <= tag < len(report.entries):
             continue
-        entry = grammar.report.entries[tag]
+        entry = report.entries[tag]
         if strict:
             raise SchemaError(f"{entry.pointer or '#'}: maxLength cannot be enforced exactly ({UNCOUNTED_NOTE})")
-        grammar.report.entries[tag] = ReportEntry(entry.pointer, entry.keyword, APPROXIMATED, UNCOUNTED_NOTE)
+        report.entries[tag] = ReportEntry(entry.pointer, entry.keyword, APPROXIMATED, UNCOUNTED_NOTE)
 
 
 UNCOUNTED_NOTE = ("past the length_bound the lexer counts to, and beside another kind of string the value may "
                   "still be written as: not counted")
-"""Why a ``maxLength`` the matcher would count is not (``Grammar._mixed_strings``)."""
+"""Why a ``maxLength`` the matcher would count is not (``structgen.json.string_lengths.mixed_strings``)."""
 
 
 def _terminal_node(terminal: Terminal) -> tuple[Node, bool]:

@@ -1,10 +1,9 @@
 """``compile`` and ``Matcher``: a grammar joined with a vocabulary, and its masks.
 
 The heavy work is in ``structgen.engine.matcher`` (compiled); this module adds the
-public API of DESIGN §5 around it: caching, text input, numpy bitmasks, and the
-checks a grammar leaves to the matcher (``unique_items``, ``string_lengths``:
-each step's point of the JSON text is kept beside the engine's, so rollback and
-fork stay O(1)).
+public API of docs/design.md §5 around it: caching, text input, numpy bitmasks, and the
+checks a grammar leaves to the matcher (``structgen.checks``: each check's state
+after each step is kept beside the engine's, so rollback and fork stay O(1)).
 """
 
 from __future__ import annotations
@@ -14,7 +13,10 @@ import operator
 import numpy as np
 import numpy.typing as npt
 
+from typing import Any
+
 from structgen.bitmask import check_bitmask
+from structgen.checks import REFUSED, TextCheck
 from structgen.engine.matcher import CompiledGrammar
 from structgen.engine.matcher import Matcher as _EngineMatcher
 from structgen.gc_pause import paused_gc
@@ -24,8 +26,6 @@ from structgen.tokenizer_info import TokenizerInfo
 from structgen.engine.tokenset import row_token_ids
 from structgen.trie_cache import trie_for
 from structgen.utf8 import whole_characters
-from structgen.string_lengths import OUTSIDE, StringLengths, counts_for, step
-from structgen.engine.unique_items import DUP, Scan, SearchMemo, UniqueItems, comma_tokens
 
 
 def compile(grammar: Grammar, tokenizer_info: TokenizerInfo, *, lazy: bool = False) -> CompiledGrammar:  # noqa: A001
@@ -61,44 +61,34 @@ def _compiled(grammar: Grammar, tokenizer_info: TokenizerInfo, lazy: bool) -> Co
             tokenizer_info.stop_token_ids,
             trie_for(tokenizer_info),
         )
-        if grammar.unique_items is not None or grammar.string_lengths is not None:
-            compiled.checks = Checks(grammar.unique_items, grammar.string_lengths)
-        if grammar.unique_items is not None:  # once per vocabulary, now rather than in a mask
-            comma_tokens(tokenizer_info.decoded_vocab)
-        if grammar.string_lengths is not None:
-            counts_for(tokenizer_info.decoded_vocab)
+        if grammar.checks:
+            compiled.checks = tuple(grammar.checks)
+            for check in grammar.checks:  # once per vocabulary, now rather than in a mask
+                check.prepare(tokenizer_info.decoded_vocab)
         if not lazy:
             compiled.precompute()  # checks the compile's deadline between lexer states
     cache[id(tokenizer_info)] = (tokenizer_info, compiled)
     return compiled
 
 
-class Checks:
-    """What a grammar leaves to the matcher: repeated items, string lengths."""
-
-    def __init__(self, unique: UniqueItems | None, lengths: StringLengths | None) -> None:
-        self.unique = unique
-        self.lengths = lengths
-
-
 class Matcher:
     """Follows one generation: which tokens may come next, and what came."""
 
     def __init__(self, compiled: CompiledGrammar, _engine: _EngineMatcher | None = None,
-                 _scans: _Scans | None = None, _memo: SearchMemo | None = None) -> None:
+                 _points: _Points | None = None, _shared: tuple[Any, ...] | None = None) -> None:
         self.compiled = compiled
         self._engine = _engine if _engine is not None else _EngineMatcher(compiled)
         checks = compiled.checks
-        self._unique = checks.unique if isinstance(checks, Checks) else None
-        self._lengths = checks.lengths if isinstance(checks, Checks) else None
-        if _scans is None and isinstance(checks, Checks):
-            _scans = self._start()
-        self._scans = _scans  # the JSON point after each step (None without checks)
-        self._memo = _memo if _memo is not None else SearchMemo()  # shared with forks, as the engine's parser is
-        self._allowed: tuple[_Scans | None, bytes] = (None, b"")  # the last row computed, and where
+        self._checks: tuple[TextCheck, ...] = checks if isinstance(checks, tuple) else ()
+        if _points is None and self._checks:
+            _points = self._start()
+        self._points = _points  # the checks' states after each step (None without checks)
+        # what a generation's checks remember, shared with forks (as the engine's parser is)
+        self._shared = _shared if _shared is not None else tuple(check.shared() for check in self._checks)
+        self._allowed: tuple[_Points | None, bytes] = (None, b"")  # the last row computed, and where
 
-    def _start(self) -> _Scans:
-        return _Scans(None if self._unique is None else self._unique.start(), OUTSIDE, 0, None)
+    def _start(self) -> _Points:
+        return _Points(tuple(check.start() for check in self._checks), None)
 
     def fill_next_token_bitmask(self, bitmask: npt.NDArray[np.int32], index: int = 0) -> None:
         """Write the allowed next tokens into row ``index`` of ``bitmask`` (all
@@ -112,45 +102,36 @@ class Matcher:
             target[words:] = 0
 
     def allowed_tokens(self) -> list[int]:
-        if self._scans is None:
+        if self._points is None:
             return self._engine.allowed_tokens()
         return row_token_ids(self._row())
 
     def _row(self) -> bytes:
         """The allowed tokens as a bitmask row: the grammar's, less what the checks refuse."""
         row = self._engine.allowed_row()
-        scans = self._scans
-        if scans is None or self._engine.is_terminated():
+        points = self._points
+        if points is None or self._engine.is_terminated():
             return row
-        if self._allowed[0] is scans:
+        if self._allowed[0] is points:
             return self._allowed[1]
-        if self._unique is not None:
-            assert scans.scan is not None
-            refused = self._unique.refused(scans.scan, self._engine, row, self._memo)
-            if refused:
-                words = np.frombuffer(row, dtype="<u4").copy()
-                for token in refused:
-                    words[token >> 5] &= np.uint32(~(1 << (token & 31)) & 0xFFFFFFFF)
-                row = words.tobytes()
-        if self._lengths is not None:
-            too_long = self._lengths.refused(self._engine, scans.string, scans.count, row, self.compiled.vocab)
-            if too_long is not None:
-                row = (np.frombuffer(row, dtype=np.uint8) & ~too_long).tobytes()
-        self._allowed = (scans, row)
+        vocab = self.compiled.vocab
+        for check, state, shared in zip(self._checks, points.states, self._shared):
+            row = check.refuse(state, self._engine, row, vocab, shared)
+        self._allowed = (points, row)
         return row
 
     def accept_token(self, token_id: int) -> bool:
         """Advance by one token; False, and no change, when it is not allowed."""
         token_id = operator.index(token_id)  # numpy ints too
-        if self._scans is None or token_id in self.compiled.stop_token_ids:
+        if self._points is None or token_id in self.compiled.stop_token_ids:
             accepted = self._engine.accept_token(token_id)
-            if accepted and self._scans is not None:
-                self._scans = self._scans.again()
+            if accepted and self._points is not None:
+                self._points = self._points.again()
             return accepted
         if not 0 <= token_id < self.compiled.vocab_size or self.compiled.special[token_id]:
             return False
         allowed = self._allowed
-        if allowed[0] is self._scans and allowed[0] is not None:  # the mask of this point judged it
+        if allowed[0] is self._points and allowed[0] is not None:  # the mask of this point judged it
             if not allowed[1][token_id >> 3] >> (token_id & 7) & 1:
                 return False
             return self._advance(self.compiled.vocab[token_id], judged=True)
@@ -159,31 +140,29 @@ class Matcher:
     def accept_string(self, text: str | bytes | bytearray | memoryview) -> bool:
         """Advance by raw text (one step for ``rollback``); False, and no change, if not allowed."""
         data = text.encode("utf-8") if isinstance(text, str) else bytes(text)
-        if self._scans is None:
+        if self._points is None:
             return self._engine.accept_bytes(data)
         return not data or self._advance(data, judged=False)
 
     def _advance(self, data: bytes, judged: bool) -> bool:
-        """``data`` as one step, through the engine and the checks: refused where it
-        repeats an item or takes a string past its maximum length, or (unless a
-        mask ``judged`` it) leaves an item that can only end as a repeat."""
-        unique, lengths, scans = self._unique, self._lengths, self._scans
-        assert scans is not None
-        if not judged and lengths is not None and not lengths.kept(self._engine, scans.string, scans.count, data):
-            return False
-        after = scans.scan
-        if unique is not None:
-            assert scans.scan is not None
-            after = unique.feed(scans.scan, data)
-            if after is None or after is DUP:
+        """``data`` as one step, through the checks and the engine: refused where a
+        check refuses it before the engine takes it (unless a mask ``judged`` it, a
+        check may look ahead for that) or after."""
+        points = self._points
+        assert points is not None
+        states = []
+        for check, state in zip(self._checks, points.states):
+            state = check.before(state, self._engine, data, judged)
+            if state is REFUSED:
                 return False
+            states.append(state)
         if not self._engine.accept_bytes(data):
             return False
-        if not judged and unique is not None and after is not None and unique.may_end_as_repeat(after) \
-                and not unique.avoidable(self._engine.fork(), after, self._memo):
-            self._engine.rollback(1)
-            return False
-        self._scans = scans.after(after, data if lengths is not None else b"")  # strings matter to lengths only
+        for check, state, shared in zip(self._checks, states, self._shared):
+            if not check.after(state, self._engine, shared, judged):
+                self._engine.rollback(1)
+                return False
+        self._points = _Points(tuple(states), points)
         return True
 
     def find_jump_forward_string(self) -> str:
@@ -194,12 +173,12 @@ class Matcher:
     def rollback(self, num_tokens: int) -> None:
         num_tokens = operator.index(num_tokens)
         self._engine.rollback(num_tokens)
-        for _ in range(num_tokens if self._scans is not None else 0):
-            assert self._scans is not None and self._scans.previous is not None
-            self._scans = self._scans.previous
+        for _ in range(num_tokens if self._points is not None else 0):
+            assert self._points is not None and self._points.previous is not None
+            self._points = self._points.previous
 
     def fork(self) -> Matcher:
-        return Matcher(self.compiled, self._engine.fork(), self._scans, self._memo)
+        return Matcher(self.compiled, self._engine.fork(), self._points, self._shared)
 
     def can_terminate(self) -> bool:
         return self._engine.can_terminate()
@@ -209,31 +188,20 @@ class Matcher:
 
     def reset(self) -> None:
         self._engine.reset()
-        if self._scans is not None:
-            self._scans = self._start()
+        if self._points is not None:
+            self._points = self._start()
 
 
-class _Scans:
-    """The JSON point after each accepted step, newest first (immutable, shared by
-    forks): the repeated items' scan, and where the text is in a string and how
-    many characters that holds."""
+class _Points:
+    """The checks' states after each accepted step, newest first (immutable, shared
+    by forks)."""
 
-    __slots__ = ("scan", "string", "count", "previous")
+    __slots__ = ("states", "previous")
 
-    def __init__(self, scan: Scan | None, string: int, count: int, previous: _Scans | None) -> None:
-        self.scan = scan
-        self.string = string
-        self.count = count
+    def __init__(self, states: tuple[Any, ...], previous: _Points | None) -> None:
+        self.states = states
         self.previous = previous
 
-    def after(self, scan: Scan | None, data: bytes) -> _Scans:
-        """The point whose scan is ``scan``, after ``data`` in strings."""
-        string, count = self.string, self.count
-        for byte in data:
-            string, count = step(string, count, byte)
-        return _Scans(scan, string, count, self)
-
-    def again(self) -> _Scans:
+    def again(self) -> _Points:
         """The same point, one step later (a stop token)."""
-        return _Scans(self.scan, self.string, self.count, self)
-
+        return _Points(self.states, self)

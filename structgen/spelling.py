@@ -126,7 +126,10 @@ def _restricted(grammar: Grammar, lost: set[int], absent: frozenset[int]) -> Gra
             f"token contains (of {shown}; in terminal {', '.join(names)})"
         ) from exc
     spelled.report = grammar.report
-    spelled.unique_items = grammar.unique_items
+    spelled.checks = tuple(
+        again for check in grammar.checks
+        if (again := check.for_grammar(spelled.lexer, spelled.table, spelled.rules.terminals)) is not None
+    )
     source = getattr(grammar, "source", None)
     if source is not None:
         spelled.source = source

@@ -1,4 +1,4 @@
-"""BFCL's function-calling data (the bfcl-eval package, DESIGN §9) as tools and calls.
+"""BFCL's function-calling data (the bfcl-eval package, docs/design.md §9) as tools and calls.
 
 Each ground-truth answer lists, per parameter, the values a checker accepts; a
 call is built from the first of them ("" and null mean "left out": BFCL's way

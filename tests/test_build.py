@@ -17,12 +17,27 @@ CHECKOUT = Path(__file__).resolve().parent.parent
 
 def test_engine_is_compiled() -> None:
     assert structgen.engine.COMPILED is True
+    assert structgen.json.COMPILED is True
     assert structgen.COMPILED is True
 
 
 def test_engine_module_list_matches_the_folder() -> None:
     sources = sorted(p.stem for p in (CHECKOUT / "structgen" / "engine").glob("*.py") if p.stem != "__init__")
     assert sorted(ENGINE_MODULES) == sources
+
+
+def test_the_json_layers_compiled_modules_are_the_installed_extensions() -> None:
+    """``setup.py`` compiles what ``COMPILED_MODULES`` lists; nothing else of the JSON
+    layer is an extension (the rest uses numpy, which stays interpreted)."""
+    import importlib.machinery
+
+    folder = Path(structgen.json.__file__).parent
+    extensions = sorted(
+        p.name.split(".")[0] for p in folder.iterdir() if p.name.endswith(tuple(importlib.machinery.EXTENSION_SUFFIXES))
+    )
+    assert extensions == sorted(structgen.json.COMPILED_MODULES)
+    sources = {p.stem for p in (CHECKOUT / "structgen" / "json").glob("*.py")}
+    assert set(structgen.json.COMPILED_MODULES) <= sources
 
 
 def test_tests_import_the_installed_package_not_the_checkout() -> None:
@@ -58,6 +73,9 @@ def test_pure_mode_loads_sources_and_gives_the_same_results() -> None:
     compiled = run_python(WALK)
     pure = run_python(WALK, STRUCTGEN_PURE="1")
     assert compiled.startswith("True ") and pure.startswith("False ")
+    both = "import structgen, structgen.json.unique_items as u; print(structgen.json.COMPILED, u.__file__.endswith('.py'))"
+    assert run_python(both).split() == ["True", "False"]
+    assert run_python(both, STRUCTGEN_PURE="1").split() == ["False", "True"]
     assert compiled.split(" ", 1)[1] == pure.split(" ", 1)[1]
 
 

@@ -1,4 +1,4 @@
-"""Exactness of masks (DESIGN §4): equal to trying every token, never a dead end,
+"""Exactness of masks (docs/design.md §4): equal to trying every token, never a dead end,
 the real tokens of real programs always allowed, and rollback/fork equal to replay.
 
 The oracle feeds each token's bytes to a fork of the matcher (``accept_token``,

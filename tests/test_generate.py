@@ -62,7 +62,7 @@ SCHEMAS: dict[str, Any] = {
         "$ref": "#/$defs/node",
     },
     "open object": {"type": "object", "additionalProperties": {"type": "integer"}, "maxProperties": 3},
-    # uniqueItems no grammar holds: the matcher refuses repeats (structgen.engine.unique_items)
+    # uniqueItems no grammar holds: the matcher refuses repeats (structgen.json.unique_items)
     "set of letters": {"type": "array", "items": {"type": "string", "maxLength": 1}, "uniqueItems": True,
                        "minItems": 3, "maxItems": 6},
     "set of numbers": {"type": "array", "items": {"type": "integer", "minimum": 0}, "uniqueItems": True,

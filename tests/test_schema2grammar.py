@@ -23,6 +23,7 @@ from schema2grammar import APPROXIMATED, ENFORCED, Options, SchemaError, transla
 from schema2grammar import ecma, property_names, regexes
 from schema2grammar.translate import MAX_DISTRIBUTED
 from structgen import Grammar
+from structgen.json.string_lengths import StringLengths
 from structgen.engine.dfa import build_dfa
 from structgen.engine.regex import parse
 
@@ -100,7 +101,7 @@ def test_string_lengths_count_characters() -> None:
 def test_length_bounds_up_to_the_limit_are_exact_and_past_it_left_to_the_matcher() -> None:
     """At ``MAX_LENGTH_BOUND`` the count still fits the lexer's automaton; past it
     (``maxLength: 4096``, common in MaskBench) a maximum is the matcher's
-    (``structgen.string_lengths``), a minimum is reported: neither is a compile
+    (``structgen.json.string_lengths``), a minimum is reported: neither is a compile
     error."""
     limit = regexes.MAX_LENGTH_BOUND
     exact = Grammar.from_json_schema({"type": "string", "maxLength": limit})
@@ -163,7 +164,7 @@ def test_lengths_beside_a_pattern_past_the_limit_are_approximated() -> None:
     # where a long text needs a few characters at most to end, the matcher counts it (keeping room for them)
     for pattern in ("^a{3}$", "^a{3}(?:bb)*$", "^(?:\\S+\\s+){0,19}\\S+$"):
         counted = Grammar.from_json_schema({"type": "string", "pattern": pattern, "minLength": 1, "maxLength": 100_000})
-        assert counted.report.exact and counted.string_lengths is not None, pattern
+        assert counted.report.exact and counted.check(StringLengths) is not None, pattern
     with pytest.raises(SchemaError, match=r"#: no string of the lengths allowed matches the pattern"):
         translate({"type": "string", "pattern": "^[0-9]{9}$", "maxLength": 8})
     with pytest.raises(SchemaError, match=r"#: maxLength 2 is below minLength 3"):

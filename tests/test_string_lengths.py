@@ -1,5 +1,5 @@
 """Maximum string lengths past the lexer's count, counted by the matcher
-(``structgen.string_lengths``): the count against Python's, the report, the
+(``structgen.json.string_lengths``): the count against Python's, the report, the
 marker, and masks against an oracle that shares no code with them."""
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from schema2grammar import APPROXIMATED, ENFORCED, SchemaError, automata, ecma, 
 from schema2grammar.options import LEXER_MAX_LENGTH
 from schema2grammar.translate import COUNTED_NOTE, MAX_CLOSING_DISTANCE
 from structgen import Grammar, TokenizerInfo
-from structgen.string_lengths import OUTSIDE, PLAIN, marked_maximum, step
+from structgen.json.string_lengths import OUTSIDE, PLAIN, StringLengths, marked_maximum, step
 
 ALPHABET = ["a", "b", " ", "é", "中", "😀", "\n", '"', "\\", "/", "\x01", "\u00e9", "\U0001f600"]
 
@@ -59,7 +59,7 @@ def test_a_maximum_past_the_length_bound_is_counted_by_the_matcher() -> None:
     assert statuses[("/properties/long", "minLength")][0] == APPROXIMATED  # minima are counted by the grammar alone
     assert "(?P<max_length_32767_" in text and text.count("max_length_") == 1
     grammar = Grammar.from_json_schema(schema)
-    assert grammar.string_lengths is not None and sorted(grammar.string_lengths.maxima.values()) == [32767]
+    assert grammar.check(StringLengths) is not None and sorted(grammar.check(StringLengths).maxima.values()) == [32767]
     assert grammar.accepts(json.dumps({"text": "é" * 32767})) and not grammar.accepts(json.dumps({"text": "é" * 32768}))
     assert grammar.accepts(json.dumps({"text": "\U0001f600" * 32767}))  # ensure_ascii: 32,767 pairs
 
@@ -132,7 +132,7 @@ def test_a_maximum_the_matcher_cannot_count_is_counted_by_the_lexer_again() -> N
                              "y": {"anyOf": [{"type": "string", "maxLength": 20}, {"type": "string", "maxLength": 30}]},
                              "z": {"type": "string", "maxLength": 1000}}}
     for grammar in (Grammar.from_json_schema(schema), Grammar.from_json_schema(schema, strict=True)):
-        assert grammar.report.exact and not grammar.uncounted_tags and grammar.longest_uncounted == 0
+        assert grammar.report.exact and not grammar._marked.uncounted_tags and grammar._marked.longest_uncounted == 0
         notes = {e.pointer: e.note for e in grammar.report.entries if e.keyword == "maxLength"}
         assert notes == {"/properties/x/anyOf/0": "", "/properties/y/anyOf/0": "", "/properties/y/anyOf/1": "",
                          "/properties/z": COUNTED_NOTE}
@@ -159,7 +159,7 @@ def test_where_the_lexer_cannot_count_it_either_the_maximum_is_reported(monkeypa
     monkeypatch.setattr(grammar_module.Grammar, "from_lark", classmethod(no_counts_of_100))
     schema = {"properties": {"x": {"anyOf": [{"type": "string", "maxLength": 100}, {"type": "string", "pattern": "^a*$"}]}}}
     grammar = Grammar.from_json_schema(schema)
-    assert grammar.longest_uncounted == 100
+    assert grammar._marked.longest_uncounted == 100
     assert {e.pointer: e.status for e in grammar.report.entries if e.keyword == "maxLength"} == {
         "/properties/x/anyOf/0": APPROXIMATED}
     with pytest.raises(SchemaError, match="maxLength cannot be enforced exactly"):
@@ -197,12 +197,12 @@ def test_a_maximum_beside_a_pattern_that_can_end_anywhere_is_the_matchers() -> N
     for pattern in ("^(?:\\S+\\s+){0,9}\\S+$", "[a-z]"):
         counted = Grammar.from_json_schema({"type": "string", "pattern": pattern, "maxLength": 100})
         assert {e.note for e in counted.report.entries if e.keyword == "maxLength"} == {COUNTED_NOTE}, pattern
-        assert counted.string_lengths is not None and list(counted.string_lengths.late.values()) == [1]
+        assert counted.check(StringLengths) is not None and list(counted.check(StringLengths).late.values()) == [1]
     far = {"type": "string", "pattern": "^(?:a|b{20})+$", "maxLength": 100}  # inside the b's, up to 19 to go
     assert MAX_CLOSING_DISTANCE < 19
     kept = Grammar.from_json_schema(far)
     assert {e.note for e in kept.report.entries if e.keyword == "maxLength"} == {"beside the pattern"}
-    assert kept.string_lengths is None
+    assert kept.check(StringLengths) is None
 
 
 WORDS = "^(?:\\S+\\s+){0,9}\\S+$"
@@ -226,8 +226,8 @@ def test_beside_a_pattern_of_words_masks_equal_the_lexers_count(seed: int) -> No
               "required": ["d", "k"], "additionalProperties": False}
     counted = Grammar.from_json_schema(schema, lexer_max_length=2)
     lexed = Grammar.from_json_schema(schema, lexer_max_length=2048)
-    assert counted.string_lengths is not None and sorted(counted.string_lengths.maxima.values()) == [3, 12]
-    assert set(counted.string_lengths.late.values()) == {1} and lexed.string_lengths is None
+    assert counted.check(StringLengths) is not None and sorted(counted.check(StringLengths).maxima.values()) == [3, 12]
+    assert set(counted.check(StringLengths).late.values()) == {1} and lexed.check(StringLengths) is None
     ours, theirs = structgen.Matcher(structgen.compile(counted, info)), structgen.Matcher(structgen.compile(lexed, info))
     rng = random.Random(seed)
     for _ in range(60):
@@ -243,8 +243,8 @@ def test_beside_a_pattern_of_words_masks_equal_the_lexers_count(seed: int) -> No
             token = rng.choice(preferred if preferred and rng.random() < 0.85 else allowed)
             assert ours.accept_token(token) and theirs.accept_token(token)
     unroomed = structgen.Matcher(structgen.compile(Grammar.from_json_schema(schema, lexer_max_length=2), info))
-    assert unroomed.compiled.checks.lengths is not None
-    unroomed.compiled.checks.lengths.late = {}
+    [lengths] = [check for check in unroomed.compiled.checks if isinstance(check, StringLengths)]
+    lengths.late = {}
     ours.reset()
     assert ours.accept_string('{"d": "' + "a" * 11)
     assert unroomed.accept_string('{"d": "' + "a" * 11)
@@ -299,7 +299,7 @@ def test_masks_equal_the_oracle_at_every_token(value: str, schema: dict[str, Any
                                                infos: dict[str, TokenizerInfo], hf_tokenizers: dict[str, Any]) -> None:
     info, tokenizer = infos["smollm2"], hf_tokenizers["smollm2"]
     grammar = Grammar.from_json_schema(schema, **options)
-    assert grammar.string_lengths is not None and list(grammar.string_lengths.maxima.values()) == [40]
+    assert grammar.check(StringLengths) is not None and list(grammar.check(StringLengths).maxima.values()) == [40]
     compiled = structgen.compile(grammar, info)
     vocab = info.decoded_vocab
     text = '{"d": "' + value + '", "k": "' + "z" * 50 + '"}'

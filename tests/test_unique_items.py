@@ -21,7 +21,8 @@ import structgen
 from schema2grammar import APPROXIMATED, ENFORCED, translate, unique_arrays
 from schema2grammar.unique_arrays import CHECKED_NOTE
 from structgen import Grammar, TokenizerInfo
-from structgen.engine import unique_items
+from structgen.json import unique_items
+from structgen.json.unique_check import UniqueItemsCheck
 
 STRINGS = {"type": "array", "items": {"type": "string"}, "uniqueItems": True}
 OWNERS = {
@@ -110,7 +111,7 @@ def test_past_the_explored_limit_nothing_is_upgraded(monkeypatch: pytest.MonkeyP
     assert verdict({"type": "object", "properties": {"p": STRINGS}})[0] == ENFORCED
     monkeypatch.setattr(unique_arrays, "MAX_EXPLORED", 10)
     grammar = Grammar.from_json_schema(schema)
-    assert grammar.unique_items is None
+    assert grammar.check(UniqueItemsCheck) is None
     assert {e.status for e in grammar.report.entries if e.keyword == "uniqueItems"} == {APPROXIMATED}
 
 
@@ -153,7 +154,7 @@ def test_pydantic_sets() -> None:
 ])
 def test_accepts_compares_values_as_json_schema_does(schema: Any, texts: list[str]) -> None:
     grammar = Grammar.from_json_schema(schema)
-    assert grammar.unique_items is not None
+    assert grammar.check(UniqueItemsCheck) is not None
     for text in texts:
         valid = jsonschema.Draft202012Validator(schema).is_valid(json.loads(text))
         assert grammar.accepts(text) == valid, text
@@ -269,12 +270,12 @@ def test_a_way_out_is_tried_again_only_where_the_grammar_takes_it(smollm2: tuple
     must take them there: bytes kept for the trap's point do not open it."""
     info, tokenizer = smollm2
     compiled = structgen.compile(Grammar.from_json_schema(OWNERS, whitespace="compact"), info)
-    unique = compiled.checks.unique
+    unique = compiled.checks[0].unique
     matcher = structgen.Matcher(compiled)
     text = '[{"name":"ann","email":"a@b"},{"name":"ann","email":"a@b"}]'
     for token in tokenizer.encode(text, add_special_tokens=False)[:-2]:
         assert matcher.allowed_tokens() and matcher.accept_token(token)
-    assert matcher._memo.ways_out  # found on the way: an item in progress got out
+    assert matcher._shared[0].ways_out  # found on the way: an item in progress got out
     trap = '[{"name":"ann","email":"a@b"},{"name":"ann","email":"a@b"'  # only } may come: the first item again
     engine = structgen.Matcher(compiled)._engine
     assert engine.accept_bytes(trap.encode())
@@ -324,7 +325,7 @@ def test_past_the_search_limit_an_item_is_taken_to_have_a_way_out(smollm2: tuple
     prefix = '[{"name":"ann","email":"a@b"},{"name":"ann","email":"a@b'
     matcher = structgen.Matcher(compiled)
     assert matcher.accept_string(prefix) and not matcher.accept_string('"')
-    unique = compiled.checks.unique
+    unique = compiled.checks[0].unique
     unique.max_search = 0
     try:
         matcher = structgen.Matcher(compiled)

@@ -12,10 +12,10 @@ import pytest
 
 import structgen
 from structgen import Grammar, TokenizerInfo
-from structgen.engine.unique_items import (
+from structgen.json.unique_items import (
     COLON, END, FIRST, MEMBER, MEMBER_FIRST, MODE_BYTES, NEXT, VALUE, Scan, UniqueItems, _canonical,
 )
-from structgen.engine.unique_strings import utf8_length
+from structgen.json.unique_strings import utf8_length
 
 # escapes (short and \u, a surrogate pair, a lone surrogate), UTF-8 of 2-4 bytes, a quote inside
 STRINGS_TEXT = r'["alpha", "al\"pha", "é日本", "a\u00e9", "x/y", "tab\t", "𝄞!", "\ud834\udd1e?", "\ud800x", "al'
@@ -57,7 +57,7 @@ def walked(unique: UniqueItems, scan: Scan, compiled: Any) -> tuple[set[int], li
 def test_the_string_walk_finds_what_stepping_scan_finds(schema: Any, text: str) -> None:
     info = vocabulary()
     compiled = structgen.compile(Grammar.from_json_schema(schema), info, lazy=True)
-    unique = compiled.checks.unique
+    unique = compiled.checks[0].unique
     data = text.encode()
     by_characters = 0
     for end in range(1, len(data) + 1):
@@ -88,7 +88,7 @@ def test_between_values_the_walk_tries_every_byte_scan_takes() -> None:
     every byte ``Scan.step`` takes there: leaving the others out changes no mask."""
     schema = {"type": "array", "uniqueItems": True, "items": {
         "type": "object", "properties": {"k": {"type": "string"}}, "additionalProperties": {"type": "string"}}}
-    unique = structgen.compile(Grammar.from_json_schema(schema), vocabulary(), lazy=True).checks.unique
+    unique = structgen.compile(Grammar.from_json_schema(schema), vocabulary(), lazy=True).checks[0].unique
     modes = set()
     for text in ["", "[", '[{"k": "a"}, ', "[{", '[{"k": "a", ', '[{"k"', '[{"k": "a"', '[{"k": "a"}]', '[{"k": "a"} ']:
         scan = unique.feed(unique.start(), text.encode())

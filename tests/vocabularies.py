@@ -1,4 +1,4 @@
-"""The four real vocabularies the byte tests run on, from registry packages (DESIGN §9)."""
+"""The four real vocabularies the byte tests run on, from registry packages (docs/design.md §9)."""
 
 from __future__ import annotations
 

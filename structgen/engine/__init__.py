@@ -23,22 +23,26 @@ from typing import Final, Sequence
 
 ENGINE_MODULES: Final = (
     "charset", "deadline", "dfa", "lexer", "lr", "matcher", "regex", "regex_subset", "spanner", "stack", "tables",
-    "tokenset", "unique_items", "unique_strings", "views", "vocab",
+    "tokenset", "views", "vocab",
 )
 """Every compiled module of the engine (the build compiles all of ``engine/*.py``
 but ``__init__``; ``tests/test_build.py`` checks this list against the folder)."""
 
 
 class _SourceFinder(importlib.abc.MetaPathFinder):
-    """Finds ``structgen.engine.*`` in the ``.py`` files, ignoring compiled ones."""
+    """Finds the modules of one package in its ``.py`` files, ignoring compiled ones."""
+
+    def __init__(self, package: str, folder: Path) -> None:
+        self.package = package
+        self.folder = folder
 
     def find_spec(
         self, fullname: str, path: Sequence[str] | None, target: ModuleType | None = None
     ) -> importlib.machinery.ModuleSpec | None:
         package, _, name = fullname.rpartition(".")
-        if package != __name__:
+        if package != self.package:
             return None
-        source = Path(__file__).with_name(name + ".py")
+        source = self.folder / (name + ".py")
         if not source.is_file():
             return None
         return importlib.util.spec_from_file_location(fullname, source)
@@ -49,22 +53,33 @@ PURE_RECURSION_LIMIT: Final = 4_000
 group of a nested pattern where the compiled one takes none (a number bound's regex
 nests some 330 groups deep), so Python's default 1,000 is raised to this."""
 
-if os.environ.get("STRUCTGEN_PURE", "") not in ("", "0"):
-    sys.meta_path.insert(0, _SourceFinder())
-    sys.setrecursionlimit(max(sys.getrecursionlimit(), PURE_RECURSION_LIMIT))
+PURE: Final = os.environ.get("STRUCTGEN_PURE", "") not in ("", "0")
+
+
+def load_sources(package: str, init_file: str) -> None:
+    """Under ``STRUCTGEN_PURE=1``, load ``package``'s modules from their ``.py`` files
+    (a compiled package calls this in its ``__init__`` before importing them)."""
+    if PURE:
+        sys.meta_path.insert(0, _SourceFinder(package, Path(init_file).parent))
+        sys.setrecursionlimit(max(sys.getrecursionlimit(), PURE_RECURSION_LIMIT))
+
+
+def all_compiled(package: str, names: Sequence[str]) -> bool:
+    """Whether every module ``names`` of ``package`` was loaded as a compiled extension."""
+    suffixes = tuple(importlib.machinery.EXTENSION_SUFFIXES)
+    return all(str(sys.modules[f"{package}.{name}"].__file__).endswith(suffixes) for name in names)
+
+
+load_sources(__name__, __file__)
 
 from structgen.engine import (  # noqa: E402  (after the finder is in place)
-    charset, deadline, dfa, lexer, lr, matcher, regex, regex_subset, spanner, stack, unique_items, unique_strings, vocab,
+    charset, deadline, dfa, lexer, lr, matcher, regex, regex_subset, spanner, stack, tables, tokenset, views, vocab,
 )
 
 
-def _is_compiled(module: ModuleType) -> bool:
-    return str(module.__file__).endswith(tuple(importlib.machinery.EXTENSION_SUFFIXES))
-
-
-COMPILED: Final = all(_is_compiled(sys.modules[f"{__name__}.{name}"]) for name in ENGINE_MODULES)
+COMPILED: Final = all_compiled(__name__, ENGINE_MODULES)
 
 __all__ = [
-    "COMPILED", "ENGINE_MODULES", "charset", "deadline", "dfa", "lexer", "lr", "matcher", "regex", "regex_subset", "spanner",
-    "stack", "unique_items", "unique_strings", "vocab",
+    "COMPILED", "ENGINE_MODULES", "PURE", "all_compiled", "charset", "deadline", "dfa", "lexer", "load_sources", "lr",
+    "matcher", "regex", "regex_subset", "spanner", "stack", "tables", "tokenset", "views", "vocab",
 ]

@@ -1,7 +1,7 @@
 """Lexing bytes into terminals: maximal munch with one byte of lookahead.
 
 This is the lexing transducer of the GreatGramma seed (Sec. 3.1, Alg. 2) and the
-semantics of DESIGN §4. One automaton recognises every terminal at once; its
+semantics of docs/design.md §4. One automaton recognises every terminal at once; its
 state is the lexer state (0: no lexeme started). A lexeme grows while the next
 byte can extend it; when it cannot, the lexeme ends there and the byte starts the
 next one. There is no backtracking: a lexeme that cannot be extended and is not
@@ -99,7 +99,7 @@ class Lexer:
     def ends_within(self, state: int, pieces: list[bytes]) -> list[int]:
         """Per piece, the state its bytes lead to from ``state`` while each extends
         the lexeme in progress (``DEAD`` where one ends it or cannot follow): where
-        a token leaves a lexeme it does not finish (``structgen.string_lengths``)."""
+        a token leaves a lexeme it does not finish (``structgen.json.string_lengths``)."""
         table = self.table
         ends: list[int] = []
         for piece in pieces:

@@ -138,8 +138,8 @@ class CompiledGrammar:
             self.tables.use_views()  # groups built on first use: in the view of what the parser takes
         self.empty_row = self.tables.empty_row
         self.sequences: SequenceTable = self.tables.sequences
-        # what the public matcher checks beyond the grammar (structgen.compile sets it:
-        # structgen.engine.unique_items); opaque here, the engine knows nothing of JSON
+        # what the public matcher checks beyond the grammar (structgen.compile sets it to the
+        # grammar's structgen.checks); opaque here: the engine only follows the grammar
         self.checks: object = None
 
     def groups(self, lexer_state: int) -> Groups:

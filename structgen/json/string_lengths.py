@@ -34,6 +34,7 @@ characters" in ``n`` states, and the translator writes them so.
 from __future__ import annotations
 
 import importlib
+import json
 import re
 from collections import deque
 from typing import Any, Final
@@ -41,8 +42,10 @@ from typing import Any, Final
 import numpy as np
 import numpy.typing as npt
 
+from structgen.checks import REFUSED
 from structgen.engine.dfa import DEAD
-from structgen.engine.lexer import Lexer
+from structgen.engine.lexer import START, Lexer
+from structgen.engine.lr import LRTable
 from structgen.engine.matcher import Matcher as EngineMatcher
 
 (OUTSIDE, PLAIN, ESCAPE, U0, U1D, U1, U2H, U2, U3H, U3, PAIR, LOW0, LOWU, L1, L2, L3,
@@ -158,8 +161,8 @@ class TokenCounts:
         self.chars: npt.NDArray[np.int32] = np.zeros(size, dtype=np.int32)
         self.closing: npt.NDArray[np.bool_] = np.zeros(size, dtype=np.bool_)
         self.ends: npt.NDArray[np.int8] = np.zeros(size, dtype=np.int8)  # the state a token leaves its string in
-        opened_outside = np.zeros(size, dtype=np.int32)
-        opened_inside = np.zeros(size, dtype=np.int32)
+        opened_outside: npt.NDArray[np.int32] = np.zeros(size, dtype=np.int32)
+        opened_inside: npt.NDArray[np.int32] = np.zeros(size, dtype=np.int32)
         self.quoted: npt.NDArray[np.bool_] = np.zeros(size, dtype=np.bool_)
         for token_id, data in enumerate(vocab):
             self.ends[token_id], self.chars[token_id], self.closing[token_id] = read_string(PLAIN, 0, data)
@@ -185,8 +188,52 @@ def counts_for(vocab: list[bytes]) -> TokenCounts:
     return found[1]
 
 
+class MarkedStrings:
+    """What a grammar's ``max_length_N`` markers ask of the matcher: the check of the
+    maxima it can count (None: none), and the markers it cannot (their report tags,
+    and the longest of their maxima), which the translation reports approximated."""
+
+    def __init__(self, check: StringLengths | None, uncounted_tags: list[int], longest_uncounted: int) -> None:
+        self.check = check
+        self.uncounted_tags = uncounted_tags
+        self.longest_uncounted = longest_uncounted
+
+
+def marked_strings(lexer: Lexer, table: LRTable, terminals: list[Any]) -> MarkedStrings:
+    """The markers of a grammar's terminals (``marked_maximum``), less those a value
+    may share with another string terminal or another maximum (``mixed_strings``)."""
+    marked = {index: found for index, terminal in enumerate(terminals)
+              if terminal.kind == "re" and (found := marked_maximum(terminal.value)) is not None}
+    mixed = mixed_strings(lexer, table, set(marked), {index: most for index, (most, _, _) in marked.items()})
+    maxima = {index: most for index, (most, _, _) in marked.items() if index not in mixed}
+    late = {index: marked[index][2] for index in maxima}
+    return MarkedStrings(StringLengths(maxima, late) if maxima else None, sorted(marked[index][1] for index in mixed),
+                         max((marked[index][0] for index in mixed), default=0))
+
+
+def mixed_strings(lexer: Lexer, table: LRTable, marked: set[int], maxima: dict[int, int]) -> set[int]:
+    """The marked terminals a string may still be written as beside another
+    string terminal, unmarked or of another maximum, under one LR state (an
+    ``anyOf`` of two kinds of string): the count would know the string's
+    maximum only once the other gives way, possibly past it, with no valid end
+    left. They are not counted (a lexeme that starts with a quote is one of
+    ``strings``; a shared prefix that soon parts is counted as mixing too)."""
+    if not marked:
+        return set()
+    opened, _ = lexer.step(START, QUOTE)
+    strings = set(lexer.reachable_terminals[opened]) if opened != DEAD else set()
+    mixed: set[int] = set()
+    for row in table.actions:
+        here = [terminal for terminal in row if terminal in strings]
+        ours = [terminal for terminal in here if terminal in marked]
+        if ours and (len(here) > len(ours) or len({maxima[terminal] for terminal in ours}) > 1):
+            mixed.update(ours)
+    return mixed
+
+
 class StringLengths:
-    """The maxima of one grammar's marked terminals: ``refused`` and ``kept``.
+    """The maxima of one grammar's marked terminals, a ``structgen.checks.TextCheck``
+    whose state is (where the text is in a string, the characters it holds).
 
     Beside a pattern a text may need more characters before it can end (a pattern
     of words, after a space: a word); ``late`` holds, per terminal, the most a long
@@ -205,6 +252,49 @@ class StringLengths:
         for terminal in maxima:
             self._marked |= 1 << terminal
         self._distances: dict[tuple[int, int, int], int] = {}  # (lexer state, string state, terminals) -> _distance
+
+    # -- structgen.checks.TextCheck
+
+    def prepare(self, vocab: list[bytes]) -> None:
+        counts_for(vocab)
+
+    def start(self) -> tuple[int, int]:
+        return (OUTSIDE, 0)
+
+    def shared(self) -> None:
+        return None
+
+    def refuse(self, state: tuple[int, int], engine: EngineMatcher, row: bytes, vocab: list[bytes], shared: None) -> bytes:
+        too_long = self.refused(engine, state[0], state[1], row, vocab)
+        return row if too_long is None else (np.frombuffer(row, dtype=np.uint8) & ~too_long).tobytes()
+
+    def before(self, state: tuple[int, int], engine: EngineMatcher, data: bytes, judged: bool) -> Any:
+        string, count = state
+        if not judged and not self.kept(engine, string, count, data):
+            return REFUSED
+        for byte in data:
+            string, count = step(string, count, byte)
+        return (string, count)
+
+    def after(self, state: tuple[int, int], engine: EngineMatcher, shared: None, judged: bool) -> bool:
+        return True
+
+    def text_kept(self, data: bytes) -> bool:
+        return True
+
+    def lexeme_kept(self, terminals: list[int], lexeme: bytes) -> bool:
+        """Whether a lexeme taken as one of ``terminals`` keeps to the largest of their
+        maxima (any of them unmarked: no maximum)."""
+        if not terminals or any(terminal not in self.maxima for terminal in terminals):
+            return True
+        try:
+            characters = len(json.loads(lexeme[lexeme.index(b'"'):]))
+        except ValueError:  # not a JSON string after all: nothing a length says
+            return True
+        return characters <= max(self.maxima[t] for t in terminals)
+
+    def for_grammar(self, lexer: Lexer, table: LRTable, terminals: list[Any]) -> StringLengths | None:
+        return marked_strings(lexer, table, terminals).check
 
     def bounds(self, engine: EngineMatcher) -> tuple[int, int, int] | None:
         """The largest maximum and closing distance of the terminals the lexeme in
@@ -270,7 +360,7 @@ class StringLengths:
         if not near and not opening:
             return None
         bits = np.unpackbits(np.frombuffer(allowed, dtype=np.uint8), bitorder="little")[: len(vocab)].astype(np.bool_)
-        refuse = np.zeros(len(vocab), dtype=np.bool_)
+        refuse: npt.NDArray[np.bool_] = np.zeros(len(vocab), dtype=np.bool_)
         if near and found is not None:
             if state == PLAIN:
                 refuse |= counts.chars > most - count
@@ -288,7 +378,7 @@ class StringLengths:
         refuse &= bits
         if not refuse.any():
             return None
-        row = np.zeros(len(allowed) * 8, dtype=np.bool_)
+        row: npt.NDArray[np.bool_] = np.zeros(len(allowed) * 8, dtype=np.bool_)
         row[: len(refuse)] = refuse
         return np.packbits(row, bitorder="little")
 
