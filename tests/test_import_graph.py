@@ -18,7 +18,6 @@ MAX_LINES = 800
 little over while they are split; see OVERSIZED)."""
 
 OVERSIZED = {
-    "structgen/engine/dfa.py",
     "structgen/engine/spanner.py",
 }
 """Modules still over MAX_LINES, each to be split by concept; the list only shrinks."""

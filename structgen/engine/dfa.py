@@ -19,6 +19,9 @@ from mypy_extensions import i32, i64
 
 from structgen.engine import charset
 from structgen.engine.deadline import check_deadline
+from structgen.engine.minimize import DEAD as DEAD  # re-exported: what every automaton here writes for "no move"
+from structgen.engine.minimize import Part, minimize, minimize_acyclic, trim
+from structgen.engine.remainders import remainders
 from structgen.engine.regex import (
     ALT,
     CHARS,
@@ -32,9 +35,6 @@ from structgen.engine.regex import (
     Node,
     RegexError,
 )
-
-DEAD: Final = -1
-"""Transition-table entry for "no transition" (the automaton rejects)."""
 
 MAX_NFA_STATES: Final = 1_000_000
 MAX_DFA_STATES: Final = 50_000
@@ -260,7 +260,7 @@ def _add_repeat(nfa: _Nfa, tasks: list[_Task], node: Node, start: int, end: int)
     nfa.epsilon[current].append(end)
 
 
-def _intersection(nodes: tuple[Node, ...], max_states: int, subtract_last: bool = False) -> _Part:
+def _intersection(nodes: tuple[Node, ...], max_states: int, subtract_last: bool = False) -> Part:
     """The automaton of the texts of every pattern of ``nodes``: the subset
     construction of their NFAs side by side, a state accepting where all of them
     do, trimmed (minimizing is left to the pattern the intersection is part of).
@@ -274,42 +274,15 @@ def _intersection(nodes: tuple[Node, ...], max_states: int, subtract_last: bool 
     return _side_by_side([_build_nfa(node, max_states) for node in nodes], max_states, subtract_last)
 
 
-def _divisible(node: Node, max_states: int) -> _Part:
+def _divisible(node: Node, max_states: int) -> Part:
     """The texts of a ``DIVISIBLE`` node's body whose digits before any ``e``/``E``
-    make a multiple of its divisor: the body side by side with ``_remainders``."""
-    remainders = _Nfa()
-    _add_part(remainders, _remainders(node.low), remainders.new_state(), remainders.new_state())
-    return _side_by_side([_build_nfa(node.children[0], max_states), remainders], max_states, False)
+    make a multiple of its divisor: the body side by side with ``remainders.remainders``."""
+    counter = _Nfa()
+    _add_part(counter, remainders(node.low), counter.new_state(), counter.new_state())
+    return _side_by_side([_build_nfa(node.children[0], max_states), counter], max_states, False)
 
 
-_EXPONENT_CLASS: Final = 10
-_OTHER_CLASS: Final = 11
-
-
-def _remainders(divisor: int) -> _Part:
-    """The remainder automaton: state ``r`` is the remainder by ``divisor`` of the
-    digits read so far (a digit ``k`` leads to ``(10r + k) % divisor``, any other
-    byte leaves it); an ``e`` or ``E`` fixes it for good, in state ``divisor`` where
-    it is 0 and ``divisor + 1`` where not. Texts end well where it is 0."""
-    class_of = [_OTHER_CLASS] * 256
-    for k in range(10):
-        class_of[0x30 + k] = k
-    class_of[ord("e")] = _EXPONENT_CLASS
-    class_of[ord("E")] = _EXPONENT_CLASS
-    classes = _OTHER_CLASS + 1
-    table: list[int] = []
-    for remainder in range(divisor):
-        for k in range(10):
-            table.append((10 * remainder + k) % divisor)
-        table.append(divisor if remainder == 0 else divisor + 1)
-        table.append(remainder)
-    for fixed in (divisor, divisor + 1):
-        table.extend([fixed] * classes)
-    accepting = [remainder == 0 for remainder in range(divisor)] + [True, False]
-    return _Part(table, classes, class_of, accepting)
-
-
-def _side_by_side(nfas: list[_Nfa], max_states: int, subtract_last: bool) -> _Part:
+def _side_by_side(nfas: list[_Nfa], max_states: int, subtract_last: bool) -> Part:
     """``_intersection`` of automata already built."""
     subtracted = len(nfas) - 1 if subtract_last else -1
     bound_set: set[int] = set()
@@ -369,11 +342,11 @@ def _side_by_side(nfas: list[_Nfa], max_states: int, subtract_last: bool) -> _Pa
             for bucket in moved_on:
                 bucket.clear()
     accepting = [all((_ACCEPTING in subset) != (k == subtracted) for k, subset in enumerate(state)) for state in order]
-    table, accepting = _trim(table, classes, accepting)
-    return _Part(table, classes, class_of, accepting)
+    table, accepting = trim(table, classes, accepting)
+    return Part(table, classes, class_of, accepting)
 
 
-def _add_part(nfa: _Nfa, part: _Part, start: int, end: int) -> None:
+def _add_part(nfa: _Nfa, part: Part, start: int, end: int) -> None:
     """``part``'s automaton between ``start`` and ``end``: a state per state, an edge
     per run of bytes that moves alike, and an empty move to ``end`` from each
     accepting state."""
@@ -430,14 +403,14 @@ class PatternCache:
 
     def __init__(self) -> None:
         self._shapes: dict[Shape, int] = {}
-        self._parts: dict[tuple[int, bool], _Part] = {}
+        self._parts: dict[tuple[int, bool], Part] = {}
         self.entries = 0  # the size of what is held: the parts' table entries and the shapes
 
     def __len__(self) -> int:
         """The patterns' automata held."""
         return len(self._parts)
 
-    def part(self, node: Node, stop: bool, max_states: int) -> _Part:
+    def part(self, node: Node, stop: bool, max_states: int) -> Part:
         shapes = len(self._shapes)
         key = (self._shape(node), stop)
         found = self._parts.get(key)
@@ -514,38 +487,26 @@ def _automaton(
     return table, accepts, [len(part.accepting) for part in parts]
 
 
-class _Part:
-    """One pattern's minimal automaton over its own byte classes: state ``s`` moves
-    on ``byte`` to ``table[s * classes + class_of[byte]]``, and the pattern's text
-    ends in the states marked ``accepting``. State 0 is the start."""
-
-    def __init__(self, table: list[int], classes: int, class_of: list[int], accepting: list[bool]) -> None:
-        self.table = table
-        self.classes = classes
-        self.class_of = class_of
-        self.accepting = accepting
-
-
-def _pattern_dfa(node: Node, stop: bool, max_states: int) -> _Part:
+def _pattern_dfa(node: Node, stop: bool, max_states: int) -> Part:
     """The minimal automaton of one pattern (ending at its first match if ``stop``)."""
     direct = _byte_chain(node)
     if direct is not None:
         return direct
     if (node.kind == INTERSECT or node.kind == DIFFERENCE) and not stop:  # already deterministic: only left to minimize
         part = _intersection(node.children, max_states, node.kind == DIFFERENCE)
-        acyclic = _minimize_acyclic(part.table, part.classes, part.accepting, part.class_of)
-        return acyclic if acyclic is not None else _minimize(part.table, part.classes, part.accepting, part.class_of)
+        acyclic = minimize_acyclic(part.table, part.classes, part.accepting, part.class_of)
+        return acyclic if acyclic is not None else minimize(part.table, part.classes, part.accepting, part.class_of)
     nfa = _build_nfa(node, max_states)
     bounds = _edge_bounds(nfa)  # bytes between two bounds move alike in every state
     classes = len(bounds) - 1
     class_of = _classes_of_bytes(bounds)
     table, accepting = _determinize(nfa, classes, class_of, stop, max_states)
-    table, accepting = _trim(table, classes, accepting)
-    acyclic = _minimize_acyclic(table, classes, accepting, class_of)
-    return acyclic if acyclic is not None else _minimize(table, classes, accepting, class_of)
+    table, accepting = trim(table, classes, accepting)
+    acyclic = minimize_acyclic(table, classes, accepting, class_of)
+    return acyclic if acyclic is not None else minimize(table, classes, accepting, class_of)
 
 
-def _byte_chain(node: Node) -> _Part | None:
+def _byte_chain(node: Node) -> Part | None:
     """The minimal automaton of a pattern that is a sequence of sets of single-byte
     characters (a keyword, a key in quotes, a punctuation mark), written down
     directly; None for any other pattern. Its states are the positions in the
@@ -573,7 +534,7 @@ def _byte_chain(node: Node) -> _Part | None:
         for i in range(0, len(step.ranges), 2):
             for c in range(class_of[step.ranges[i]], class_of[step.ranges[i + 1]] + 1):
                 table[position * classes + c] = position + 1
-    return _Part(table, classes, class_of, [False] * len(steps) + [True])
+    return Part(table, classes, class_of, [False] * len(steps) + [True])
 
 
 def _classes_of_bytes(bounds: list[int]) -> list[int]:
@@ -647,7 +608,7 @@ def _subset_state(
     return known
 
 
-def _product(parts: list[_Part], max_states: int, shift: int) -> tuple[list[int], list[list[int]]]:
+def _product(parts: list[Part], max_states: int, shift: int) -> tuple[list[int], list[list[int]]]:
     """The automaton running every part at once: a state is the parts' states (one
     per pattern still possible), and it accepts the patterns of its accepting ones.
 
@@ -736,7 +697,7 @@ class _ProductStates:
         return known
 
 
-def _common_cuts(parts: list[_Part]) -> list[int]:
+def _common_cuts(parts: list[Part]) -> list[int]:
     """0, 256, and every byte whose class differs from the byte before's in some part."""
     cut_set = {0, 256}
     for part in parts:
@@ -818,274 +779,3 @@ def _splice_gap(
         rows.extend(row)
     table[:256] = rows
     return table, [[] for _ in range(chain + 1)] + accepts[1:]
-
-
-def can_reach(table: list[int], width: int, targets: list[bool]) -> list[bool]:
-    """For each state of ``table`` (``width`` targets per state), whether some
-    state marked in ``targets`` is reachable from it (itself included): a
-    backward search over the transitions."""
-    count = len(targets)
-    predecessors: list[list[int]] = [[] for _ in range(count)]
-    for state in range(count):
-        row = state * width
-        for column in range(width):
-            target = table[row + column]
-            if target != DEAD:
-                predecessors[target].append(state)
-    marked = list(targets)
-    pending = [state for state in range(count) if marked[state]]
-    while pending:
-        state = pending.pop()
-        for previous in predecessors[state]:
-            if not marked[previous]:
-                marked[previous] = True
-                pending.append(previous)
-    return marked
-
-
-def _trim(table: list[int], classes: int, accepting: list[bool]) -> tuple[list[int], list[bool]]:
-    """Drop states that cannot reach an accepting state, renumbering the rest
-    (``table``: ``classes`` targets per state).
-
-    The start state stays state 0 even when it is useless (then it has no moves).
-    """
-    count = len(accepting)
-    useful = can_reach(table, classes, accepting)
-    useful[0] = True
-    if all(useful):  # the usual case: nothing to drop, nothing to renumber
-        return table, accepting
-    renumber = [DEAD] * count
-    kept = 0
-    for state in range(count):
-        if useful[state]:
-            renumber[state] = kept
-            kept += 1
-    new_table: list[int] = []
-    new_accepting: list[bool] = []
-    for state in range(count):
-        if useful[state]:
-            for c in range(classes):
-                target = table[state * classes + c]
-                new_table.append(DEAD if target == DEAD else renumber[target])
-            new_accepting.append(accepting[state])
-    return new_table, new_accepting
-
-
-def _minimize(table: list[int], classes: int, accepting: list[bool], class_of: list[int]) -> _Part:
-    """Hopcroft's partition refinement, O(k n log n) for k byte classes, on flat
-    arrays: each block is a contiguous run of ``elements``, and the states a
-    splitter reaches are moved to the front of their block, so a split is a cut.
-
-    ``table`` has ``classes`` targets per state, ``class_of`` maps bytes to
-    classes. A sink state (index ``count``) stands for ``DEAD`` so every state has
-    a move on every class; its block is dropped again at the end. The start state's
-    block becomes state 0. The arrays are packed ``vec[i32]``: compiled, their reads
-    and writes are inlined, where a ``list[int]`` read was a call and a box.
-    """
-    count = len(accepting)
-    table, classes, class_of = _merged_classes(table, classes, count, class_of)
-    k = i64(classes)
-    size = i64(count) + 1
-    sink = i32(count)
-    moves = vec[i32]([sink for _ in range(size * k)])  # table with the sink for DEAD, and the sink's own row
-    for i in range(i64(count) * k):
-        target = table[i]
-        if target != DEAD:
-            moves[i] = i32(target)
-    # predecessors on class c of state t: sources[starts[c * size + t] : starts[c * size + t + 1]]
-    starts = vec[i32]([i32(0) for _ in range(k * size + 1)])
-    for i in range(size * k):
-        key = (i % k) * size + i64(moves[i]) + 1
-        starts[key] = starts[key] + 1
-    for i in range(1, k * size + 1):
-        starts[i] = starts[i] + starts[i - 1]
-    sources = vec[i32]([i32(0) for _ in range(i64(starts[k * size]))])
-    filled = vec[i32]([x for x in starts])
-    for i in range(size * k):
-        key = (i % k) * size + i64(moves[i])
-        sources[i64(filled[key])] = i32(i // k)
-        filled[key] = filled[key] + 1
-
-    # The start state keeps a block of its own: for a lexer, state 0 means "no lexeme
-    # started", which a state inside a lexeme must never be merged into (even when
-    # what remains of its language is the same). No transition enters state 0.
-    block_of_label: dict[int, int] = {-1: 0}
-    block_of = vec[i32]([i32(0) for _ in range(size)])
-    for state in range(count):
-        label = -1 if state == 0 else int(accepting[state])
-        block_of[state] = i32(block_of_label.setdefault(label, len(block_of_label)))
-    blocks = i64(len(block_of_label)) + 1
-    block_of[size - 1] = i32(blocks - 1)  # the sink is alone
-    first = vec[i32]([i32(0) for _ in range(blocks + 1)])
-    for state in range(size):
-        b = i64(block_of[state]) + 1
-        first[b] = first[b] + 1
-    for b in range(blocks):
-        first[b + 1] = first[b + 1] + first[b]
-    end = vec[i32]([first[b + 1] for b in range(blocks)])
-    first = vec[i32]([first[b] for b in range(blocks)])
-    marked_end = vec[i32]([x for x in first])  # block b's states reached by the current splitter: elements[first[b]:marked_end[b]]
-    elements = vec[i32]([i32(0) for _ in range(size)])
-    location = vec[i32]([i32(0) for _ in range(size)])
-    placed = vec[i32]([x for x in first])
-    for state in range(size):
-        b = i64(block_of[state])
-        at = i64(placed[b])
-        elements[at] = i32(state)
-        location[state] = i32(at)
-        placed[b] = placed[b] + 1
-
-    # every block but the largest, on every class, to begin with
-    largest = i64(0)
-    for b in range(blocks):
-        if end[b] - first[b] > end[largest] - first[largest]:
-            largest = b
-    waiting = vec[i32]()  # splitters, as block * classes + class
-    in_waiting = vec[bool]([False for _ in range(blocks * k)])
-    for b in range(blocks):
-        if b != largest:
-            for c in range(k):
-                in_waiting[b * k + c] = True
-                waiting = append(waiting, i32(b * k + c))
-    touched = vec[i32]()
-    rounds = 0
-    while len(waiting) > 0:
-        rounds += 1
-        if rounds & 1023 == 0:
-            check_deadline()
-        waiting, popped = pop(waiting)
-        splitter = i64(popped)
-        in_waiting[splitter] = False
-        block = splitter // k
-        c = splitter % k
-        members = vec[i32]([elements[at] for at in range(i64(first[block]), i64(end[block]))])  # moves below reorder elements
-        for target in members:
-            key = c * size + i64(target)
-            for i in range(i64(starts[key]), i64(starts[key + 1])):
-                state = i64(sources[i])
-                b = i64(block_of[state])
-                at = i64(location[state])
-                swap = i64(marked_end[b])
-                if at < swap:
-                    continue  # already reached
-                if swap == i64(first[b]):
-                    touched = append(touched, i32(b))
-                other = i64(elements[swap])
-                elements[swap] = i32(state)
-                location[state] = i32(swap)
-                elements[at] = i32(other)
-                location[other] = i32(at)
-                marked_end[b] = i32(swap + 1)
-        for split in touched:
-            b = i64(split)
-            cut = marked_end[b]
-            if cut == end[b]:  # every state of the block reached: no split
-                marked_end[b] = first[b]
-                continue
-            new_block = blocks
-            blocks += 1
-            first = append(first, first[b])
-            end = append(end, cut)
-            marked_end = append(marked_end, first[b])
-            for at in range(i64(first[b]), i64(cut)):
-                block_of[i64(elements[at])] = i32(new_block)
-            first[b] = cut
-            marked_end[b] = cut
-            for _ in range(k):
-                in_waiting = append(in_waiting, False)
-            smaller = new_block if cut - first[new_block] <= end[b] - cut else b
-            for d in range(k):
-                added = new_block * k + d if in_waiting[b * k + d] else smaller * k + d
-                if not in_waiting[added]:
-                    in_waiting[added] = True
-                    waiting = append(waiting, i32(added))
-        touched = vec[i32]()
-
-    blocks_of_states = [int(block_of[state]) for state in range(count)]  # the sink's block is never numbered
-    return _quotient(table, classes, accepting, class_of, blocks_of_states, int(blocks))
-
-
-def _minimize_acyclic(table: list[int], classes: int, accepting: list[bool], class_of: list[int]) -> _Part | None:
-    """The minimal automaton of an acyclic ``table`` (a literal, a keyword), or None
-    if it has a cycle.
-
-    Without cycles, states can be taken after all their targets, and two states are
-    equivalent exactly when they agree on accepting and on their targets' classes:
-    one pass with a dictionary, where Hopcroft's set-up alone cost more on these
-    automata of a handful of states. States are numbered as ``_minimize`` numbers them.
-    """
-    count = len(accepting)
-    waiting_on = [0] * count  # targets (with repeats) not yet given a class
-    predecessors: list[list[int]] = [[] for _ in range(count)]
-    for state in range(count):
-        for target in table[state * classes : (state + 1) * classes]:
-            if target != DEAD:
-                waiting_on[state] += 1
-                predecessors[target].append(state)
-    ready = [state for state in range(count) if waiting_on[state] == 0]
-    class_of_state = [DEAD] * count
-    signatures: dict[tuple[int, ...], int] = {}
-    done = 0
-    while ready:
-        state = ready.pop()
-        done += 1
-        signature = [int(accepting[state])]
-        for target in table[state * classes : (state + 1) * classes]:
-            signature.append(DEAD if target == DEAD else class_of_state[target])
-        class_of_state[state] = signatures.setdefault(tuple(signature), len(signatures))
-        for previous in predecessors[state]:
-            waiting_on[previous] -= 1
-            if waiting_on[previous] == 0:
-                ready.append(previous)
-    if done < count:
-        return None
-    return _quotient(table, classes, accepting, class_of, class_of_state, len(signatures))
-
-
-def _quotient(
-    table: list[int], classes: int, accepting: list[bool], class_of: list[int], block_of: list[int], blocks: int
-) -> _Part:
-    """``table`` with the states of each block merged into one, numbered in the order
-    of their first states (the start's block first, as state 0 comes first)."""
-    number = [DEAD] * blocks
-    next_number = 0
-    for state in range(len(accepting)):
-        if number[block_of[state]] == DEAD:
-            number[block_of[state]] = next_number
-            next_number += 1
-    new_table = [DEAD] * (next_number * classes)
-    new_accepting = [False] * next_number
-    written = [False] * next_number
-    for state in range(len(accepting)):
-        row = number[block_of[state]]
-        if written[row]:  # the states of one block move alike
-            continue
-        written[row] = True
-        new_accepting[row] = accepting[state]
-        for c in range(classes):
-            target = table[state * classes + c]
-            new_table[row * classes + c] = DEAD if target == DEAD else number[block_of[target]]
-    return _Part(new_table, classes, class_of, new_accepting)
-
-
-def _merged_classes(
-    table: list[int], classes: int, count: int, class_of: list[int]
-) -> tuple[list[int], int, list[int]]:
-    """``table`` over fewer classes: those whose columns (targets from every state)
-    are equal become one, which minimization then splits on once."""
-    number: dict[tuple[int, ...], int] = {}
-    merged_of = [0] * classes
-    for c in range(classes):
-        column = tuple([table[state * classes + c] for state in range(count)])
-        merged_of[c] = number.setdefault(column, len(number))
-    merged = len(number)
-    if merged == classes:
-        return table, classes, class_of
-    kept = [0] * merged  # one original class per merged one
-    for c in range(classes - 1, -1, -1):
-        kept[merged_of[c]] = c
-    new_table = [DEAD] * (count * merged)
-    for state in range(count):
-        for m in range(merged):
-            new_table[state * merged + m] = table[state * classes + kept[m]]
-    return new_table, merged, [merged_of[c] for c in class_of]
