@@ -17,9 +17,7 @@ MAX_LINES = 800
 """A module's size beyond which it holds more than one concept (a few are allowed a
 little over while they are split; see OVERSIZED)."""
 
-OVERSIZED = {
-    "structgen/engine/spanner.py",
-}
+OVERSIZED: set[str] = set()
 """Modules still over MAX_LINES, each to be split by concept; the list only shrinks."""
 
 

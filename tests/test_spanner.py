@@ -12,10 +12,10 @@ from mypy_extensions import i64
 from structgen import Grammar, TokenizerInfo
 from structgen.engine.dfa import DEAD
 from structgen.engine.lexer import START, Lexer
+from structgen.engine.lexeme_groups import lexeme_groups
 from structgen.engine.spanner import (
     EMPTY_SEQUENCE,
     SequenceTable,
-    lexeme_groups,
     row_runs,
     shift_renaming,
     token_groups,

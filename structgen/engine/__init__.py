@@ -22,8 +22,8 @@ from types import ModuleType
 from typing import Final, Sequence
 
 ENGINE_MODULES: Final = (
-    "charset", "deadline", "dfa", "lexer", "lr", "matcher", "minimize", "regex", "regex_subset", "remainders", "spanner",
-    "stack", "tables", "tokenset", "views", "vocab",
+    "charset", "deadline", "dfa", "lexeme_groups", "lexer", "lr", "matcher", "minimize", "regex", "regex_subset",
+    "remainders", "spanner", "stack", "tables", "tokenset", "views", "vocab",
 )
 """Every compiled module of the engine (the build compiles all of ``engine/*.py``
 but ``__init__``; ``tests/test_build.py`` checks this list against the folder)."""
@@ -73,7 +73,7 @@ def all_compiled(package: str, names: Sequence[str]) -> bool:
 load_sources(__name__, __file__)
 
 from structgen.engine import (  # noqa: E402  (after the finder is in place)
-    charset, deadline, dfa, lexer, lr, matcher, minimize, regex, regex_subset, remainders, spanner, stack, tables, tokenset,
+    charset, deadline, dfa, lexeme_groups, lexer, lr, matcher, minimize, regex, regex_subset, remainders, spanner, stack, tables, tokenset,
     views, vocab,
 )
 
@@ -81,6 +81,6 @@ from structgen.engine import (  # noqa: E402  (after the finder is in place)
 COMPILED: Final = all_compiled(__name__, ENGINE_MODULES)
 
 __all__ = [
-    "COMPILED", "ENGINE_MODULES", "PURE", "all_compiled", "charset", "deadline", "dfa", "lexer", "load_sources", "lr",
-    "matcher", "minimize", "regex", "regex_subset", "remainders", "spanner", "stack", "tables", "tokenset", "views", "vocab",
+    "COMPILED", "ENGINE_MODULES", "PURE", "all_compiled", "charset", "deadline", "dfa", "lexeme_groups", "lexer",
+    "load_sources", "lr", "matcher", "minimize", "regex", "regex_subset", "remainders", "spanner", "stack", "tables", "tokenset", "views", "vocab",
 ]

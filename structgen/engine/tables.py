@@ -35,17 +35,14 @@ from structgen.engine.deadline import check_deadline, optional_work_over
 from structgen.engine.dfa import DEAD
 from structgen.engine.lexer import START, Lexer
 from structgen.engine.lr import ACCEPT, LRTable
+from structgen.engine.lexeme_groups import converged_groups, ends_lexeme, first_moves, lexeme_groups
 from structgen.engine.spanner import (
     EMPTY_SEQUENCE,
     Groups,
     SequenceTable,
     TokenGroup,
     Work,
-    converged_groups,
     ended_groups,
-    ends_lexeme,
-    first_moves,
-    lexeme_groups,
     shift_renaming,
     shifted_groups,
     token_groups,

@@ -19,7 +19,7 @@ from structgen.engine.dfa import DEAD
 @mypyc_attr(acyclic=True)  # never in a reference cycle: left untracked by the collector (docs/tables.md)
 class LexemeWalk:
     """What the vocabulary does inside one lexeme, from one state of a lexer
-    automaton (``spanner.lexeme_groups``), with that automaton's states numbered
+    automaton (``lexeme_groups.lexeme_groups``), with that automaton's states numbered
     as it numbers them: the tokens that stay in the lexeme, by the state they end
     in, and the trie nodes whose byte comes after the lexeme ended (in the state
     listed beside each)."""
