@@ -2,7 +2,7 @@
 
 ``translate(schema, options)`` returns the grammar text and a ``Report``;
 ``structgen.Grammar.from_json_schema`` / ``from_pydantic`` wrap it. This package
-knows nothing of tokens or models (DESIGN §2).
+knows nothing of tokens or models (docs/design.md §2).
 """
 
 from schema2grammar.options import DRAFT_SEMANTICS, FORMAT_GRAMMARS, LENGTH_BOUNDS, Options

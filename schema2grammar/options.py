@@ -120,7 +120,7 @@ class Options:
     no format; or a pattern whose long enough texts are a few characters from
     their end at most, with room for them, ``automata.closing_distance``) the
     lexer counts (default ``LEXER_MAX_LENGTH``, 8); the matcher
-    counts a longer one (``structgen/string_lengths.py``), the same strings with
+    counts a longer one (``structgen/json/string_lengths.py``), the same strings with
     far fewer lexer states. Where the matcher cannot count one (a value that may
     still be another kind of string, or have another maximum),
     ``Grammar.from_json_schema`` translates

@@ -1,7 +1,7 @@
 """Regexes for JSON scalars: whole quoted strings, whole numbers, integer ranges.
 
 Every string-like terminal is a whole quoted string and every number terminal a
-whole number (DESIGN §6), so maximal munch never splits a value wrongly.
+whole number (docs/design.md §6), so maximal munch never splits a value wrongly.
 """
 
 from __future__ import annotations

@@ -14,7 +14,7 @@ from schema2grammar.shared import NoValue, SchemaError
 STRINGS_SPELLED = "characters in every JSON spelling but \\u escapes of printable ASCII (spellings)"
 """How a string's characters are matched (``spellings``): ``é`` and ``\\u00e9`` alike."""
 
-COUNTED_NOTE = ("counted by structgen's matcher (structgen/string_lengths.py), past the lengths the lexer counts "
+COUNTED_NOTE = ("counted by structgen's matcher (structgen/json/string_lengths.py), past the lengths the lexer counts "
                 "(lexer_max_length, length_bound); the grammar's text marks it with a max_length_N group, which "
                 "other engines read as plain grouping")
 """Where a length bound is left to the matcher."""
@@ -31,7 +31,7 @@ URL_KEYWORD_READ = "read only where format 'uri' is spelled out with urls='whatw
 
 def _marked(high: int, tag: int, quoted: str, late: int = 0) -> str:
     """``quoted`` (a JSON string's regex) inside the group that leaves its maximum
-    ``high`` to the matcher (``structgen.string_lengths.marked_maximum`` reads it),
+    ``high`` to the matcher (``structgen.json.string_lengths.marked_maximum`` reads it),
     ``tag`` the index of its ``maxLength`` report entry, ``late`` the most
     characters a long enough text may still need (``automata.closing_distance``)."""
     return f"(?P<max_length_{high}_{tag}{f'_{late}' if late else ''}>{quoted})"

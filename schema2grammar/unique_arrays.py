@@ -3,7 +3,7 @@
 ``uniqueItems`` over items that take more values than the grammar can keep sets
 of (any string, objects with a free field, more than 8 listed values) has no
 context-free grammar: the grammar leaves it out and the matcher checks it while
-the text is written (``structgen.engine.unique_items``). The
+the text is written (``structgen.json.unique_items``). The
 matcher knows where it is as a JSON path (keys and item positions); this module
 says, for a path, whether the array there must be unique.
 
@@ -511,7 +511,7 @@ CHECKED_NOTE: Final = "checked by the matcher as the text is written (no grammar
 
 class UniqueArrays:
     """What the matcher needs to check ``uniqueItems``: the formulas of one schema
-    and its root node (``structgen.engine.unique_items`` follows paths through them)."""
+    and its root node (``structgen.json.unique_items`` follows paths through them)."""
 
     def __init__(self, formulas: Formulas, root: int) -> None:
         self.formulas = formulas
