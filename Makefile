@@ -138,4 +138,4 @@ $(VLLM_MODEL)/structgen-source.json: | $(VLLM_STRUCTGEN)
 	$(VLLM_PY) -m structgen.integrations.vllm_model $(VLLM_MODEL)
 
 clean:
-	rm -rf $(VENV) $(VLLM_VENV) build *.egg-info
+	rm -rf $(VENV) $(VLLM_VENV) build *.egg-info site
