@@ -19,7 +19,9 @@ from structgen.engine.lr import GrammarTooLargeError, LRTable, build_lalr
 from structgen.engine.regex import Node, RegexError, literal
 from structgen.engine.stack import GLRParser
 from structgen.gc_pause import paused_gc
+from structgen.composition import SELF, composed, literal_rules
 from structgen.lark_rules import GrammarError, LarkRules, LexerTooLarge, ParserTooLarge, Terminal, read_lark
+from structgen.lark_writer import write_lark
 from structgen.pattern_caches import SHARED_AUTOMATA, TERMINAL_TREES
 from structgen.productive import EmptyLanguage, productive_rules
 from structgen.pydantic_schema import model_schema
@@ -197,6 +199,40 @@ class Grammar:
         if name not in shipped:
             raise GrammarError(f"no built-in grammar {name!r}; there are {shipped}")
         return cls.from_lark((files / f"{name}.lark").read_text(encoding="utf-8"))
+
+    # -- composition (structgen.composition): grammars made of grammars, rebuilt from their text
+
+    @classmethod
+    def literal(cls, text: str) -> Grammar:
+        """The grammar of exactly ``text``."""
+        return cls._from_rules(literal_rules(text))
+
+    @classmethod
+    def union(cls, *grammars: Grammar) -> Grammar:
+        """A text of any one of ``grammars``."""
+        return cls._from_rules(composed([g.rules for g in grammars], [[i] for i in range(len(grammars))]))
+
+    @classmethod
+    def sequence(cls, *grammars: Grammar) -> Grammar:
+        """A text of each of ``grammars`` in turn."""
+        return cls._from_rules(composed([g.rules for g in grammars], [list(range(len(grammars)))]))
+
+    @classmethod
+    def repeat(cls, grammar: Grammar, separator: Grammar | None = None) -> Grammar:
+        """One or more texts of ``grammar``, a text of ``separator`` between two."""
+        if separator is None:
+            return cls._from_rules(composed([grammar.rules], [[0], [SELF, 0]]))
+        return cls._from_rules(composed([grammar.rules, separator.rules], [[0], [SELF, 1, 0]]))
+
+    @classmethod
+    def _from_rules(cls, rules: LarkRules) -> Grammar:
+        """The grammar of ``rules``, read back from their lark text, which it keeps as
+        its ``source``: what is built here is what that text builds anywhere else
+        (a vLLM worker, the constraint cache)."""
+        text = write_lark(rules)
+        grammar = cls.from_lark(text)
+        grammar.source = ("lark", text)
+        return grammar
 
     @classmethod
     def from_regex(cls, pattern: str, flags: str = "") -> Grammar:

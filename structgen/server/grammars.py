@@ -26,11 +26,12 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any
+from typing import Any, Callable
 
 from schema2grammar import Options, Report, translate
 from schema2grammar.shared import NoValue
 from structgen.constraint import Constraint, make_constraint
+from structgen.grammar import Grammar
 from structgen.lark_rules import LexerTooLarge, ParserTooLarge
 from structgen.tool_calls import Tool, ToolDefinitionError, ToolSet
 
@@ -312,11 +313,14 @@ def check_sound(report: Report | None, param: str) -> None:
 def answer_or_call(form: ContentFormat, trigger: str) -> Constraint:
     """The JSON answer of ``form``'s schema, or the start of a call: a JSON value
     never starts with ``<``, so the lexer tells them apart at the first byte."""
-    try:
-        rules = _renamed_rules(json.dumps(form.keywords["schema"], ensure_ascii=False), "answer_value", form.options)
-    except (ValueError, RecursionError) as exc:
-        raise bad_request(f"{form.param}: {exc}", form.param) from None
-    return _built(f"start: answer_value | TOOL_TRIGGER\n{rules}TOOL_TRIGGER: {json.dumps(trigger)}\n", form.param)
+    schema_text = json.dumps(form.keywords["schema"], ensure_ascii=False)
+    return _composed(lambda: _answer_or_call(schema_text, form.options, trigger), form.param, form.param)
+
+
+@lru_cache(maxsize=64)
+def _answer_or_call(schema_text: str, options: tuple[tuple[str, Any], ...], trigger: str) -> Constraint:
+    answer = Grammar.from_json_schema(schema_text, **dict(options))
+    return make_constraint(grammar=Grammar.union(answer, Grammar.literal(trigger)))
 
 
 def _json_value(value: Any, param: str) -> Any:
@@ -355,25 +359,34 @@ def calls_constraint(syntax: ToolSyntax, tools: list[Tool], parallel: bool) -> C
                 for i, tool in enumerate(tools)
             ]
         }
-    try:
-        value_rules = _renamed_rules(json.dumps(schema, ensure_ascii=False), "tool_call_value")
-    except (ValueError, RecursionError) as exc:
-        raise bad_request(f"tools: a tool's parameters cannot be translated: {exc}", "tools") from None
-    terminals = {"TOOL_OPEN": syntax.written_first, "TOOL_NEXT": syntax.between, "TOOL_CLOSE": syntax.last}
-    calls = "tool_call_value (TOOL_NEXT tool_call_value)*" if parallel else "tool_call_value"
-    rule = " ".join(part for part in ("TOOL_OPEN" if syntax.written_first else "", calls, "TOOL_CLOSE" if syntax.last else "") if part)
-    # an empty envelope part (Llama 3 writes bare JSON) is no terminal
-    definitions = "".join(f"{name}: {json.dumps(text)}\n" for name, text in terminals.items() if text)
-    return _built(f"start: {rule}\n{value_rules}{definitions}", "tools")
+    envelope = (syntax.written_first, syntax.between, syntax.last)
+    return _composed(lambda: _calls(json.dumps(schema, ensure_ascii=False), envelope, parallel), "tools",
+                     "tools: a tool's parameters cannot be translated")
 
 
-def _built(lark: str, param: str) -> Constraint:
-    """The constraint of a grammar the server composed; a 400 naming ``param`` where
-    it passes the lexer's or the parser's size limits."""
+@lru_cache(maxsize=64)
+def _calls(schema_text: str, envelope: tuple[str, str, str], parallel: bool) -> Constraint:
+    """The calls' constraint: the envelope's parts (an empty one, as Llama 3's bare
+    JSON, is left out) around one call, or calls with the separator between."""
+    first, between, last = envelope
+    call = Grammar.from_json_schema(schema_text, **SCHEMA_OPTIONS)
+    if parallel:
+        call = Grammar.repeat(call, Grammar.literal(between) if between else None)
+    parts = ([Grammar.literal(first)] if first else []) + [call] + ([Grammar.literal(last)] if last else [])
+    return make_constraint(grammar=Grammar.sequence(*parts) if len(parts) > 1 else call)
+
+
+def _composed(build: Callable[[], Constraint], param: str, problem: str) -> Constraint:
+    """A grammar the server composes of schema grammars (``Grammar.union``,
+    ``sequence``, ``repeat``: the schema's grammar as ``Grammar.from_json_schema``
+    builds it); a 400 naming ``param`` where it passes the lexer's or the parser's
+    size limits, or the schema cannot be translated (``problem`` says how)."""
     try:
-        return make_constraint(grammar=lark)
+        return build()
     except (LexerTooLarge, ParserTooLarge) as exc:
         raise bad_request(f"{param}: {exc}", param, "grammar_too_large") from None
+    except (ValueError, RecursionError) as exc:  # SchemaError, GrammarError are ValueErrors
+        raise bad_request(f"{problem}: {exc}", param) from None
 
 
 def _tool_report(schema_text: str, param: str) -> Report | None:
@@ -393,15 +406,6 @@ def _tool_report(schema_text: str, param: str) -> Report | None:
 @lru_cache(maxsize=64)
 def _translated_report(schema_text: str) -> Report | None:
     return translate(schema_text, Options(**SCHEMA_OPTIONS))[1]  # type: ignore[arg-type]
-
-
-@lru_cache(maxsize=64)
-def _renamed_rules(schema_text: str, name: str, options: tuple[tuple[str, Any], ...] = tuple(SCHEMA_OPTIONS.items())) -> str:
-    """The lark rules of a schema (translated with ``options``), the start rule renamed."""
-    text, _ = translate(schema_text, Options(**dict(options)))
-    first, rest = text.split("\n", 1)
-    assert first.startswith("start: ")
-    return f"{name}: {first[len('start: '):]}\n{rest}"
 
 
 def _arguments_of(tool: Tool, base: str) -> Tool:
