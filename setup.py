@@ -97,7 +97,7 @@ def untrash_acyclic_deallocs(source: Path) -> None:
     mypyc 2.4.1 wraps every deallocator in ``Py_TRASHCAN_BEGIN``, which, once
     deallocations nest 50 deep, queues the object through its GC header. Objects
     of an ``@mypyc_attr(acyclic=True)`` class have none, so that write corrupts
-    the heap (``tests/test_build.py`` reproduces it). Their deallocators are
+    the heap (``tests/engine/test_build.py`` reproduces it). Their deallocators are
     the ones that never untrack ``self``. None of those classes holds objects of
     its own kind, so none can start a deep chain of deallocations: they need no
     trashcan.

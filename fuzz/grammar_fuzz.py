@@ -6,7 +6,7 @@ which structgen's lexer (contextless maximal munch, every terminal of the longes
 match kept) and a lark parser must agree:
 
 - *single*: terminals of one character (literals, and classes that may overlap
-  them, as ``tests/test_lr_stack.py``'s), compared with lark's Earley parser and
+  them, as ``tests/engine/test_lr_stack.py``'s), compared with lark's Earley parser and
   its dynamic lexer, which considers every terminal at each character;
 - *multi*: literals of several characters that no other one starts with, regex
   terminals each over an alphabet of its own (``/[0-9]+/``), ``%ignore``d

@@ -2,7 +2,7 @@
 
 The server runs in the worker process: ``structgen.server.create_app`` on the tiny
 random-weight Llama over SmolLM2's tokenizer (``tests/tiny_model.py``), under
-uvicorn on a free port, as ``tests/test_server.py`` serves it. Requests: valid
+uvicorn on a free port, as ``tests/server/test_server.py`` serves it. Requests: valid
 chat and text completions (``response_format`` text / json_object /
 json_schema, ``guided_json``/``regex``/``grammar``/``choice`` with inputs from the
 other fuzzers, tools with every ``tool_choice``, streaming, ``n``, ``stop``,

@@ -26,7 +26,7 @@ ENGINE_MODULES: Final = (
     "remainders", "spanner", "stack", "tables", "tokenset", "views", "vocab",
 )
 """Every compiled module of the engine (the build compiles all of ``engine/*.py``
-but ``__init__``; ``tests/test_build.py`` checks this list against the folder)."""
+but ``__init__``; ``tests/engine/test_build.py`` checks this list against the folder)."""
 
 
 class _SourceFinder(importlib.abc.MetaPathFinder):

@@ -21,7 +21,7 @@ from structgen.engine import all_compiled, load_sources
 
 COMPILED_MODULES: Final = ("prefixes", "unique_items", "unique_strings")
 """The modules the build compiles with mypyc (``setup.py`` reads this tuple;
-``tests/test_build.py`` checks it against the installed files)."""
+``tests/engine/test_build.py`` checks it against the installed files)."""
 
 load_sources(__name__, __file__)
 

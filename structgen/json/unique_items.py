@@ -168,7 +168,7 @@ class UniqueItems:
         self._frames_numbers: dict[tuple[Any, ...], int] = {}  # (id(values) stays taken while a memo's Scan holds them)
         self._numbers = itertools.count()  # the numbers _scan_key gives containers
         self._left_by: tuple[Scan | None, bytes, bool] = (None, b"", False)  # _leaves_by's last scan and verdict
-        # both as compiled in, settable (tests/test_unique_items.py, tests/test_unique_strings.py):
+        # both as compiled in, settable (tests/json_layer/test_unique_items.py, tests/json_layer/test_unique_strings.py):
         self.max_search = MAX_SEARCH
         self.by_characters = True  # inside strings the walk of unique_strings; False: Scan byte by byte (slower, the same)
 

@@ -1,4 +1,4 @@
-"""The vLLM counterpart of tests/test_server.py's ``Script``: a logits processor
+"""The vLLM counterpart of tests/server/test_server.py's ``Script``: a logits processor
 that makes the model prefer to write a given text (then stop), so that the same
 test bodies drive a real model on vLLM. The grammar still decides what is allowed.
 

@@ -1,8 +1,8 @@
 """`structgen serve --backend vllm`: the same OpenAI-compatible server on vLLM's engine,
-through the official ``openai`` client, with tests/test_server.py's own test bodies.
+through the official ``openai`` client, with tests/server/test_server.py's own test bodies.
 
 One server for the module, started the way docs/vllm.md says (the bundled SmolLM2
-converted by `make vllm-model`, on the CPU build of vLLM), served as tests/test_server.py's
+converted by `make vllm-model`, on the CPU build of vLLM), served as tests/server/test_server.py's
 ``tiny`` model with its API key, so that its tests run unchanged. Where a body needs the
 model to want something, ``script_processor.ScriptProcessor`` (a vLLM logits
 processor, loaded with ``--logits-processors``) biases it as test_server's ``Script``

@@ -23,7 +23,7 @@ from structgen.engine.spanner import (
 from structgen.engine.tables import MaskTables
 from structgen.engine.vocab import build_trie
 
-JSON_LARK = (Path(__file__).resolve().parent.parent / "grammars" / "json.lark").read_text()
+JSON_LARK = (Path(__file__).resolve().parents[2] / "grammars" / "json.lark").read_text()
 
 
 def brute_force(lexer: Lexer, vocab: list[bytes], excluded: set[int], start: int) -> dict[int, tuple[list[int], int]]:

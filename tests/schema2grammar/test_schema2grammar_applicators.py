@@ -500,7 +500,7 @@ def test_unique_items_limit() -> None:
     past_schema = {"type": "array", "items": {"enum": list(range(limit + 1))}, "uniqueItems": True}
     _, report = translate(past_schema)  # the grammar alone: approximated
     assert [e.status for e in report.entries if e.keyword == "uniqueItems"] == [APPROXIMATED]
-    past = Grammar.from_json_schema(past_schema)  # with the matcher's check (tests/test_unique_items.py)
+    past = Grammar.from_json_schema(past_schema)  # with the matcher's check (tests/json_layer/test_unique_items.py)
     assert [(e.status, e.note) for e in past.report.entries if e.keyword == "uniqueItems"] == [(ENFORCED, CHECKED_NOTE)]
     assert past.accepts("[0, 1]") and not past.accepts("[0, 0]")
     assert [e.status for e in Grammar.from_json_schema({"uniqueItems": True}).report.entries

@@ -12,7 +12,7 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-PACKAGE = Path(__file__).resolve().parent.parent / "schema2grammar"
+PACKAGE = Path(__file__).resolve().parents[2] / "schema2grammar"
 
 FAMILIES = ("references", "strings", "number_keywords", "arrays", "objects", "combinators", "dependent_schemas",
             "constants")

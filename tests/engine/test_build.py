@@ -12,7 +12,7 @@ import structgen
 import structgen.engine
 from structgen.engine import ENGINE_MODULES
 
-CHECKOUT = Path(__file__).resolve().parent.parent
+CHECKOUT = Path(__file__).resolve().parents[2]
 
 
 def test_engine_is_compiled() -> None:
