@@ -9,6 +9,8 @@ server's), where that work gives way once half the limit is gone
 compile time, states built, and the steps of one instance (every mask equal).
 
 Run: .venv/bin/python examples/compile_budget.py
+
+Internals at work: it imports ``structgen.engine.deadline``, documented but not public API (docs/design.md §5).
 """
 
 import json

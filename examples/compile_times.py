@@ -3,6 +3,8 @@ from the installed syncode package): the figures in docs/regex.md and docs/gramm
 and what a grammar built after another reuses (docs/lexing.md).
 
 Run: .venv/bin/python examples/compile_times.py
+
+Internals at work: it imports ``structgen.engine``, documented but not public API (docs/design.md §5).
 """
 
 import importlib.util

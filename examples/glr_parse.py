@@ -2,6 +2,8 @@
 the persistent GLR stack; then time the tables of SynCode's big grammars.
 
 Run: .venv/bin/python examples/glr_parse.py
+
+Internals at work: it imports ``structgen.engine``, documented but not public API (docs/design.md §5).
 """
 
 import importlib.util

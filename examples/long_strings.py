@@ -6,6 +6,8 @@ text is written (``structgen.json.string_lengths``). The lexer counting them ins
 takes some 20 automaton states a character, each with token groups to build.
 
 Run: .venv/bin/python examples/long_strings.py
+
+Internals at work: it imports ``structgen.json``, documented but not public API (docs/design.md §5).
 """
 
 import json

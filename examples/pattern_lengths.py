@@ -3,6 +3,8 @@ is the pattern behind a lookahead that counts the characters, and the engine
 intersects the two automata; a ``format`` beside a pattern is one more lookahead.
 
 Run: .venv/bin/python examples/pattern_lengths.py
+
+Internals at work: it imports ``structgen.engine``, documented but not public API (docs/design.md §5).
 """
 
 import json

@@ -3,6 +3,8 @@ schema accepts read as automata (``schema2grammar.string_sets``), their product
 turned back into one terminal's regex.
 
 Run: .venv/bin/python examples/property_names.py
+
+Internals at work: it imports ``schema2grammar.complement``, documented but not public API (docs/design.md §5).
 """
 
 import json

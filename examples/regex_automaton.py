@@ -2,6 +2,8 @@
 
 Which tokens of the bundled SmolLM2 vocabulary can start a JSON number?
 Run: .venv/bin/python examples/regex_automaton.py
+
+Internals at work: it imports ``structgen.engine``, documented but not public API (docs/design.md §5).
 """
 
 import structgen

@@ -3,6 +3,8 @@ the numbers behind docs/tables.md's choice of ints for group sets and words
 (``vec[i64]``, the bitmask row's own memory) for entries and masks.
 
 Run: .venv/bin/python examples/token_sets.py
+
+Internals at work: it imports ``structgen.engine``, documented but not public API (docs/design.md §5).
 """
 
 import random

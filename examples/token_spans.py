@@ -2,6 +2,8 @@
 every lexer state, what each token does (lexemes ended, lexer state after it).
 
 Run: .venv/bin/python examples/token_spans.py [MODEL_PATH]   (default: bundled SmolLM2)
+
+Internals at work: it imports ``structgen.engine``, documented but not public API (docs/design.md §5).
 """
 
 import sys
