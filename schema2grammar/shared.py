@@ -67,6 +67,29 @@ _SHAPES = {"properties": dict, "patternProperties": dict, "required": list, "pre
 """Keywords whose value must be a JSON object (dict) or array (list)."""
 
 
+RESERVED = (SOME, LATER)
+"""The keys the translator writes into the schemas it derives; a user's schema may
+not hold them (they would change what it means: JSON Schema ignores unknown keywords)."""
+
+
+def check_reserved(schema: Any) -> None:
+    """A ``SchemaError`` naming the place where ``schema`` holds a ``RESERVED`` key (as
+    a keyword, a property name or inside a value alike: found without reading the
+    schema, by one walk over its JSON)."""
+    pending: list[tuple[Any, str]] = [(schema, "")]
+    while pending:
+        value, pointer = pending.pop()
+        if isinstance(value, dict):
+            for key, item in value.items():
+                token = pointer_token(str(key))
+                if key in RESERVED:
+                    raise SchemaError(f"{pointer}/{token}: {key!r} is a name structgen reserves for its own use; "
+                                      "a schema may not hold it")
+                pending.append((item, f"{pointer}/{token}"))
+        elif isinstance(value, list):
+            pending.extend((item, f"{pointer}/{index}") for index, item in enumerate(value))
+
+
 def check_shapes(schema: dict[str, Any], pointer: str) -> None:
     """A ``SchemaError`` naming the keyword whose value has the wrong shape (before
     a merge or a split reads it)."""

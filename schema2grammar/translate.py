@@ -34,7 +34,8 @@ from schema2grammar.objects import MAX_WITNESSES, ObjectKeywords
 from schema2grammar.options import Options
 from schema2grammar.references import References
 from schema2grammar.report import ENFORCED, Report
-from schema2grammar.shared import ANNOTATIONS, NOWHERE, NoValue, SchemaError, check_shapes, follow_pointer
+from schema2grammar.shared import (ANNOTATIONS, NOWHERE, NoValue, SchemaError, check_reserved, check_shapes,
+                                   follow_pointer)
 from schema2grammar.strings import COUNTED_NOTE, MAX_CLOSING_DISTANCE, StringKeywords
 from schema2grammar.unique_arrays import UniqueArrays
 
@@ -69,6 +70,7 @@ def _translated(schema: Any, options: Options | None, checks: bool) -> tuple[str
             raise SchemaError(f"the schema is not valid JSON: {exc}") from None
         except RecursionError:
             raise SchemaError("the schema's JSON nests values too deeply to read") from None
+    check_reserved(schema)
     try:
         translator = Translator(schema, options or Options())
         text, report = translator.run()

@@ -1515,3 +1515,17 @@ def test_prefix_items_before_2020_12_is_no_keyword(draft: str) -> None:
     agrees(named, [{"prefixItems": 1}], [{"prefixItems": "x"}])
     newer = {**schema, "$schema": "https://json-schema.org/draft/2020-12/schema"}
     agrees(newer, [[], ["a"]], [[1], ["a", "b"]])
+
+
+@pytest.mark.parametrize("schema, where", [
+    ({"type": "object", "structgen:someProperty": [["^a", {"type": "integer"}]]}, "/structgen:someProperty"),
+    ({"allOf": [{"structgen:declaredLater": ["x"]}]}, "/allOf/0/structgen:declaredLater"),
+    ({"properties": {"x": {"const": {"structgen:declaredLater": 1}}}}, "/properties/x/const/structgen:declaredLater"),
+])
+def test_the_names_the_translator_reserves_are_refused_in_a_schema(schema: Any, where: str) -> None:
+    """The translator marks the schemas it derives with two keys of its own; one in a
+    user's schema would change its meaning (``{}`` refused where JSON Schema ignores
+    an unknown keyword), so it is an error naming the place."""
+    with pytest.raises(SchemaError, match=f"^{re.escape(where)}: .* reserves"):
+        translate(schema)
+    assert translate({"type": "object", "x-structgen": 1})[0]  # other unknown keys stay ignored
