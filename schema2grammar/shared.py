@@ -73,21 +73,31 @@ not hold them (they would change what it means: JSON Schema ignores unknown keyw
 
 
 def check_reserved(schema: Any) -> None:
-    """A ``SchemaError`` naming the place where ``schema`` holds a ``RESERVED`` key (as
-    a keyword, a property name or inside a value alike: found without reading the
-    schema, by one walk over its JSON)."""
+    """A ``SchemaError`` naming the place where ``schema`` holds a ``RESERVED`` key
+    (a keyword or a property name alike; not inside a value: ``const``, ``enum``,
+    ``default``, ``examples``), found by one walk over its JSON (each object once,
+    whatever refers to it twice)."""
     pending: list[tuple[Any, str]] = [(schema, "")]
+    seen: set[int] = set()
     while pending:
         value, pointer = pending.pop()
-        if isinstance(value, dict):
-            for key, item in value.items():
-                token = pointer_token(str(key))
-                if key in RESERVED:
-                    raise SchemaError(f"{pointer}/{token}: {key!r} is a name structgen reserves for its own use; "
-                                      "a schema may not hold it")
-                pending.append((item, f"{pointer}/{token}"))
-        elif isinstance(value, list):
+        if not isinstance(value, (dict, list)) or id(value) in seen:
+            continue
+        seen.add(id(value))
+        if isinstance(value, list):
             pending.extend((item, f"{pointer}/{index}") for index, item in enumerate(value))
+            continue
+        for key, item in value.items():
+            token = pointer_token(str(key))
+            if key in RESERVED:
+                raise SchemaError(f"{pointer}/{token}: {key!r} is a name structgen reserves for its own use; "
+                                  "a schema may not hold it")
+            if key not in _DATA:
+                pending.append((item, f"{pointer}/{token}"))
+
+
+_DATA = frozenset({"const", "enum", "default", "examples"})
+"""Keywords whose values are data, never read as schemas."""
 
 
 def check_shapes(schema: dict[str, Any], pointer: str) -> None:

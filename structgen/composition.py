@@ -55,27 +55,30 @@ def composed(parts: Sequence[LarkRules], alternatives: Sequence[Sequence[int]]) 
             if index != SELF and not 0 <= index < len(parts):
                 raise GrammarError(f"no part {index} among {len(parts)}")
     terminals: list[Terminal] = []
-    shared: dict[tuple[str, str, str, int], int] = {}
+    # equal terminals are shared, but not one a part ignores with one another part parses
+    shared: dict[tuple[str, str, str, int, bool], int] = {}
     names: set[str] = set()
     part_terminals: list[list[int]] = []
     for part in parts:
         mapping = []
-        for terminal in part.terminals:
-            key = (terminal.kind, terminal.value, terminal.flags, terminal.priority)
+        ignored = set(part.ignore)
+        for index, terminal in enumerate(part.terminals):
+            key = (terminal.kind, terminal.value, terminal.flags, terminal.priority, index in ignored)
             found = shared.get(key)
             if found is None:
                 found = shared[key] = len(terminals)
-                terminals.append(Terminal(_unique(terminal.name, names), *key))
+                terminals.append(Terminal(_unique(terminal.name, names), *key[:4]))
             mapping.append(found)
         part_terminals.append(mapping)
     count = len(terminals)
     nonterminals = ["start"]
+    rule_names = {"start"}
     rules: list[tuple[int, list[int]]] = []
     starts: list[int] = []
     ignore: list[int] = []
     for number, (part, mapping) in enumerate(zip(parts, part_terminals)):
         first = count + 1 + len(nonterminals)  # this part's first nonterminal's new symbol
-        nonterminals += [f"p{number}_{name}" for name in part.nonterminals]
+        nonterminals += [_unique_rule(f"p{number}_{name}", rule_names) for name in part.nonterminals]
 
         def renamed(symbol: int, part: LarkRules = part, mapping: list[int] = mapping, first: int = first) -> int:
             if symbol < len(part.terminals):
@@ -90,7 +93,20 @@ def composed(parts: Sequence[LarkRules], alternatives: Sequence[Sequence[int]]) 
     return LarkRules(terminals=terminals, nonterminals=nonterminals, rules=rules, start=start, ignore=ignore)
 
 
-_NAME = re.compile(r"[A-Z_][A-Z0-9_]*")
+_NAME = re.compile(r"_?[A-Z][A-Z0-9_]*")
+"""A terminal name lark reads in a grammar's text (not its own ``__ANON_0``)."""
+
+
+def _unique_rule(name: str, taken: set[str]) -> str:
+    """A rule name lark reads (``[a-z0-9_]``: a template's ``_sep{A,B}`` is not one),
+    with a number where another rule has it."""
+    base = re.sub(r"[^a-z0-9_]", "_", name.lower())
+    found, number = base, 1
+    while found in taken:
+        number += 1
+        found = f"{base}_{number}"
+    taken.add(found)
+    return found
 
 
 def _unique(name: str, taken: set[str]) -> str:

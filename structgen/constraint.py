@@ -66,6 +66,9 @@ def make_constraint(
             return _pydantic_constraint(schema, options)
         return _schema_constraint(schema, options)
     if isinstance(grammar, Grammar):
+        source = getattr(grammar, "source", None)
+        if source is not None and source[0] == "lark":  # a composed grammar: its text names it here too
+            grammar = _cached("lark", source[1], lambda: grammar)
         return Constraint(grammar, _text, "grammar")
     if grammar is not None:
         if not isinstance(grammar, str):

@@ -20,7 +20,7 @@ from structgen.lark_rules import LarkRules, Terminal
 
 __all__ = ["write_lark"]
 
-_SYNTAX = frozenset("\\.^$|?*+()[]{}/-#&~ \t")
+_SYNTAX = frozenset("\\.^$|?*+()[]{}/-#&~ \t,")
 """Characters a pattern written with an escape must keep escaped (Python's ``re``
 takes ``\\`` before any of them as the character itself, in a class or out of one)."""
 
@@ -64,44 +64,71 @@ def _terminal_head(terminal: Terminal) -> str:
 def _terminal_body(terminal: Terminal) -> str:
     """A literal is written as the regex of its characters (the same language, and
     the plain form ``lark_rules`` reads without lark's parser)."""
+    verbose = "x" in terminal.flags
     if terminal.kind == "str":
-        return "/" + "".join(_pattern_char(c, escaped=True) for c in terminal.value) + "/" + terminal.flags
-    return "/" + _pattern_text(terminal.value) + "/" + terminal.flags
+        return "/" + "".join(_pattern_char(c, True, verbose) for c in terminal.value) + "/" + terminal.flags
+    return "/" + _pattern_text(terminal.value, verbose) + "/" + terminal.flags
 
 
-def _pattern_text(pattern: str) -> str:
-    """``pattern`` as the text between a lark regex's slashes."""
+def _pattern_text(pattern: str, verbose: bool) -> str:
+    """``pattern`` as the text between a lark regex's slashes (inside a character
+    class, where a digit cannot start a quantifier, escaped digits stay digits)."""
     out: list[str] = []
     i = 0
+    in_class = False
     while i < len(pattern):
         c = pattern[i]
         if c == "\\" and i + 1 < len(pattern):
             following = pattern[i + 1]
             digits = _HEX.get(following)
             if digits is not None and re.fullmatch(r"[0-9a-fA-F]{%d}" % digits, pattern[i + 2 : i + 2 + digits]):
-                out.append(_pattern_char(chr(int(pattern[i + 2 : i + 2 + digits], 16)), escaped=True))
+                character = chr(int(pattern[i + 2 : i + 2 + digits], 16))
+                out.append(character if in_class and character.isdigit() and character.isascii()
+                           else _pattern_char(character, True, verbose))
                 i += 2 + digits
                 continue
             if ord(following) < 0x20 or ord(following) == 0x7F:  # an escaped control: the control itself
-                out.append(_pattern_char(following, escaped=False))
-                i += 2
-                continue
-            out.append(c + following)  # lark keeps the backslash (or makes \n, \t... the characters)
+                out.append(_pattern_char(following, True, verbose))
+            else:
+                out.append(c + following)  # lark keeps the backslash (or makes \\n, \\t... the characters)
             i += 2
             continue
-        out.append(_pattern_char(c, escaped=False))
+        if c == "[" and not in_class:
+            in_class = True
+            out.append(c)
+            i += 1
+            if pattern.startswith("^", i):
+                out.append("^")
+                i += 1
+            if pattern.startswith("]", i):  # a ] first in a class is the character
+                out.append("]")
+                i += 1
+            continue
+        if c == "]" and in_class:
+            in_class = False
+        out.append(_pattern_char(c, False, verbose))
         i += 1
     return "".join(out)
 
 
-def _pattern_char(c: str, escaped: bool) -> str:
+def _pattern_char(c: str, escaped: bool, verbose: bool) -> str:
     """One character of a pattern: as itself, with a backslash where it is syntax
-    and was written as an escape, or as an escape lark turns into it."""
+    and was written as an escape, or as an escape lark turns into it. ``"`` is
+    always ``\\x22`` (lark reads a backslash before a quote as no backslash); a
+    digit written as an escape is a class of one (``{1\\x32}`` is no quantifier);
+    under the verbose flag a control character is escaped as itself, since the
+    character lark makes of ``\\n`` is whitespace that verbose mode drops."""
     if c == "/":
         return "\\/"
+    if c == '"':
+        return "\\x22"
     code = ord(c)
     if code < 0x20 or code == 0x7F or 0xD800 <= code <= 0xDFFF:
+        if verbose and code < 0x80:  # raw whitespace verbose mode drops stays raw; an escaped one stays escaped
+            return "\\" + c if escaped else c
         return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+    if escaped and c.isdigit() and c.isascii():
+        return f"[{c}]"
     if escaped and c in _SYNTAX:
         return "\\" + c
     return c

@@ -126,10 +126,15 @@ def _restricted(grammar: Grammar, lost: set[int], absent: frozenset[int]) -> Gra
             f"token contains (of {shown}; in terminal {', '.join(names)})"
         ) from exc
     spelled.report = grammar.report
-    spelled.checks = tuple(
+    # the checks the new grammar's terminals mark stand (they may differ: a string cut away no longer
+    # mixes with another); the others, which follow the text, carry over, first as from_json_schema puts them
+    derived = spelled.checks
+    carried = tuple(
         again for check in grammar.checks
         if (again := check.for_grammar(spelled.lexer, spelled.table, spelled.rules.terminals)) is not None
+        and not any(type(again) is type(found) for found in derived)
     )
+    spelled.checks = carried + derived
     source = getattr(grammar, "source", None)
     if source is not None:
         spelled.source = source

@@ -22,7 +22,7 @@ from structgen.json.unique_check import UniqueItemsCheck
 from structgen.lark_rules import read_lark
 from structgen.lark_writer import write_lark
 
-TRICKY = ["<tool_call>", "[TOOL_CALLS]", "<|python_tag|>", 'say "hi"', "back\\slash", "it's", "a/b", "tab\there",
+TRICKY = ["<tool_call>", "[TOOL_CALLS]", "<|python_tag|>", 'say "hi"', "back\\slash", 'a\\"b', "it's", "a/b", "tab\there",
           "line\nbreak", "é ✓ 😀", "(?:x)*", "^$.|+?{}[]-#&~ ", "\x00\x7f", "\\x5b", "\\u0041", "/"]
 
 
@@ -140,3 +140,28 @@ def test_the_number_of_parts_is_bounded() -> None:
         composed([literal_rules("a")], [[1]])
     with pytest.raises(GrammarError, match="at least one"):
         composed([], [[]])
+
+
+def test_lark_grammars_with_inline_terminals_templates_and_ignore_compose() -> None:
+    """lark names inline terminals ``__ANON_0`` and template rules ``_sep{A,B}``,
+    neither of which its own reader takes back: the composed text renames them."""
+    listing = Grammar.from_lark('''
+start: "[" _sep{item, ","} "]"
+_sep{x, sep}: x (sep x)*
+item: /[a-z]+/ | "++"
+%ignore " "
+''')
+    assert listing.accepts("[a, ++, b]")
+    both = Grammar.sequence(listing, Grammar.literal(";"), listing)
+    assert both.accepts("[a,b] ; [c]") and not both.accepts("[a,b];")
+    again = Grammar.from_lark(both.source[1])
+    assert again.accepts("[a , b];[++]")
+
+
+def test_a_terminal_one_part_ignores_stays_a_token_in_another() -> None:
+    spaced = Grammar.from_lark('start: "a" "b"\n%ignore " "\n')
+    space = Grammar.literal(" ")
+    joined = Grammar.sequence(Grammar.literal("x"), space, Grammar.literal("y"))
+    assert joined.accepts("x y") and not joined.accepts("xy")
+    either = Grammar.union(spaced, joined)
+    assert either.accepts("a b") and either.accepts("ab") and either.accepts("x y")

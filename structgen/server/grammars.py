@@ -26,7 +26,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any, Callable
+from typing import Any, Callable, TypeVar
 
 from schema2grammar import Options, Report, translate
 from schema2grammar.shared import NoValue
@@ -38,6 +38,8 @@ from structgen.tool_calls import Tool, ToolDefinitionError, ToolSet
 from structgen.server.errors import bad_request
 from structgen.server.protocol import ChatCompletionRequest, GenerationRequest, JSONObjectFormat, JSONSchemaResponseFormat
 from structgen.server.tool_syntax import ToolSyntax, hold_back
+
+T = TypeVar("T")
 
 SCHEMA_OPTIONS = {"whitespace": "compact", "closed_objects": True}
 """Tool calls' JSON: compact (jump-forward writes the envelope and the punctuation
@@ -130,7 +132,7 @@ def plan_output(request: ChatCompletionRequest, syntax: ToolSyntax) -> OutputPla
         if form is None:
             return OutputPlan(free_text_or(syntax.tag, trigger), content, tools, calls, trigger, param="tools", tag=tag)
         if "schema" in form.keywords:
-            return OutputPlan(answer_or_call(form, trigger), content, tools, calls, trigger, text_first=False,
+            return OutputPlan(answer_or_call(form, trigger, content), content, tools, calls, trigger, text_first=False,
                               param=form.param, tag=tag)
         raise bad_request(f"{form.param} together with tool_choice 'auto' is not supported yet (a JSON Schema is)", form.param)
     start = (tagged,) if tagged is not None else ()
@@ -310,16 +312,17 @@ def check_sound(report: Report | None, param: str) -> None:
                           param, "schema_not_enforceable")
 
 
-def answer_or_call(form: ContentFormat, trigger: str) -> Constraint:
-    """The JSON answer of ``form``'s schema, or the start of a call: a JSON value
-    never starts with ``<``, so the lexer tells them apart at the first byte."""
-    schema_text = json.dumps(form.keywords["schema"], ensure_ascii=False)
-    return _composed(lambda: _answer_or_call(schema_text, form.options, trigger), form.param, form.param)
+def answer_or_call(form: ContentFormat, trigger: str, content: Constraint) -> Constraint:
+    """The JSON answer of ``form``'s schema (``content``'s grammar, as
+    ``content_constraint`` built it), or the start of a call: a JSON value never
+    starts with ``<``, so the lexer tells them apart at the first byte."""
+    assert content.grammar is not None
+    answer = content.grammar
+    return _composed(lambda: _answer_or_call(answer, trigger), form.param, form.param)
 
 
 @lru_cache(maxsize=64)
-def _answer_or_call(schema_text: str, options: tuple[tuple[str, Any], ...], trigger: str) -> Constraint:
-    answer = Grammar.from_json_schema(schema_text, **dict(options))
+def _answer_or_call(answer: Grammar, trigger: str) -> Constraint:
     return make_constraint(grammar=Grammar.union(answer, Grammar.literal(trigger)))
 
 
@@ -360,23 +363,35 @@ def calls_constraint(syntax: ToolSyntax, tools: list[Tool], parallel: bool) -> C
             ]
         }
     envelope = (syntax.written_first, syntax.between, syntax.last)
-    return _composed(lambda: _calls(json.dumps(schema, ensure_ascii=False), envelope, parallel), "tools",
-                     "tools: a tool's parameters cannot be translated")
+    constraint, report = _composed(lambda: _calls(json.dumps(schema, ensure_ascii=False), envelope, parallel), "tools",
+                                   "tools: a tool's parameters cannot be translated")
+    strict = [f"/anyOf/{i}" if len(tools) > 1 else "" for i, tool in enumerate(tools) if tool.strict]
+    if strict:  # the grammar may have stepped down its lexer-limit ladder: strict tools must stay exact
+        arguments = [f"{prefix}/properties/{syntax.arguments_key}" for prefix in strict]
+        check_sound(_restricted(report, arguments), "tools")
+    return constraint
+
+
+def _restricted(report: Report, pointers: list[str]) -> Report:
+    """``report``'s entries at or below one of ``pointers``."""
+    return Report([e for e in report.entries if any(e.pointer == p or e.pointer.startswith(p + "/") for p in pointers)])
 
 
 @lru_cache(maxsize=64)
-def _calls(schema_text: str, envelope: tuple[str, str, str], parallel: bool) -> Constraint:
-    """The calls' constraint: the envelope's parts (an empty one, as Llama 3's bare
-    JSON, is left out) around one call, or calls with the separator between."""
+def _calls(schema_text: str, envelope: tuple[str, str, str], parallel: bool) -> tuple[Constraint, Report]:
+    """The calls' constraint, and how the calls' schema was translated for it: the
+    envelope's parts (an empty one, as Llama 3's bare JSON, is left out) around one
+    call, or calls with the separator between."""
     first, between, last = envelope
     call = Grammar.from_json_schema(schema_text, **SCHEMA_OPTIONS)
+    report = call.report
     if parallel:
         call = Grammar.repeat(call, Grammar.literal(between) if between else None)
     parts = ([Grammar.literal(first)] if first else []) + [call] + ([Grammar.literal(last)] if last else [])
-    return make_constraint(grammar=Grammar.sequence(*parts) if len(parts) > 1 else call)
+    return make_constraint(grammar=Grammar.sequence(*parts)), report
 
 
-def _composed(build: Callable[[], Constraint], param: str, problem: str) -> Constraint:
+def _composed(build: Callable[[], T], param: str, problem: str) -> T:
     """A grammar the server composes of schema grammars (``Grammar.union``,
     ``sequence``, ``repeat``: the schema's grammar as ``Grammar.from_json_schema``
     builds it); a 400 naming ``param`` where it passes the lexer's or the parser's

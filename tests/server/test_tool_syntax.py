@@ -188,3 +188,48 @@ def test_stop_strings_are_looked_for_in_the_content_alone() -> None:
     assert settled(auto, "Hi. Bye<tool", ("Bye.",)) == "Hi. <tool"
     assert settled(required, call[:-3], ("}\n",)) == call[:-3]
     assert settled(plain, "Hi. Bye", ("Bye.",)) == "Hi. "
+
+
+@pytest.mark.parametrize("syntax", SYNTAXES, ids=lambda s: s.name)
+@pytest.mark.parametrize("parallel", [True, False])
+def test_every_calls_grammar_travels_to_vllm_as_text(syntax: ToolSyntax, parallel: bool) -> None:
+    """A calls' grammar is composed; its text names it again (what a vLLM worker
+    gets): the same cached grammar, for every syntax, Llama 3's bare JSON included."""
+    from structgen.integrations.request_args import constraint_args, constraint_from_args
+
+    constraint = calls_constraint(syntax, list(TOOLS.tools.values()), parallel=parallel)
+    again = constraint_from_args(constraint_args(constraint))
+    assert again is not None and again.grammar is constraint.grammar
+
+
+def test_a_strict_tool_whose_grammar_widens_is_a_400(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The calls' grammar may step down the lexer-limit ladder (a format read as any
+    string): for a strict tool that is no longer exact, so the request is refused
+    before generating, as a strict response format is; a widened non-strict tool beside it is not."""
+    from schema2grammar import APPROXIMATED
+    from structgen import Grammar
+    from structgen.server import grammars
+    from structgen.server.errors import APIError
+
+    built = Grammar.from_json_schema
+
+    def widened(schema_text: str, **options: Any) -> Grammar:
+        grammar = built(schema_text, **options)
+        grammar.report.add("/anyOf/1/properties/arguments/properties/zone", "format", APPROXIMATED, "any string")
+        return grammar
+
+    monkeypatch.setattr(grammars.Grammar, "from_json_schema", staticmethod(widened))
+    grammars._calls.cache_clear()
+    strict_first = ToolSet.read([{**tool, "function": {**tool["function"], "strict": True}} if i == 0 else tool
+                                 for i, tool in enumerate(_openai(TOOLS))])
+    assert calls_constraint(HERMES, list(strict_first.tools.values()), parallel=True).grammar is not None
+    strict_second = ToolSet.read([{**tool, "function": {**tool["function"], "strict": True}} if i == 1 else tool
+                                  for i, tool in enumerate(_openai(TOOLS))])
+    with pytest.raises(APIError, match="strict") as raised:
+        calls_constraint(HERMES, list(strict_second.tools.values()), parallel=True)
+    assert raised.value.status == 400 and raised.value.code == "schema_not_enforceable"
+    grammars._calls.cache_clear()
+
+
+def _openai(tools: ToolSet) -> list[dict[str, Any]]:
+    return [{"type": "function", "function": {"name": t.name, "parameters": t.schema}} for t in tools.tools.values()]
