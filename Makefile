@@ -84,9 +84,12 @@ $(PY):
 	$(PYTHON) -m venv $(VENV)
 	$(PIP) install torch==2.13.0
 
+# build/ goes first: setuptools copies modules into build/lib and never deletes one that
+# moved, which the install would then ship (a module left where it no longer lives)
 $(INSTALLED): $(PY) $(SOURCES)
 	$(PIP) install $(BUILD_PACKAGES)
 	$(PIP) install --no-deps $(DATA_PACKAGES) $(CLIENT_PACKAGES)
+	rm -rf build
 	$(PIP) install --no-build-isolation ".[hf,server,dev,clients]"
 	touch $@
 
@@ -130,6 +133,7 @@ $(VLLM_INSTALLED):
 $(VLLM_STRUCTGEN): $(VLLM_INSTALLED) $(SOURCES)
 	$(VLLM_PIP) install $(BUILD_PACKAGES)
 	$(VLLM_PIP) install --no-deps $(DATA_PACKAGES)
+	rm -rf build
 	$(VLLM_PIP) install --no-build-isolation ".[hf,dev]"
 	touch $@
 
