@@ -9,6 +9,7 @@ the packages above it), as the packages' ``__init__`` files only re-export.
 from __future__ import annotations
 
 import ast
+import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -138,6 +139,20 @@ def test_the_engine_imports_nothing_outside_itself() -> None:
         if not target.startswith("structgen.engine")
     }
     assert outside == set()
+    allowed = set(sys.stdlib_module_names) | {"mypy_extensions", "librt", "structgen", "__future__"}
+    foreign = set()
+    for name, path in modules().items():
+        if not name.startswith("structgen.engine"):
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                roots = [alias.name.split(".")[0] for alias in node.names]
+            elif isinstance(node, ast.ImportFrom) and not node.level and node.module:
+                roots = [node.module.split(".")[0]]
+            else:
+                continue
+            foreign |= {f"{name} -> {root}" for root in roots if root not in allowed}
+    assert foreign == set()
 
 
 def test_no_module_is_over_the_size_limit() -> None:
