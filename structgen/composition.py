@@ -100,18 +100,16 @@ _NAME = re.compile(r"_?[A-Z][A-Z0-9_]*")
 def _unique_rule(name: str, taken: set[str]) -> str:
     """A rule name lark reads (``[a-z0-9_]``: a template's ``_sep{A,B}`` is not one),
     with a number where another rule has it."""
-    base = re.sub(r"[^a-z0-9_]", "_", name.lower())
-    found, number = base, 1
-    while found in taken:
-        number += 1
-        found = f"{base}_{number}"
-    taken.add(found)
-    return found
+    return _numbered(re.sub(r"[^a-z0-9_]", "_", name.lower()), taken)
 
 
 def _unique(name: str, taken: set[str]) -> str:
     """``name`` (a terminal's), or with a number where another terminal has it."""
-    base = name if _NAME.fullmatch(name) else "T"
+    return _numbered(name if _NAME.fullmatch(name) else "T", taken)
+
+
+def _numbered(base: str, taken: set[str]) -> str:
+    """``base``, or ``base_2``, ``base_3``... the first not ``taken`` (then taken)."""
     found, number = base, 1
     while found in taken:
         number += 1

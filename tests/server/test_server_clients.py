@@ -14,11 +14,12 @@ models (pydantic-ai and langchain turn a 404 into "model not found" on their own
 from __future__ import annotations
 
 import json
-from typing import Any, Awaitable, Callable, Iterator
+from typing import Any, Iterator
 
 import openai
 import pytest
 from pydantic import BaseModel
+from recording import Recorder
 
 import structgen
 from test_server import KEY, MODEL, Script, serving
@@ -38,29 +39,6 @@ class City(BaseModel):
 
 
 EXPECTED = City(name="Paris", country="France", population=2148000)
-
-
-class Recorder:
-    """An ASGI wrapper that keeps the JSON body of every chat request the app gets."""
-
-    def __init__(self, app: Any) -> None:
-        self.app = app
-        self.bodies: list[dict[str, Any]] = []
-
-    async def __call__(self, scope: dict[str, Any], receive: Callable[[], Awaitable[dict[str, Any]]], send: Any) -> None:
-        if scope["type"] != "http" or scope["path"] != "/v1/chat/completions":
-            return await self.app(scope, receive, send)
-        chunks: list[bytes] = []
-
-        async def recording() -> dict[str, Any]:
-            message = await receive()
-            if message["type"] == "http.request":
-                chunks.append(message.get("body", b""))
-                if not message.get("more_body"):
-                    self.bodies.append(json.loads(b"".join(chunks)))
-            return message
-
-        await self.app(scope, recording, send)
 
 
 class Live:
@@ -87,7 +65,7 @@ def live() -> Iterator[Live]:
 def steered(live: Live) -> Iterator[Live]:
     """The server, its model steered toward ``PARIS``; the recorder emptied."""
     live.script.text = PARIS
-    live.recorder.bodies.clear()
+    live.recorder.requests.clear()
     try:
         yield live
     finally:
@@ -96,8 +74,8 @@ def steered(live: Live) -> Iterator[Live]:
 
 def sent_json_mode(live: Live) -> None:
     """Every chat request the library sent asked for ``json_object`` with the schema's fields in the prompt."""
-    assert live.recorder.bodies, "the library sent no chat request"
-    for body in live.recorder.bodies:
+    assert live.recorder.bodies("/v1/chat/completions"), "the library sent no chat request"
+    for body in live.recorder.bodies("/v1/chat/completions"):
         assert body["response_format"]["type"] == "json_object", body.get("response_format")
         prompt = json.dumps(body["messages"])
         assert all(field in prompt for field in ("name", "country", "population")), prompt

@@ -13,11 +13,12 @@ its validated object back.
 from __future__ import annotations
 
 import json
-from typing import Any, Awaitable, Callable, Iterator
+from typing import Any, Callable, Iterator
 
 import openai
 import pytest
 from pydantic import BaseModel
+from recording import Recorder
 
 import structgen
 from test_server import ASSISTANT_TURN, KEY, MODEL, Script, serving
@@ -58,32 +59,6 @@ class Turns(Script):
                 prompt = self.tokenizer.decode([int(i) for i in kwargs["input_ids"][0]])
                 self.text = self.choose(prompt.rsplit(ASSISTANT_TURN, 1)[0])
         return super()._hook(module, args, kwargs, output)
-
-
-class Recorder:
-    """Keeps the path and JSON body of every generation request the app gets."""
-
-    def __init__(self, app: Any) -> None:
-        self.app = app
-        self.requests: list[tuple[str, dict[str, Any]]] = []
-
-    async def __call__(self, scope: dict[str, Any], receive: Callable[[], Awaitable[dict[str, Any]]], send: Any) -> None:
-        if scope["type"] != "http" or scope["method"] != "POST":
-            return await self.app(scope, receive, send)
-        chunks: list[bytes] = []
-
-        async def recording() -> dict[str, Any]:
-            message = await receive()
-            if message["type"] == "http.request":
-                chunks.append(message.get("body", b""))
-                if not message.get("more_body"):
-                    self.requests.append((scope["path"], json.loads(b"".join(chunks) or b"{}")))
-            return message
-
-        await self.app(scope, recording, send)
-
-    def paths(self) -> set[str]:
-        return {path for path, _ in self.requests}
 
 
 class Live:
