@@ -26,6 +26,7 @@ from schema2grammar.options import MAX_INDENT_LEVELS, Options
 from schema2grammar.report import APPROXIMATED, ENFORCED, REJECTED, Report, ReportEntry
 from schema2grammar.shared import (ANNOTATIONS, CONDITIONAL, LATER, TYPE_KEYWORDS, NoValue, SchemaError, count_of,
                                    has_type, without_keyword)
+from schema2grammar.translation import CountedString, Translation
 
 MAX_DEPTH = 100
 """Schema places nested in one another (through ``allOf`` merges too): deeper is an
@@ -85,6 +86,7 @@ class TranslatorCore:
         self.report = Report()
         self.rules: dict[str, str] = {}  # nonterminal -> its alternatives
         self.terminals: dict[str, str] = {}  # regex -> terminal name
+        self.counted: dict[str, CountedString] = {}  # terminal name -> the maximum the matcher counts
         self.by_pointer: dict[str, str] = {}  # $ref target -> nonterminal
         self.visited = 0
         self.depth = 0
@@ -127,14 +129,15 @@ class TranslatorCore:
         gap = 0 if options.indent is not None or options.separators is not None else options.gap
         self.ws = f"[ \\t\\n\\r]{{0,{gap}}}" if gap else ""
 
-    def run(self) -> tuple[str, Report]:
+    def run(self) -> Translation:
         start = self.node(self.root, "")
         lines = [f"start: {start}"]
         rules = self.reachable(start)
         lines += [f"{name}: {self.rules[name]}" for name in rules]
         used = set(_TERMINAL_NAME.findall(" ".join([start] + [self.rules[name] for name in rules])))
         lines += [f"{name}: /{_lark_regex(pattern)}/" for pattern, name in self.terminals.items() if name in used]
-        return "\n".join(lines) + "\n", self.report
+        counted = {name: found for name, found in self.counted.items() if name in used}
+        return Translation("\n".join(lines) + "\n", self.report, counted_strings=counted)
 
     def reachable(self, start: str) -> list[str]:
         """The rules ``start`` uses, in definition order (a dropped place leaves
@@ -158,6 +161,13 @@ class TranslatorCore:
         if name is None:
             name = f"T{len(self.terminals)}"
             self.terminals[pattern] = name
+        return name
+
+    def counted_terminal(self, counted: CountedString, quoted: str, ahead: str = "") -> str:
+        """The terminal of a JSON string (``quoted``, after a lookahead ``ahead``)
+        whose maximum the matcher counts."""
+        name = self.terminal(ahead + counted.group(quoted))
+        self.counted[name] = counted
         return name
 
     def number_terminal(self, pattern: str, integer: bool) -> str:

@@ -10,6 +10,7 @@ from schema2grammar import automata, ecma, formats, regexes
 from schema2grammar.core import ANNOTATION_IGNORED, TranslatorCore
 from schema2grammar.report import ENFORCED
 from schema2grammar.shared import NoValue, SchemaError
+from schema2grammar.translation import CountedString
 
 STRINGS_SPELLED = "characters in every JSON spelling but \\u escapes of printable ASCII (spellings)"
 """How a string's characters are matched (``spellings``): ``é`` and ``\\u00e9`` alike."""
@@ -27,14 +28,6 @@ characters of it to its lexer state; past it the lexer counts."""
 
 URL_KEYWORD_READ = "read only where format 'uri' is spelled out with urls='whatwg'"
 """Why ``x-url`` is approximated elsewhere."""
-
-
-def _marked(high: int, tag: int, quoted: str, late: int = 0) -> str:
-    """``quoted`` (a JSON string's regex) inside the group that leaves its maximum
-    ``high`` to the matcher (``structgen.json.string_lengths.marked_maximum`` reads it),
-    ``tag`` the index of its ``maxLength`` report entry, ``late`` the most
-    characters a long enough text may still need (``automata.closing_distance``)."""
-    return f"(?P<max_length_{high}_{tag}{f'_{late}' if late else ''}>{quoted})"
 
 
 def _joined(*notes: str) -> str:
@@ -81,7 +74,7 @@ class StringKeywords(TranslatorCore):
         bound = self.options.length_bound
         # the matcher's count, where the lexer's would be too long or cost its steps many states' token groups
         counted = high is not None and high > min(bound, self.options.lexer_max_length)
-        tag = len(self.report.entries)  # the marker names its report entry (structgen.grammar may revise it)
+        tag = len(self.report.entries)  # its report entry (structgen.grammar may revise it)
         if "maxLength" in schema:
             self.report.add(pointer, "maxLength", ENFORCED, COUNTED_NOTE if counted else "")
         if low > bound:
@@ -99,7 +92,7 @@ class StringKeywords(TranslatorCore):
         elif fmt is not None:
             self.approximate(pointer, "format", f"format {fmt!r} is not enforced: any string")
         if counted and high is not None:
-            return self.terminal(_marked(high, tag, regexes.string_of_length(low, None)))
+            return self.counted_terminal(CountedString(high, tag), regexes.string_of_length(low, None))
         return self.terminal(regexes.string_of_length(low, high))
 
     def format(self, fmt: str, schema: dict[str, Any], pointer: str, lengths: str = "") -> str:
@@ -260,12 +253,12 @@ class StringKeywords(TranslatorCore):
             return None
         if closing is None or closing[1] > MAX_CLOSING_DISTANCE or sum(closing) > high:
             return None
-        tag = len(self.report.entries)  # the marker names its report entry (structgen.grammar may revise it)
+        tag = len(self.report.entries)  # its report entry (structgen.grammar may revise it)
         self.report.add(pointer, "maxLength", ENFORCED, COUNTED_NOTE)
         if "minLength" in schema:
             self.report.add(pointer, "minLength", ENFORCED, "beside the pattern")
         ahead = f"(?={regexes.string_of_length(low, None)})" if low else ""
-        return self.terminal(ahead + _marked(high, tag, body, closing[1]))
+        return self.counted_terminal(CountedString(high, tag, closing[1]), body, ahead)
 
     def pattern_lengths(self, schema: dict[str, Any], pointer: str) -> str:
         """The quoted strings within the length bounds beside a ``pattern`` (empty

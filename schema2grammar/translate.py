@@ -18,6 +18,7 @@ families (``core`` holds what they share) and dispatches a schema place to them.
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from typing import Any
 
 from schema2grammar import applicators, unevaluated, unique_arrays
@@ -37,12 +38,12 @@ from schema2grammar.report import ENFORCED, Report
 from schema2grammar.shared import (ANNOTATIONS, NOWHERE, NoValue, SchemaError, check_reserved, check_shapes,
                                    follow_pointer)
 from schema2grammar.strings import COUNTED_NOTE, MAX_CLOSING_DISTANCE, StringKeywords
-from schema2grammar.unique_arrays import UniqueArrays
+from schema2grammar.translation import CountedString, Translation
 
 __all__ = ["COUNTED_NOTE", "MAX_CLOSING_DISTANCE", "MAX_DEPENDENT_RULES", "MAX_DEPENDENT_SCHEMAS", "MAX_DEPTH",
            "MAX_DISTRIBUTED", "MAX_MERGED_REFERENCES", "MAX_OBJECT_STATES", "MAX_SCHEMA_NODES", "MAX_UNORDERED_MEMBERS",
-           "MAX_UNORDERED_STATES", "MAX_WITNESSES", "NOWHERE", "Translator", "follow_pointer", "translate",
-           "translate_checked"]
+           "MAX_UNORDERED_STATES", "MAX_WITNESSES", "NOWHERE", "CountedString", "Translation", "Translator",
+           "follow_pointer", "translate", "translate_checked"]
 
 MAX_SCHEMA_NODES = 20_000
 """Schema places one translation may visit (a bound on grammar size and time)."""
@@ -50,19 +51,19 @@ MAX_SCHEMA_NODES = 20_000
 
 def translate(schema: Any, options: Options | None = None) -> tuple[str, Report]:
     """The lark grammar of ``schema`` (a dict, a bool, or JSON text) and the report."""
-    text, report, _ = _translated(schema, options, checks=False)
-    return text, report
+    found = _translated(schema, options, checks=False)
+    return found.lark, found.report
 
 
-def translate_checked(schema: Any, options: Options | None = None) -> tuple[str, Report, UniqueArrays | None]:
-    """``translate``, and what a matcher checks beside the grammar: the arrays whose
-    ``uniqueItems`` no grammar holds (``unique_arrays``; None where there are
-    none). Their report entries say enforced: use the grammar with the checks
-    (``structgen.Grammar.from_json_schema`` does)."""
+def translate_checked(schema: Any, options: Options | None = None) -> Translation:
+    """``translate``, with what a matcher checks beside the grammar, as data
+    (``Translation``): the arrays whose ``uniqueItems`` no grammar holds
+    (``unique_arrays``) and the string maxima it counts. Their report entries say
+    enforced: use the grammar with the checks (``structgen.Grammar.from_json_schema`` does)."""
     return _translated(schema, options, checks=True)
 
 
-def _translated(schema: Any, options: Options | None, checks: bool) -> tuple[str, Report, UniqueArrays | None]:
+def _translated(schema: Any, options: Options | None, checks: bool) -> Translation:
     if isinstance(schema, (str, bytes)):
         try:
             schema = json.loads(schema)
@@ -73,9 +74,10 @@ def _translated(schema: Any, options: Options | None, checks: bool) -> tuple[str
     check_reserved(schema)
     try:
         translator = Translator(schema, options or Options())
-        text, report = translator.run()
-        arrays = unique_arrays.checked_places(schema, applicators.draft_of(translator), report) if checks else None
-        return text, report, arrays
+        found = translator.run()
+        if not checks:
+            return found
+        return replace(found, unique_arrays=unique_arrays.checked_places(schema, applicators.draft_of(translator), found.report))
     except RecursionError:  # a value nested past Python's stack (a listed one: MAX_DEPTH bounds the places)
         raise SchemaError("the schema nests values too deeply to translate") from None
 

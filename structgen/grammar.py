@@ -139,7 +139,8 @@ class Grammar:
             for stage in stages:  # fewer strings' automata: it may fit
                 if failure is not None and time.monotonic() > stop:
                     raise failure
-                text, report, arrays = translate_checked(schema, Options(**{**options, **stage}))
+                translation = translate_checked(schema, Options(**{**options, **stage}))
+                text, report, arrays = translation.lark, translation.report, translation.unique_arrays
                 check_deadline()
                 if text == tried:
                     continue  # this stage spells out the same automata: the same grammar
@@ -173,7 +174,8 @@ class Grammar:
         marked = found[0]._marked
         while marked.uncounted_tags and chosen.lexer_max_length < marked.longest_uncounted <= chosen.length_bound:
             chosen = Options(**{**options, "lexer_max_length": marked.longest_uncounted})
-            text, report, arrays = translate_checked(schema, chosen)
+            translation = translate_checked(schema, chosen)
+            text, report, arrays = translation.lark, translation.report, translation.unique_arrays
             check_deadline()
             try:
                 grammar = cls.from_lark(text)

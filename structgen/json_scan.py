@@ -13,6 +13,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
+from structgen.json import syntax
 from structgen.schema_places import Places, spelled
 from structgen.validation import ToolCallError, pointer_token
 
@@ -21,22 +22,7 @@ WHITESPACE = b" \t\n\r"
 # what the next byte may be
 VALUE, KEY_OR_CLOSE, KEY, COLON, COMMA_OR_CLOSE, VALUE_OR_CLOSE, END, STRING, NUMBER, LITERAL = range(10)
 
-_NUMBER_STEPS: dict[tuple[int, str], int] = {
-    (0, "-"): 1, (0, "0"): 2, (1, "0"): 2, (2, "."): 4, (3, "."): 4, (4, "d"): 5, (5, "d"): 5,
-    (0, "1"): 3, (1, "1"): 3, (3, "d"): 3, (2, "e"): 6, (3, "e"): 6, (5, "e"): 6,
-    (6, "+"): 7, (6, "d"): 8, (7, "d"): 8, (8, "d"): 8,
-}
-"""The number automaton of RFC 8259: state, byte class -> state ("d" any digit, "1"
-a digit 1-9, "e" e or E); states 2, 3, 5 and 8 end a number."""
-_NUMBER_ENDS = (2, 3, 5, 8)
 _LITERALS = {ord("t"): (b"true", True), ord("f"): (b"false", False), ord("n"): (b"null", None)}
-_UTF8_STARTS = {
-    **{b: (1, 0x80, 0xBF) for b in range(0xC2, 0xE0)},
-    **{b: (2, 0x80, 0xBF) for b in range(0xE1, 0xF0)}, 0xE0: (2, 0xA0, 0xBF), 0xED: (2, 0x80, 0x9F),
-    **{b: (3, 0x80, 0xBF) for b in range(0xF1, 0xF4)}, 0xF0: (3, 0x90, 0xBF), 0xF4: (3, 0x80, 0x8F),
-}
-"""UTF-8 (RFC 3629): a first byte -> the continuation bytes it needs, and the range
-of the next one (no overlong forms, no surrogates, nothing above U+10FFFF)."""
 _KIND_OF_FIRST = {ord('"'): "string", ord("{"): "object", ord("["): "array", ord("t"): "boolean", ord("f"): "boolean", ord("n"): "null"}
 
 
@@ -64,9 +50,8 @@ class JsonScan:
         self.lexeme = bytearray()  # the string (without quotes), number or literal so far
         self.is_key = False
         self.escaped = False  # the string so far has an escape (its spelling may differ)
-        self.escape = 0  # bytes left of the escape in progress (5: just after the backslash)
-        self.utf8: tuple[int, int, int] = (0, 0x80, 0xBF)  # bytes left of a character, the next one's range
-        self.number_state = 0
+        self.string_state = syntax.PLAIN  # where inside a character the string is (``structgen.json.syntax``)
+        self.number_state = syntax.NUMBER_START
         self.literal: tuple[bytes, Any] = (b"", None)
 
     def feed(self, data: bytes) -> tuple[int, ToolCallError] | None:
@@ -82,12 +67,12 @@ class JsonScan:
         if mode == STRING:
             return self._string_byte(byte)
         if mode == NUMBER:
-            following = _number_step(self.number_state, byte)
-            if following >= 0:
+            following = syntax.number_next(self.number_state, byte)
+            if following != syntax.ERROR:
                 self.number_state = following
                 self.lexeme.append(byte)
                 return None
-            if self.number_state not in _NUMBER_ENDS:
+            if not syntax.number_ended(self.number_state):
                 return self._syntax(byte, "a digit")
             error = self._finish_scalar(json.loads(self.lexeme))
             return error if error is not None else self.feed_byte(byte)
@@ -150,41 +135,27 @@ class JsonScan:
         elif kind == "string":
             self._start_string(is_key=False)
         elif kind == "number":
-            self.mode, self.number_state = NUMBER, _number_step(0, byte)
+            self.mode, self.number_state = NUMBER, syntax.number_next(syntax.NUMBER_START, byte)
             self.lexeme = bytearray([byte])
         else:
             self.mode, self.literal, self.lexeme = LITERAL, _LITERALS[byte], bytearray([byte])
         return None
 
     def _start_string(self, is_key: bool) -> None:
-        self.mode, self.is_key, self.escaped, self.escape = STRING, is_key, False, 0
+        self.mode, self.is_key, self.escaped, self.string_state = STRING, is_key, False, syntax.PLAIN
         self.lexeme = bytearray()
 
     def _string_byte(self, byte: int) -> ToolCallError | None:
-        if self.escape:
-            if self.escape == 5:
-                if byte not in b'"\\/bfnrtu':
-                    return self._syntax(byte, "an escape (one of \" \\ / b f n r t u)")
-                self.escape = 4 if byte == ord("u") else 0
-            elif byte in b"0123456789abcdefABCDEF":
-                self.escape -= 1
-            else:
-                return self._syntax(byte, "a hexadecimal digit")
-            self.lexeme.append(byte)
-            return None
-        if self.utf8[0] or byte >= 0x80:
-            error = self._utf8_byte(byte)
-            if error is not None:
-                return error
-        if byte < 0x20:
-            return self._syntax(byte, "a character (control characters must be escaped)")
-        if byte == ord("\\"):
-            self.escaped, self.escape = True, 5
-            self.lexeme.append(byte)
-            return None
-        if byte == ord('"'):
+        state = self.string_state
+        following = syntax.string_next(state, byte)
+        if following == syntax.ERROR:
+            return self._syntax(byte, syntax.string_expected(state, byte))
+        if following == syntax.CLOSED:
             return self._close_string()
+        self.string_state = following
         self.lexeme.append(byte)
+        if byte == ord("\\"):
+            self.escaped = True
         if self.escaped:
             return None
         written = bytes(self.lexeme)
@@ -194,20 +165,6 @@ class JsonScan:
                 return self._unknown_key(frame, written)
         elif not self.places.string_prefix_ok(self.place, written):
             return self.refusal(written.decode(errors="replace"), f"{_at(self.pointer)} cannot begin with {_quoted(written)}")
-        return None
-
-    def _utf8_byte(self, byte: int) -> ToolCallError | None:
-        """Follow UTF-8 inside a string: stop at the first byte no UTF-8 text has there."""
-        left, low, high = self.utf8
-        if left:
-            if not low <= byte <= high:
-                return self._syntax(byte, "the next byte of a UTF-8 character")
-            self.utf8 = (left - 1, 0x80, 0xBF)
-            return None
-        start = _UTF8_STARTS.get(byte)
-        if start is None:
-            return self._syntax(byte, "UTF-8 text")
-        self.utf8 = start
         return None
 
     def _close_string(self) -> ToolCallError | None:
@@ -285,21 +242,10 @@ class JsonScan:
         number, a constant holding numbers or containers): a refusal there is not final."""
         if self.mode == STRING and (self.escaped or byte == ord("\\")):
             return True
-        if self.mode == NUMBER and (self.number_state >= 4 or byte in b".eE"):
+        if self.mode == NUMBER and (self.number_state >= syntax.DOT or byte in b".eE"):
             return True
         places = [self.place] + [frame.schema for frame in self.frames]
         return any(self.places.spelling_varies(place) for place in places)
-
-
-def _number_step(state: int, byte: int) -> int:
-    """The number automaton's next state, or -1 where the byte does not continue it."""
-    if 48 <= byte <= 57:
-        return _NUMBER_STEPS.get((state, "0" if byte == 48 else "1"), _NUMBER_STEPS.get((state, "d"), -1))
-    if byte in b"eE":
-        return _NUMBER_STEPS.get((state, "e"), -1)
-    if byte in b"+-":
-        return _NUMBER_STEPS.get((state, chr(byte)), _NUMBER_STEPS.get((state, "+"), -1))
-    return _NUMBER_STEPS.get((state, "."), -1) if byte == ord(".") else -1
 
 
 def _at(pointer: str) -> str:

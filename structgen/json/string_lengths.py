@@ -3,9 +3,10 @@
 A ``maxLength: 32767`` would cost the lexer tens of automaton states a character,
 each with token groups a step may wait for (``schema2grammar`` counts a plain
 string's maximum up to ``Options.lexer_max_length``, 8). Past that the
-translator writes the string's terminal inside a group named ``max_length_N``
-(``_TAG``: its report entry; ``_LATE``: beside a pattern, how many characters a
-long enough text may still need to end), which the engine reads as plain
+translator hands the maximum over as a ``schema2grammar.CountedString``, which
+also travels in the terminal's regex as a named group (``max_length_N``,
+``_TAG``: its report entry; ``_LATE``: beside a pattern, how many characters a
+long enough text may still need to end) that the engine reads as plain
 grouping, and the matcher counts the characters:
 
 - ``step`` follows, one byte at a time, whether the text is inside a JSON string,
@@ -42,24 +43,21 @@ from typing import Any, Final
 import numpy as np
 import numpy.typing as npt
 
+from schema2grammar.translation import CountedString
 from structgen.checks import REFUSED
 from structgen.engine.dfa import DEAD
 from structgen.engine.lexer import START, Lexer
 from structgen.engine.lr import LRTable
 from structgen.engine.matcher import Matcher as EngineMatcher
+from structgen.json.syntax import CLOSED, ERROR, PLAIN, STRING_STATES, starts_character, string_next
 
-(OUTSIDE, PLAIN, ESCAPE, U0, U1D, U1, U2H, U2, U3H, U3, PAIR, LOW0, LOWU, L1, L2, L3,
- CONT1, CONT2, CONT3) = range(19)
-"""Where a byte falls: outside any string; inside one between characters, after a
-backslash, after ``\\u`` and 0-3 hex digits (``D``: the first was ``d``; ``H``: a
-high surrogate so far), after a high surrogate's escape (``PAIR``: its low half
-follows, which is the same character), inside that low half's escape, before 1-3
-continuation bytes of a UTF-8 character. A character counts where it starts, so
-a text at the maximum can always still close its string."""
+OUTSIDE: Final = STRING_STATES
+"""Where a byte falls outside any string; inside one, the string states of
+``structgen.json.syntax`` (``PLAIN``: between characters). A character counts
+where it starts, so a text at the maximum can always still close its string."""
 
 QUOTE: Final = 0x22
 
-_MARKER: Final = re.compile(r"max_length_([0-9]+)(?:_([0-9]+)(?:_([0-9]+))?)?")
 _sre: Final[Any] = importlib.import_module("re._parser")
 _const: Final[Any] = importlib.import_module("re._constants")
 
@@ -71,7 +69,7 @@ def marked_maximum(pattern: str) -> tuple[int, int, int] | None:
     ``max_length_N_TAG`` or ``max_length_N_TAG_LATE`` group at the top level,
     around a JSON string (``[ \t]*(?:(?P<max_length_32767_4>"..."))``); None for
     any other pattern (a group of that name elsewhere means nothing)."""
-    names = [name for name in re.findall(r"\(\?P<(max_length_[^>]*)>", pattern) if _MARKER.fullmatch(name)]
+    names = [name for name in re.findall(r"\(\?P<(max_length_[^>]*)>", pattern) if CountedString.read(name) is not None]
     if len(names) != 1:
         return None
     try:
@@ -84,43 +82,24 @@ def marked_maximum(pattern: str) -> tuple[int, int, int] | None:
     body = list(items[-1][1][3])
     if not body or body[0] != (_const.LITERAL, QUOTE):
         return None  # not a JSON string: nothing to count
-    found = _MARKER.fullmatch(names[0])
+    found = CountedString.read(names[0])
     assert found is not None
-    tag, late = found.group(2), found.group(3)
-    return int(found.group(1)), int(tag) if tag is not None else -1, int(late) if late is not None else 0
+    return found.maximum, found.tag, found.late
 
 
 def step(state: int, count: int, byte: int) -> tuple[int, int]:
     """The (state, characters) after ``byte``; inside a string the count is that
     of the characters it has started, outside it is 0. The bytes are a grammar's
-    JSON text: an escape is well formed, a high surrogate's is followed by a low one."""
+    JSON text: a byte no JSON string takes (which the grammar refuses anyway)
+    counts as a character of its own."""
     if state == OUTSIDE:
         return (PLAIN, 0) if byte == QUOTE else (OUTSIDE, 0)
-    if state == PLAIN or state == PAIR:
-        if byte == QUOTE:
-            return OUTSIDE, 0
-        if byte == 0x5C:
-            return (LOW0, count) if state == PAIR else (ESCAPE, count + 1)
-        if byte >= 0xF0:
-            return CONT3, count + 1
-        if byte >= 0xE0:
-            return CONT2, count + 1
-        if byte >= 0xC0:
-            return CONT1, count + 1
+    following = string_next(state, byte)
+    if following == CLOSED:
+        return OUTSIDE, 0
+    if following == ERROR:
         return PLAIN, count + 1
-    if state == ESCAPE:
-        return (U0 if byte == 0x75 else PLAIN), count
-    if state == U0:
-        return (U1D if byte in b"dD" else U1), count
-    if state == U1D:
-        return (U2H if byte in b"89abAB" else U2), count
-    if state in _FOLLOWING:
-        return _FOLLOWING[state], count
-    return (PLAIN if state == CONT1 else state - 1), count  # CONT2 -> CONT1, CONT3 -> CONT2
-
-
-_FOLLOWING: Final = {U1: U2, U2: U3, U3: PLAIN, U2H: U3H, U3H: PAIR, LOW0: LOWU, LOWU: L1, L1: L2, L2: L3, L3: PLAIN}
-"""The states a byte simply moves on from (a hex digit, the ``u`` of a low half)."""
+    return following, count + 1 if starts_character(state, byte) else count
 
 
 def read_string(state: int, count: int, data: bytes) -> tuple[int, int, bool]:

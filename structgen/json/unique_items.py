@@ -29,7 +29,7 @@ from __future__ import annotations
 import itertools
 import json
 import re
-from decimal import Decimal, InvalidOperation
+from decimal import Decimal
 from typing import TYPE_CHECKING, Any, Final
 
 from mypy_extensions import mypyc_attr
@@ -38,6 +38,7 @@ from structgen.engine.dfa import DEAD
 from structgen.engine.lexer import Lexer
 from structgen.engine.matcher import Matcher as EngineMatcher
 from structgen.json.prefixes import decoded, number_phase, number_prefix, some_begins
+from structgen.json.syntax import CLOSED, ERROR, NUMBER_START, number_ended, number_next, string_next, string_run
 from structgen.json.unique_strings import walk_string
 from structgen.engine.vocab import TokenTrie
 
@@ -49,7 +50,6 @@ VALUE, FIRST, MEMBER_FIRST, MEMBER, COLON, NEXT, END, STRING, KEY, NUMBER, LITER
 a closing bracket, nothing; or the string, key, number or literal being written."""
 
 WHITESPACE: Final = frozenset(b" \t\n\r")
-NUMBER_BYTES: Final = frozenset(b"0123456789+-.eE")
 
 
 @mypyc_attr(acyclic=True)  # holds no object that holds it: left untracked by the collector
@@ -143,17 +143,17 @@ class Frame:
 class Scan:
     """One point of the text as JSON (immutable: a step makes a new one)."""
 
-    __slots__ = ("mode", "frames", "node", "raw", "escaped")
+    __slots__ = ("mode", "frames", "node", "raw", "lex")
 
-    def __init__(self, mode: int, frames: tuple[Frame, ...], node: int, raw: bytes, escaped: bool) -> None:
+    def __init__(self, mode: int, frames: tuple[Frame, ...], node: int, raw: bytes, lex: int) -> None:
         self.mode = mode
         self.frames = frames
         self.node = node  # the formula of the value to come or in progress
         self.raw = raw  # the string (kept where its value is wanted), key, number or literal so far
-        self.escaped = escaped  # the string's last byte is a backslash that escapes the next one
+        self.lex = lex  # the string's or number's state in ``structgen.json.syntax`` (0 elsewhere)
 
 
-DUP: Final = Scan(END, (), 0, b"", False)
+DUP: Final = Scan(END, (), 0, b"", 0)
 """The step that completes an item equal to an earlier one of its array."""
 
 
@@ -175,7 +175,7 @@ class UniqueItems:
     # -- following the text
 
     def start(self) -> Scan:
-        return Scan(VALUE, (), self.root, b"", False)
+        return Scan(VALUE, (), self.root, b"", 0)
 
     def feed(self, scan: Scan, data: bytes) -> Scan | None:
         """The point after ``data``: ``DUP`` at a repeat, None where it is no JSON."""
@@ -191,20 +191,19 @@ class UniqueItems:
         if mode == STRING or mode == KEY:
             return self._string_byte(scan, byte)
         if mode == NUMBER:
-            if byte in NUMBER_BYTES:
-                return Scan(NUMBER, scan.frames, scan.node, scan.raw + bytes([byte]), False)
-            try:
-                number = Decimal(scan.raw.decode())
-            except InvalidOperation:
+            following = number_next(scan.lex, byte)
+            if following != ERROR:
+                return Scan(NUMBER, scan.frames, scan.node, scan.raw + bytes([byte]), following)
+            if not number_ended(scan.lex):
                 return None
-            ended = self._finish(scan.frames, number)
+            ended = self._finish(scan.frames, Decimal(scan.raw.decode()))
             return ended if ended is None or ended is DUP else self.step(ended, byte)
         if mode == LITERAL:
             spelled, value = LITERALS[scan.raw[0]]
             raw = scan.raw + bytes([byte])
             if not spelled.startswith(raw):
                 return None
-            return self._finish(scan.frames, value) if raw == spelled else Scan(LITERAL, scan.frames, scan.node, raw, False)
+            return self._finish(scan.frames, value) if raw == spelled else Scan(LITERAL, scan.frames, scan.node, raw, 0)
         if byte in WHITESPACE:
             return scan
         frames = scan.frames
@@ -215,19 +214,19 @@ class UniqueItems:
         if mode == MEMBER_FIRST or mode == MEMBER:
             if mode == MEMBER_FIRST and byte == ord("}"):
                 return self._close(frames)
-            return Scan(KEY, frames, scan.node, b"", False) if byte == ord('"') else None
+            return Scan(KEY, frames, scan.node, b"", 0) if byte == ord('"') else None
         if mode == COLON:
             if byte != ord(":"):
                 return None
             frame = frames[-1]
             assert frame.key is not None
-            return Scan(VALUE, frames, self.formulas.child(frame.node, frame.key), b"", False)
+            return Scan(VALUE, frames, self.formulas.child(frame.node, frame.key), b"", 0)
         if mode == NEXT:
             frame = frames[-1]
             if byte == ord(","):
                 if frame.is_object:
-                    return Scan(MEMBER, frames, frame.node, b"", False)
-                return Scan(VALUE, frames, self.formulas.item(frame.node, frame.count), b"", False)
+                    return Scan(MEMBER, frames, frame.node, b"", 0)
+                return Scan(VALUE, frames, self.formulas.item(frame.node, frame.count), b"", 0)
             if byte == (ord("}") if frame.is_object else ord("]")):
                 return self._close(frames)
         return None
@@ -241,22 +240,23 @@ class UniqueItems:
             room = self.formulas.room(self.formulas.item(node, 0)) if checked else None
             frame = Frame(is_object, node, checked, room, frozenset(), (), tracked, (), 0, None)
             if is_object:
-                return Scan(MEMBER_FIRST, frames + (frame,), node, b"", False)
-            return Scan(FIRST, frames + (frame,), self.formulas.item(node, 0), b"", False)
+                return Scan(MEMBER_FIRST, frames + (frame,), node, b"", 0)
+            return Scan(FIRST, frames + (frame,), self.formulas.item(node, 0), b"", 0)
         if byte == ord('"'):
-            return Scan(STRING, frames, node, b"", False)
+            return Scan(STRING, frames, node, b"", 0)
         if byte == ord("-") or 0x30 <= byte <= 0x39:
-            return Scan(NUMBER, frames, node, bytes([byte]), False)
+            return Scan(NUMBER, frames, node, bytes([byte]), number_next(NUMBER_START, byte))
         if byte in LITERALS:
-            return Scan(LITERAL, frames, node, bytes([byte]), False)
+            return Scan(LITERAL, frames, node, bytes([byte]), 0)
         return None
 
     def _string_byte(self, scan: Scan, byte: int) -> Scan | None:
-        if byte < 0x20:
+        following = string_next(scan.lex, byte)
+        if following == ERROR:
             return None
         frames = scan.frames
         kept = scan.mode == KEY or (bool(frames) and (frames[-1].tracked or frames[-1].checked))
-        if byte == ord('"') and not scan.escaped:
+        if following == CLOSED:
             if not kept:
                 return self._finish(frames, None)
             try:
@@ -264,10 +264,9 @@ class UniqueItems:
             except ValueError:
                 return None
             if scan.mode == KEY:
-                return Scan(COLON, frames[:-1] + (frames[-1].keyed(text),), scan.node, b"", False)
+                return Scan(COLON, frames[:-1] + (frames[-1].keyed(text),), scan.node, b"", 0)
             return self._finish(frames, text)
-        escaped = byte == ord("\\") and not scan.escaped
-        return Scan(scan.mode, frames, scan.node, scan.raw + bytes([byte]) if kept else b"", escaped)
+        return Scan(scan.mode, frames, scan.node, scan.raw + bytes([byte]) if kept else b"", following)
 
     def _close(self, frames: tuple[Frame, ...]) -> Scan | None:
         frame = frames[-1]
@@ -279,14 +278,14 @@ class UniqueItems:
     def _finish(self, frames: tuple[Frame, ...], value: Any) -> Scan | None:
         """After a whole value (``value`` is wanted only inside a checked array's item)."""
         if not frames:
-            return Scan(END, frames, 0, b"", False)
+            return Scan(END, frames, 0, b"", 0)
         frame = frames[-1]
         canonical = None
         if frame.checked:
             canonical = _canonical(value)
             if canonical in frame.seen:
                 return DUP
-        return Scan(NEXT, frames[:-1] + (frame.after(value, canonical),), frame.node, b"", False)
+        return Scan(NEXT, frames[:-1] + (frame.after(value, canonical),), frame.node, b"", 0)
 
     # -- at risk
 
@@ -454,11 +453,12 @@ class UniqueItems:
         targets, written, pending = inside
         found = walk_string(trie, children, targets, written, pending)
         mode, frames, node, raw = scan.mode, scan.frames, scan.node, scan.raw
-        for child, path, escaped in found.handoffs:
-            todo.append((child, Scan(mode, frames, node, raw + path, escaped)))
+        lex = scan.lex
+        for child, path in found.handoffs:
+            todo.append((child, Scan(mode, frames, node, raw + path, string_run(lex, path))))
         first_token, token_ids = trie.first_token, trie.token_ids
-        for child, path, escaped in found.risky:
-            after = Scan(mode, frames, node, raw + path, escaped)
+        for child, path in found.risky:
+            after = Scan(mode, frames, node, raw + path, string_run(lex, path))
             to_check.extend((token, after) for token in token_ids[first_token[child]:first_token[child + 1]])
 
     def _string_point(self, scan: Scan) -> tuple[list[str], int, bytes] | None:
@@ -597,7 +597,7 @@ class UniqueItems:
             if len(self._frames_keys) > 64:
                 self._frames_keys.clear()
             known = self._frames_keys[id(frames)] = (frames, number)
-        return (scan.mode, raw, scan.escaped, scan.node, known[1])
+        return (scan.mode, raw, scan.lex, scan.node, known[1])
 
 
 class SearchMemo:

@@ -43,16 +43,16 @@ class StringWalk:
     """What one walk found below a point inside a string.
 
     ``handoffs``: trie nodes whose byte ``Scan`` must step (a quote that may end
-    the string, the ``u`` of an escape), with the bytes written on the way there
-    and whether the last of them is a backslash still escaping; ``risky``: nodes
-    holding tokens after which the string can still become an earlier one, with
-    the bytes written up to and including the node's, and the same flag."""
+    the string, the ``u`` of an escape), with the bytes written on the way there;
+    ``risky``: nodes holding tokens after which the string can still become an
+    earlier one, with the bytes written up to and including the node's. ``Scan``
+    reads those bytes through ``structgen.json.syntax`` for where it is in them."""
 
     __slots__ = ("handoffs", "risky")
 
     def __init__(self) -> None:
-        self.handoffs: list[tuple[int, bytes, bool]] = []
-        self.risky: list[tuple[int, bytes, bool]] = []
+        self.handoffs: list[tuple[int, bytes]] = []
+        self.risky: list[tuple[int, bytes]] = []
 
 
 def walk_string(trie: TokenTrie, children: list[int], targets: list[str], written: int, pending: bytes) -> StringWalk:
@@ -70,7 +70,7 @@ def walk_string(trie: TokenTrie, children: list[int], targets: list[str], writte
         byte = node_byte[node]
         if not begun:
             if byte == QUOTE:
-                found.handoffs.append((node, path, False))
+                found.handoffs.append((node, path))
                 continue
             if byte == BACKSLASH:
                 kept = [target for target in alive if len(target) > at]  # any character has an escape
@@ -84,7 +84,7 @@ def walk_string(trie: TokenTrie, children: list[int], targets: list[str], writte
                 begun = bytes([byte])
         elif begun == b"\\":
             if byte == ord("u"):
-                found.handoffs.append((node, path, True))
+                found.handoffs.append((node, path))
                 continue
             char = SHORT_ESCAPES[byte]
             kept = [target for target in alive if target[at] == char]
@@ -96,7 +96,7 @@ def walk_string(trie: TokenTrie, children: list[int], targets: list[str], writte
                 at, begun = at + 1, b""
         path += bytes([byte])  # (``next_bytes`` let only bytes some string takes this far: ``kept`` holds one)
         if first_token[node] < first_token[node + 1]:
-            found.risky.append((node, path, begun == b"\\"))
+            found.risky.append((node, path))
         following = next_bytes(kept, at, begun)
         child = node + 1
         while child < subtree_end[node]:

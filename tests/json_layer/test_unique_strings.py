@@ -38,7 +38,7 @@ def point(scan: Scan) -> tuple[Any, ...]:
     def frame(f: Any) -> tuple[Any, ...]:
         parts = tuple((k, _canonical(v)) for k, v in f.parts) if f.is_object else tuple(map(_canonical, f.parts))
         return (f.is_object, f.node, f.count, f.key, tuple(map(_canonical, f.values)), parts)
-    return (scan.mode, scan.raw, scan.escaped, scan.node, tuple(map(frame, scan.frames)))
+    return (scan.mode, scan.raw, scan.lex, scan.node, tuple(map(frame, scan.frames)))
 
 
 def walked(unique: UniqueItems, scan: Scan, compiled: Any) -> tuple[set[int], list[tuple[Any, ...]]]:

@@ -32,7 +32,8 @@ STRINGS = {"type": "array", "items": {"type": "string"}, "uniqueItems": True}
 
 
 def formulas_of(schema: Any) -> tuple[Formulas, int]:
-    _, report, arrays = translate_checked(schema)
+    translation = translate_checked(schema)
+    report, arrays = translation.report, translation.unique_arrays
     assert arrays is not None, [(e.keyword, e.status) for e in report.entries]
     return arrays.formulas, arrays.root
 
@@ -216,7 +217,8 @@ def test_past_max_explored_nothing_is_reached(monkeypatch: pytest.MonkeyPatch) -
     assert all(f.child(root, f"p{i}") in reached for i in range(20))
     monkeypatch.setattr(unique_arrays, "MAX_EXPLORED", 10)
     assert f.explore(root) is None
-    _, report, arrays = translate_checked(schema)
+    translation = translate_checked(schema)
+    report, arrays = translation.report, translation.unique_arrays
     assert arrays is None and ENFORCED not in {e.status for e in report.entries if e.keyword == "uniqueItems"}
 
 
