@@ -11,6 +11,7 @@ from structgen.json import COMPILED as _JSON_COMPILED
 from structgen.engine.deadline import CompileTimeout
 from structgen.engine.stack import AmbiguityLimitError
 from structgen.engine.matcher import CompiledGrammar
+from structgen.engine.step_bound import StepBound
 from structgen.matcher import Matcher, compile
 from structgen.grammar import Grammar
 from structgen.lark_rules import GrammarError
@@ -46,6 +47,7 @@ __all__ = [
     "ModelNotFoundError",
     "OutputValidationError",
     "SchemaError",
+    "StepBound",
     "StructgenLogitsProcessor",
     "TokenizerError",
     "TokenizerInfo",

@@ -20,6 +20,7 @@ PUBLIC = [
     "ModelNotFoundError",
     "OutputValidationError",
     "SchemaError",
+    "StepBound",
     "StructgenLogitsProcessor",
     "TokenizerError",
     "TokenizerInfo",

@@ -23,7 +23,7 @@ from typing import Final, Sequence
 
 ENGINE_MODULES: Final = (
     "charset", "deadline", "dfa", "lexeme_groups", "lexer", "lr", "matcher", "minimize", "regex", "regex_subset",
-    "remainders", "spanner", "stack", "tables", "tokenset", "views", "vocab",
+    "remainders", "spanner", "stack", "step_bound", "tables", "tokenset", "views", "vocab",
 )
 """Every compiled module of the engine (the build compiles all of ``engine/*.py``
 but ``__init__``; ``tests/engine/test_build.py`` checks this list against the folder)."""
@@ -73,8 +73,8 @@ def all_compiled(package: str, names: Sequence[str]) -> bool:
 load_sources(__name__, __file__)
 
 from structgen.engine import (  # noqa: E402  (after the finder is in place)
-    charset, deadline, dfa, lexeme_groups, lexer, lr, matcher, minimize, regex, regex_subset, remainders, spanner, stack, tables, tokenset,
-    views, vocab,
+    charset, deadline, dfa, lexeme_groups, lexer, lr, matcher, minimize, regex, regex_subset, remainders, spanner, stack,
+    step_bound, tables, tokenset, views, vocab,
 )
 
 
@@ -82,5 +82,6 @@ COMPILED: Final = all_compiled(__name__, ENGINE_MODULES)
 
 __all__ = [
     "COMPILED", "ENGINE_MODULES", "PURE", "all_compiled", "charset", "deadline", "dfa", "lexeme_groups", "lexer",
-    "load_sources", "lr", "matcher", "minimize", "regex", "regex_subset", "remainders", "spanner", "stack", "tables", "tokenset", "views", "vocab",
+    "load_sources", "lr", "matcher", "minimize", "regex", "regex_subset", "remainders", "spanner", "stack", "step_bound",
+    "tables", "tokenset", "views", "vocab",
 ]

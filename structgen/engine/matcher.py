@@ -31,9 +31,11 @@ from structgen.engine.dfa import DEAD
 from structgen.engine.lexer import START, Lexer
 from structgen.engine.lr import LRTable
 from structgen.engine.spanner import EMPTY_SEQUENCE, Groups, SequenceTable, TokenGroup, union_words
-from structgen.engine.stack import GLRParser, StackNode, Trial
+from structgen.engine.stack import MAX_STEP_WORK, GLRParser, StackNode, Trial
+from structgen.engine.step_bound import StepBound
 from structgen.engine.tables import (
     MAX_CONTEXT,
+    MAX_PARTIAL_WORK,
     MAX_PRECOMPUTED_CHAIN,
     MAX_SHIFT_CHAIN,
     REFINE_AT,
@@ -145,6 +147,15 @@ class CompiledGrammar:
     def groups(self, lexer_state: int) -> Groups:
         """The vocabulary grouped by what it does from ``lexer_state``."""
         return self.tables.groups(lexer_state)
+
+    def step_bound(self) -> StepBound:
+        """The most work one step may do, as built so far (``engine.step_bound``)."""
+        states, built, most_groups, entries, most_dependent = self.tables.census()
+        return StepBound(
+            len(self.trie.node_byte), states, states - built, most_groups, entries, states * self.table.state_count,
+            most_dependent, MAX_NEW_REFINEMENTS, MAX_PATHS, MAX_CONTEXT, MAX_TRIALS, MAX_PARTIAL_WORK,
+            MAX_SHIFT_CHAIN, MAX_STEP_WORK,
+        )
 
     def precompute(
         self,

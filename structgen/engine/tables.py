@@ -261,6 +261,7 @@ class MaskTables:
         self._reach_bits = tuple([_bits(terminals) for terminals in lexer.reachable_terminals])
         self._ignored_bits = _bits([terminal for terminal in range(len(ignored)) if ignored[terminal]])
         self.views: LexerViews | None = None  # use_views
+        self.views_ready = False  # every view steps may use is built (prepare_views)
 
     def use_views(self) -> None:
         """Build an entry's groups in the view of the terminals its LR state takes
@@ -448,6 +449,15 @@ class MaskTables:
                 self._weights = append(self._weights, trie.first_token[trie.subtree_end[node]] - trie.first_token[node])
         return self._weights
 
+    def census(self) -> list[int]:
+        """What is built (``CompiledGrammar.step_bound``): the lexer states, views'
+        included (one more while views are still to be built), those with groups
+        built, the most groups one has, the entries built, the most dependent ones."""
+        sizes = [len(groups) for groups in self._groups if groups is not None]
+        dependent = [len(entry.dependent) for entry in self._entries.values()]
+        pending = 1 if self.views is not None and not self.views_ready else 0
+        return [len(self._groups) + pending, len(sizes), max(sizes, default=0), len(dependent), max(dependent, default=0)]
+
     def entry(self, lexer_state: int, lr_state: int) -> MaskEntry:
         """The entry for ``lexer_state`` with only the top LR state known."""
         index = lexer_state * self.lr_state_count + lr_state
@@ -492,6 +502,8 @@ class MaskTables:
                 views.prepare(terminals)
                 self._joined(views)
                 check_deadline()  # a compile under a time limit stops between two views
+        else:
+            self.views_ready = True
         return [state for offset, count in views.regions() for state in range(offset, offset + count)]
 
     def _joined(self, views: LexerViews) -> None:
