@@ -54,9 +54,11 @@ docs: $(DOCS_INSTALLED)
 # structgen, XGrammar and llguidance on the same inputs: benchmarks/results.json and
 # benchmarks/RESULTS.md (docs/benchmarks.md); then what constraints cost and save in
 # generation on the bundled model: benchmarks/generate_results.json (docs/generate.md);
-# and the server under 16 concurrent clients: benchmarks/server_results.json (docs/server.md)
+# and the server under 16 concurrent clients: benchmarks/server_results.json (docs/server.md);
+# tool calling (BFCL tools per engine, many tools as one grammar): benchmarks/TOOLS.md
 bench: $(INSTALLED) $(BENCH_INSTALLED)
 	$(PY) benchmarks/bench_masks.py
+	$(PY) benchmarks/bench_tools.py
 	$(PY) benchmarks/bench_generate.py
 	$(PY) benchmarks/bench_server.py
 
