@@ -144,22 +144,12 @@ def machine() -> dict[str, Any]:
     if _git("status", "--porcelain", "--", "structgen"):
         commit += " + uncommitted structgen/ changes"
     return {
-        "cpu": _cpu_model(),
+        "cpu": workloads.cpu_model(),
         "cores": os.cpu_count(),
         "python": platform.python_version(),
         "platform": platform.platform(),
         "structgen_commit": commit,
     }
-
-
-def _cpu_model() -> str:
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or "unknown"
 
 
 def _git(*args: str) -> str:

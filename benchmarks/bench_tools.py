@@ -40,146 +40,32 @@ import numpy as np
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-import workloads  # noqa: E402
-from engines import engine_version  # noqa: E402
+import workloads  # noqa: E402  (puts tests/ on the path: bfcl_calls)
+import bfcl_calls  # noqa: E402
+from engines import ENGINES, StructgenCompiled, engine_version  # noqa: E402
 
 import structgen  # noqa: E402
 from structgen.tool_calls import ToolSet  # noqa: E402
 
-CATEGORIES = ("simple_python", "multiple", "parallel", "parallel_multiple")
 SEED = 20261
 
 
 def bfcl_pairs() -> list[tuple[dict[str, Any], dict[str, Any], str]]:
-    """Every (tool parameters as JSON Schema, ground-truth arguments, id) of the
-    four Python AST categories whose arguments the schema declares."""
-    data = workloads.package_dir("bfcl_eval") / "data"
+    """Every (tool parameters as JSON Schema, ground-truth arguments in the
+    schema's declared order, id) of BFCL's four Python AST categories, as the
+    test suite reads them (``tests/bfcl_calls.py``)."""
     pairs = []
-    for category in CATEGORIES:
-        functions = {}
-        for line in (data / f"BFCL_v4_{category}.json").read_text().splitlines():
-            entry = json.loads(line)
-            functions[entry["id"]] = entry["function"]
-        for line in (data / "possible_answer" / f"BFCL_v4_{category}.json").read_text().splitlines():
-            answer = json.loads(line)
-            tools = ToolSet.read(functions[answer["id"]]).tools
-            for call in answer["ground_truth"]:
-                ((name, options),) = call.items()
-                if name in tools:
-                    schema = tools[name].schema
-                    pairs.append((schema, _declared(schema, _pick(options)), f"{answer['id']}:{name}"))
+    for case in bfcl_calls.cases():
+        tools = ToolSet.read(case.functions).tools
+        if case.name in tools:
+            schema = tools[case.name].schema
+            pairs.append((schema, bfcl_calls.declared_order(schema, case.arguments), f"{case.id}:{case.name}"))
     return pairs
 
 
-def _pick(options: dict[str, list[Any]]) -> dict[str, Any]:
-    """The first accepted value of each argument ("" and null: left out)."""
-    chosen = {}
-    for key, values in options.items():
-        given = [v for v in values if v != "" and v is not None]
-        if given:
-            value = given[0]
-            chosen[key] = _pick(value) if isinstance(value, dict) else value
-    return chosen
-
-
-def _declared(schema: Any, value: Any) -> Any:
-    """``value`` with every object's keys in the schema's declared order."""
-    if isinstance(value, dict) and isinstance(schema, dict):
-        properties = schema.get("properties", {})
-        keys = [k for k in properties if k in value] + [k for k in value if k not in properties]
-        return {k: _declared(properties.get(k, {}), value[k]) for k in keys}
-    if isinstance(value, list) and isinstance(schema, dict):
-        return [_declared(schema.get("items", {}), v) for v in value]
-    return value
-
-
-class Structgen:
-    name = "structgen"
-
-    def __init__(self, hf: Any) -> None:
-        self.info = structgen.TokenizerInfo.from_huggingface(hf)
-        structgen.compile(structgen.Grammar.from_lark('start: "a"'), self.info)  # the vocabulary's trie, untimed
-        self.bitmask = structgen.allocate_token_bitmask(1, self.info.vocab_size)
-
-    def compile(self, schema: dict[str, Any]) -> Any:
-        return structgen.compile(structgen.Grammar.from_json_schema(schema), self.info)
-
-    def steps(self, compiled: Any, tokens: list[int]) -> tuple[list[int], bool]:
-        matcher = structgen.Matcher(compiled)
-        times = []
-        for token in tokens:
-            started = time.perf_counter_ns()
-            matcher.fill_next_token_bitmask(self.bitmask)
-            accepted = matcher.accept_token(token)
-            times.append(time.perf_counter_ns() - started)
-            if not accepted:
-                return times, False
-        return times, bool(matcher.can_terminate())
-
-
-class XGrammar:
-    name = "xgrammar"
-
-    def __init__(self, hf: Any) -> None:
-        import xgrammar
-
-        self.xgr = xgrammar
-        self.info = xgrammar.TokenizerInfo.from_huggingface(hf)
-        self.compiler = xgrammar.GrammarCompiler(self.info, max_threads=1, cache_enabled=False)
-        self.tensor = xgrammar.allocate_token_bitmask(1, self.info.vocab_size)
-
-    def compile(self, schema: dict[str, Any]) -> Any:
-        return self.compiler.compile_json_schema(json.dumps(schema))
-
-    def steps(self, compiled: Any, tokens: list[int]) -> tuple[list[int], bool]:
-        matcher = self.xgr.GrammarMatcher(compiled)
-        times = []
-        for token in tokens:
-            started = time.perf_counter_ns()
-            matcher.fill_next_token_bitmask(self.tensor)
-            accepted = matcher.accept_token(token)
-            times.append(time.perf_counter_ns() - started)
-            if not accepted:
-                return times, False
-        return times, bool(matcher.is_completed() or matcher.is_terminated())
-
-
-class LLGuidance:
-    name = "llguidance"
-
-    def __init__(self, hf: Any) -> None:
-        import llguidance
-        import llguidance.hf
-        import llguidance.numpy
-
-        self.llg = llguidance
-        self.tokenizer = llguidance.hf.from_tokenizer(hf)
-        self.bitmask = llguidance.numpy.allocate_token_bitmask(1, self.tokenizer.vocab_size)
-
-    def compile(self, schema: dict[str, Any]) -> Any:
-        grammar = self.llg.LLMatcher.grammar_from_json_schema(schema)
-        matcher = self.llg.LLMatcher(self.tokenizer, grammar, log_level=0)
-        if matcher.is_error():
-            raise ValueError(matcher.get_error())
-        return matcher
-
-    def steps(self, compiled: Any, tokens: list[int]) -> tuple[list[int], bool]:
-        fill = self.llg.numpy.fill_next_token_bitmask
-        times = []
-        for token in tokens:
-            started = time.perf_counter_ns()
-            fill(compiled, self.bitmask)
-            accepted = compiled.consume_token(token)
-            times.append(time.perf_counter_ns() - started)
-            if not accepted:
-                return times, False
-        return times, bool(compiled.is_accepting())
-
-
-ENGINES = {"structgen": Structgen, "xgrammar": XGrammar, "llguidance": LLGuidance}
-
-
 def per_tool(engine: Any, hf: Any, pairs: list[tuple[dict[str, Any], dict[str, Any], str]]) -> dict[str, Any]:
+    """Each pair compiled (timed) and its arguments followed token by token
+    (``engines``' sessions: a step is a mask plus the token's accept)."""
     compiles, steps, refused, errors = [], [], [], []
     walking = 0  # structgen: compiled grammars whose steps may still walk the vocabulary (StepBound.walks)
     for schema, arguments, ident in pairs:
@@ -188,16 +74,21 @@ def per_tool(engine: Any, hf: Any, pairs: list[tuple[dict[str, Any], dict[str, A
         gc.collect()
         started = time.perf_counter_ns()
         try:
-            compiled = engine.compile(schema)
+            compiled = engine.compile_schema(schema)
         except Exception as exc:  # a peer's unsupported keyword: counted, not fatal
             errors.append(f"{ident}: {type(exc).__name__}: {str(exc)[:120]}")
             continue
         compiles.append(time.perf_counter_ns() - started)
-        if hasattr(compiled, "step_bound"):
-            walking += compiled.step_bound().walks > 0
-        times, ok = engine.steps(compiled, tokens)
-        steps.extend(times)
-        if not ok:
+        if isinstance(compiled, StructgenCompiled):
+            walking += compiled.compiled.step_bound().walks > 0
+        session = compiled.session()
+        accepted = True
+        for token in tokens:
+            elapsed, _, accepted = session.step(token)
+            steps.append(elapsed)
+            if not accepted:
+                break
+        if not (accepted and session.at_end()):
             refused.append(ident)
     return {"pairs": len(pairs), "compile_errors": len(errors), "refused": len(refused), "may_walk": walking,
             "refused_ids": refused[:20], "errors": errors[:20], "steps": len(steps),
@@ -238,17 +129,6 @@ def many_tools(hf: Any, count: int) -> dict[str, Any]:
             "one_tool_changed_ms": round(changed, 1)}
 
 
-def _cpu() -> str:
-    """The processor's model name (``platform.processor()`` is empty on Linux)."""
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or platform.machine()
-
-
 def _quantiles(values: list[int], unit: float, points: tuple[float, ...]) -> dict[str, float | None]:
     if not values:
         return {f"p{p:g}": None for p in points}
@@ -260,7 +140,7 @@ def render(results: dict[str, Any]) -> str:
     lines = ["# Tool calling: BFCL tools per engine, many tools as one grammar", "",
              f"- date: {results['date']}; commit {results['commit']}; {results['machine']}",
              f"- command: `{results['command']}`",
-             f"- vocabulary: {results['vocab']}; {results['pairs']} (tool, call) pairs of BFCL {', '.join(CATEGORIES)}, "
+             f"- vocabulary: {results['vocab']}; {results['pairs']} (tool, call) pairs of BFCL {', '.join(bfcl_calls.CATEGORIES)}, "
              f"seed {SEED}; arguments compact, in declared order", "",
              "| engine | compile p50 / p99 / max (ms) | step p50 / p99 / p99.9 / max (µs) | steps | refused | compile errors |",
              "| --- | --- | --- | --- | --- | --- |"]
@@ -302,7 +182,7 @@ def main() -> None:
             "date": datetime.now(timezone.utc).isoformat(timespec="seconds"),
             "commit": subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True,
                                      cwd=HERE).stdout.strip(),
-            "machine": f"{_cpu()}, {os.cpu_count()} cores, Python {platform.python_version()}",
+            "machine": f"{workloads.cpu_model()}, {os.cpu_count()} cores, Python {platform.python_version()}",
             "command": "python benchmarks/bench_tools.py " + " ".join(sys.argv[1:]),
             "vocab": args.vocab, "pairs": len(sample), "per_tool": {}}
         for name in args.engines:

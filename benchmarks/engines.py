@@ -8,6 +8,7 @@ computed, so disagreements with the documents (which are all valid) are counted.
 from __future__ import annotations
 
 import gc
+import json
 import re
 import sys
 import types
@@ -60,6 +61,9 @@ class Engine(Protocol):
 
     def compile(self, grammar: str, lark: str) -> Compiled: ...
 
+    def compile_schema(self, schema: dict[str, Any]) -> Compiled:
+        """A JSON Schema, with the engine's own JSON Schema support."""
+
 
 def engine_version(name: str) -> str:
     if name == "structgen":
@@ -81,6 +85,10 @@ class StructgenEngine:
 
     def compile(self, grammar: str, lark: str) -> StructgenCompiled:
         compiled = structgen.compile(structgen.Grammar.from_lark(lark), self.info)
+        return StructgenCompiled(compiled, self.info.vocab_size, shared=(self.info, self.vocabulary_only))
+
+    def compile_schema(self, schema: dict[str, Any]) -> StructgenCompiled:
+        compiled = structgen.compile(structgen.Grammar.from_json_schema(schema), self.info)  # as the server compiles
         return StructgenCompiled(compiled, self.info.vocab_size, shared=(self.info, self.vocabulary_only))
 
 
@@ -172,6 +180,10 @@ class XGrammarEngine:
             compiled = self.compiler.compile_grammar(self.xgr.Grammar.from_lark(peer_lark(lark)))
         return XGrammarCompiled(self.xgr, compiled, self.info.vocab_size)
 
+    def compile_schema(self, schema: dict[str, Any]) -> XGrammarCompiled:
+        compiled = self.compiler.compile_json_schema(json.dumps(schema))
+        return XGrammarCompiled(self.xgr, compiled, self.info.vocab_size)
+
 
 class XGrammarCompiled:
     def __init__(self, xgr: Any, compiled: Any, vocab_size: int) -> None:
@@ -219,7 +231,12 @@ class LLGuidanceEngine:
         self.tokenizer = llguidance.hf.from_tokenizer(hf_tokenizer)
 
     def compile(self, grammar: str, lark: str) -> LLGuidanceCompiled:
-        text = self.llg.LLMatcher.grammar_from_lark(peer_lark(lark))  # grammars/json.lark too
+        return self._compiled(self.llg.LLMatcher.grammar_from_lark(peer_lark(lark)))  # grammars/json.lark too
+
+    def compile_schema(self, schema: dict[str, Any]) -> LLGuidanceCompiled:
+        return self._compiled(self.llg.LLMatcher.grammar_from_json_schema(schema))
+
+    def _compiled(self, text: str) -> LLGuidanceCompiled:
         matcher = self.llg.LLMatcher(self.tokenizer, text, log_level=0)
         if matcher.is_error():  # it never raises; a bad grammar leaves the matcher in error
             raise ValueError(matcher.get_error())

@@ -10,6 +10,7 @@ import gzip
 import importlib.util
 import json
 import os
+import platform
 import random
 import sys
 from collections.abc import Iterator
@@ -101,6 +102,17 @@ def load_workloads(grammars: list[str], maskbench: Path, quick: bool) -> list[Wo
             source = f"benchmarks/inputs/{name}/ ({len(texts)} programs)"
             workloads.append(Workload(name, syncode_grammar(name), texts, source))
     return workloads
+
+
+def cpu_model() -> str:
+    """The processor's model name (``platform.processor()`` is empty on Linux)."""
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or "unknown"
 
 
 def load_vocab(name: str, scratch: Path) -> Any:
