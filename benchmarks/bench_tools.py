@@ -67,7 +67,7 @@ def per_tool(engine: Any, hf: Any, pairs: list[tuple[dict[str, Any], dict[str, A
     """Each pair compiled (timed) and its arguments followed token by token
     (``engines``' sessions: a step is a mask plus the token's accept)."""
     compiles, steps, refused, errors = [], [], [], []
-    walking = 0  # structgen: compiled grammars whose steps may still walk the vocabulary (StepBound.walks)
+    walking = [0, 0, 0, 0]  # structgen: compiled grammars by the walks a step may still make (StepBound.walks: 0, 1, 3)
     for schema, arguments, ident in pairs:
         text = json.dumps(arguments, ensure_ascii=False, separators=(",", ":"))
         tokens = hf.encode(text, add_special_tokens=False)
@@ -80,7 +80,7 @@ def per_tool(engine: Any, hf: Any, pairs: list[tuple[dict[str, Any], dict[str, A
             continue
         compiles.append(time.perf_counter_ns() - started)
         if isinstance(compiled, StructgenCompiled):
-            walking += compiled.compiled.step_bound().walks > 0
+            walking[compiled.compiled.step_bound().walks] += 1
         session = compiled.session()
         accepted = True
         for token in tokens:
@@ -155,8 +155,9 @@ def render(results: dict[str, Any]) -> str:
         lines += ["", "Calls refused (a ground truth that breaks its own schema is refused by every engine): "
                   + "; ".join(f"{name}: {', '.join(ids)}" for name, ids in refused.items()) + "."]
     if walking is not None:
-        lines += ["", f"structgen grammars whose steps may still walk the vocabulary after compile "
-                  f"(`compiled.step_bound().walks > 0`): {walking} of {results['pairs']}."]
+        lines += ["", f"structgen grammars by the vocabulary walks a step may still make after compile "
+                  f"(`compiled.step_bound().walks`): none {walking[0]}, one (deep states a step builds alone) "
+                  f"{walking[1]}, three {walking[3]}, of {results['pairs']}."]
     many = results.get("many_tools")
     if many:
         lines += ["", f"{many['tools']} BFCL tools as one call grammar (structgen, the server's Hermes calls grammar): "

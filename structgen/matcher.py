@@ -24,6 +24,7 @@ from structgen.grammar import Grammar
 from structgen.spelling import spellable
 from structgen.tokenizer_info import TokenizerInfo
 from structgen.engine.tokenset import row_token_ids
+from structgen.compiled_budget import BUDGET
 from structgen.trie_cache import trie_for
 from structgen.utf8 import whole_characters
 
@@ -51,6 +52,7 @@ def _compiled(grammar: Grammar, tokenizer_info: TokenizerInfo, lazy: bool) -> Co
     cache = grammar.compiled_for
     entry = cache.get(id(tokenizer_info))
     if entry is not None and entry[0] is tokenizer_info:
+        BUDGET.used(grammar, id(tokenizer_info))
         return entry[1]
     with paused_gc():
         compiled = CompiledGrammar(
@@ -68,6 +70,7 @@ def _compiled(grammar: Grammar, tokenizer_info: TokenizerInfo, lazy: bool) -> Co
         if not lazy:
             compiled.precompute()  # checks the compile's deadline between lexer states
     cache[id(tokenizer_info)] = (tokenizer_info, compiled)
+    BUDGET.admit(grammar, id(tokenizer_info), compiled)  # bounds every grammar's kept tables, in count and bytes
     return compiled
 
 

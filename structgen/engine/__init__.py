@@ -22,8 +22,9 @@ from types import ModuleType
 from typing import Final, Sequence
 
 ENGINE_MODULES: Final = (
-    "charset", "deadline", "dfa", "lexeme_groups", "lexer", "lr", "matcher", "minimize", "regex", "regex_subset",
-    "remainders", "spanner", "stack", "step_bound", "tables", "tokenset", "views", "vocab",
+    "charset", "deadline", "dfa", "lexeme_groups", "lexer", "lr", "matcher", "minimize", "precompute_order", "regex",
+    "regex_subset", "remainders", "spanner", "stack", "step_bound", "table_memory", "tables", "tokenset", "views",
+    "vocab",
 )
 """Every compiled module of the engine (the build compiles all of ``engine/*.py``
 but ``__init__``; ``tests/engine/test_build.py`` checks this list against the folder)."""
@@ -82,6 +83,6 @@ COMPILED: Final = all_compiled(__name__, ENGINE_MODULES)
 
 __all__ = [
     "COMPILED", "ENGINE_MODULES", "PURE", "all_compiled", "charset", "deadline", "dfa", "lexeme_groups", "lexer",
-    "load_sources", "lr", "matcher", "minimize", "regex", "regex_subset", "remainders", "spanner", "stack", "step_bound",
-    "tables", "tokenset", "views", "vocab",
+    "load_sources", "lr", "matcher", "minimize", "precompute_order", "regex", "regex_subset", "remainders", "spanner",
+    "stack", "step_bound", "table_memory", "tables", "tokenset", "views", "vocab",
 ]

@@ -20,6 +20,7 @@ from mypy_extensions import i32, i64, u8
 from structgen.engine.dfa import DEAD
 from structgen.engine.lexer import START, Lexer
 from structgen.engine.spanner import (
+    BORROWED_SET,
     EMPTY_SEQUENCE,
     ENDS_LEXEME,
     LARGE_GROUP,
@@ -74,6 +75,8 @@ def lexeme_groups(
             found.staying_sets[i] = group.tokens(vocab_size)
             found.staying_first_bytes[i] = group.first_bytes(first_byte)
         group._tokens = found.staying_sets[i]
+        if found.staying_sets[i] >= 0:
+            group.borrowed = BORROWED_SET  # the vocabulary's, shared by every grammar
         group._first_bytes = found.staying_first_bytes[i]
     subtree_end = trie.subtree_end
     for i in range(len(found.ending_nodes)):

@@ -30,9 +30,11 @@ from structgen.engine.deadline import check_deadline, optional_work_over
 from structgen.engine.dfa import DEAD
 from structgen.engine.lexer import START, Lexer
 from structgen.engine.lr import LRTable
+from structgen.engine.precompute_order import alone_left, precompute_order
 from structgen.engine.spanner import EMPTY_SEQUENCE, Groups, SequenceTable, TokenGroup, union_words
 from structgen.engine.stack import MAX_STEP_WORK, GLRParser, StackNode, Trial
 from structgen.engine.step_bound import StepBound
+from structgen.engine.table_memory import tables_bytes, tables_growth
 from structgen.engine.tables import (
     MAX_CONTEXT,
     MAX_PARTIAL_WORK,
@@ -143,6 +145,17 @@ class CompiledGrammar:
         # what the public matcher checks beyond the grammar (structgen.compile sets it to the
         # grammar's structgen.checks); opaque here: the engine only follows the grammar
         self.checks: object = None
+        self._bytes = 0
+        self._counted_at = -1  # tables_growth when _bytes was counted
+
+    def memory_bytes(self) -> int:
+        """Bytes its tables hold (``engine.table_memory``): counted again only after
+        they grew, so a cache may ask every time it admits a grammar."""
+        growth = tables_growth(self.tables)
+        if growth != self._counted_at:
+            self._bytes = tables_bytes(self.tables)
+            self._counted_at = growth
+        return self._bytes
 
     def groups(self, lexer_state: int) -> Groups:
         """The vocabulary grouped by what it does from ``lexer_state``."""
@@ -152,7 +165,8 @@ class CompiledGrammar:
         """The most work one step may do, as built so far (``engine.step_bound``)."""
         states, built, most_groups, entries, most_dependent = self.tables.census()
         return StepBound(
-            len(self.trie.node_byte), states, states - built, most_groups, entries, states * self.table.state_count,
+            len(self.trie.node_byte), states, states - built, alone_left(self.tables), most_groups, entries,
+            states * self.table.state_count,
             most_dependent, MAX_NEW_REFINEMENTS, MAX_PATHS, MAX_CONTEXT, MAX_TRIALS, MAX_PARTIAL_WORK,
             MAX_SHIFT_CHAIN, MAX_STEP_WORK,
         )
@@ -165,7 +179,8 @@ class CompiledGrammar:
     ) -> None:
         """Build the inverse table of every lexer state now (for at most
         ``groups_walks`` walks of the vocabulary's worth of work, and with at most
-        ``groups_limit`` states), and every one-state table entry too when there
+        ``groups_limit`` states; but for deep states a step builds alone:
+        ``precompute_order``), and every one-state table entry too when there
         are at most ``entry_limit`` of them. What is left is built on first use,
         in views (``MaskTables.use_views``): their automata now, and their states'
         groups with what is left of the work. All of it is optional: under a time
@@ -178,7 +193,7 @@ class CompiledGrammar:
         if tables.views is None:
             if lexer_states > groups_limit:
                 tables.use_views()
-            elif not self._precompute_groups(list(range(lexer_states)), stop):
+            elif not self._precompute_groups(precompute_order(self.lexer, tables), stop):
                 if optional_work_over():
                     return  # out of time, not of work: no views, a step builds what it needs
                 tables.use_views()

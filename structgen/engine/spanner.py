@@ -49,6 +49,12 @@ ones are lists of ids."""
 OR_FROM: Final = 4_096
 """``union_words`` takes larger groups by their token sets, smaller by their ids."""
 
+BORROWED_IDS: Final = 1
+"""``TokenGroup.borrowed``: its token list is another group's."""
+
+BORROWED_SET: Final = 2
+"""``TokenGroup.borrowed``: its token set is another group's, or the vocabulary's."""
+
 SHIFT_DEPTH: Final = 16
 """``shifted_groups`` proves two states alike for every byte string this long at
 once, on the automaton; only the tokens longer than this are followed one by one."""
@@ -142,6 +148,8 @@ class TokenGroup:
         self._first_bytes = -1
         self._words = vec[i64]()
         self.verdict_class = -1  # numbered by the tables that classify it, with their tag (``MaskTables._build``)
+        self.borrowed = 0  # BORROWED_IDS | BORROWED_SET: another group's, or the vocabulary's (``table_memory``)
+        self.counted = 0  # the last ``table_memory`` count that saw it
 
     def tokens(self, vocab_size: int) -> int:
         """The group as a token set (built on first use)."""
@@ -170,6 +178,7 @@ class TokenGroup:
         if len(self.token_ids) < self.size:
             tokens = self._tokens
             self.token_ids = vec[i32]([i32(t) for t in row_token_ids(tokens.to_bytes((tokens.bit_length() + 7) >> 3, "little"))])
+            self.borrowed &= ~BORROWED_IDS  # a list of its own now
         return self.token_ids
 
 
@@ -374,6 +383,7 @@ def shifted_groups(
             group.token_ids = old.token_ids
         else:
             group._tokens = old._tokens
+        group.borrowed = BORROWED_IDS | BORROWED_SET
         group.size = old.size
         group._first_bytes = old._first_bytes  # the same tokens (``merged_groups`` asks every group)
         groups.append(group)
@@ -612,6 +622,7 @@ def ended_groups(
                 group.token_ids = old.token_ids  # shared: groups are not modified once built
             else:
                 group._tokens = old._tokens
+            group.borrowed = BORROWED_IDS | BORROWED_SET
             group.size = old.size
         else:
             kept = vec[i32]()

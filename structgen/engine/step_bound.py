@@ -12,7 +12,11 @@ The units are the engine's own, so a bound means the same on any machine:
   groups only while ``states_left`` > 0, those of its own lexer state (or the
   view state standing for it) and of the states they derive from: the start
   state's and one reference state's, a walk each at most, and a chain of at most
-  ``shift_chain`` states renamed from one another (``walks``: 3, else 0);
+  ``shift_chain`` states renamed from one another (``walks``: 3); but where every
+  state left is one a step builds alone (``alone_left``: a state deep in a lexeme
+  that can end there, a number's digits, whose groups are the start's with the
+  lexeme ended in front and one walk of the tokens going on in it), one walk
+  (``walks``: 1); else 0;
 - an *entry* build classifies at most ``most_groups`` groups on partial stacks
   (each at most ``partial_work`` of them); a step builds at most one entry per
   top of its stack (one per parse alive: one, but for ambiguous grammars, whose
@@ -37,6 +41,7 @@ class StepBound:
         trie_nodes: int,
         lexer_states: int,
         states_left: int,
+        alone_left: int,
         most_groups: int,
         entries_built: int,
         entries_possible: int,
@@ -52,6 +57,7 @@ class StepBound:
         self.trie_nodes = trie_nodes
         self.lexer_states = lexer_states
         self.states_left = states_left  # lexer states whose groups a step may still build (a walk each)
+        self.alone_left = alone_left  # of those, the ones a step builds alone, from the start's groups
         self.most_groups = most_groups  # the most token groups a built lexer state has
         self.entries_built = entries_built
         self.entries_possible = entries_possible  # (lexer states) x (LR states)
@@ -67,14 +73,17 @@ class StepBound:
     @property
     def walks(self) -> int:
         """Vocabulary walks one step may still make: 3 while some lexer state's
-        groups are unbuilt (its own, the start state's, a reference state's), else
-        0 (a step then only reads entries, classifies groups and checks them)."""
-        return 3 if self.states_left > 0 else 0
+        groups are unbuilt (its own, the start state's, a reference state's); 1
+        where each state left is built alone (``alone_left``); else 0 (a step then
+        only reads entries, classifies groups and checks them)."""
+        if self.states_left > self.alone_left:
+            return 3
+        return 1 if self.states_left > 0 else 0
 
     def as_dict(self) -> dict[str, int]:
         return {
             "walks": self.walks, "trie_nodes": self.trie_nodes, "lexer_states": self.lexer_states,
-            "states_left": self.states_left, "most_groups": self.most_groups, "entries_built": self.entries_built,
+            "states_left": self.states_left, "alone_left": self.alone_left, "most_groups": self.most_groups, "entries_built": self.entries_built,
             "entries_possible": self.entries_possible, "most_dependent": self.most_dependent,
             "refinements": self.refinements, "paths": self.paths, "context": self.context, "trials": self.trials,
             "partial_work": self.partial_work, "shift_chain": self.shift_chain, "step_work": self.step_work,

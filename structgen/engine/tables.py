@@ -290,7 +290,7 @@ class MaskTables:
         from the state it saves most to start from (the generic string body, for
         a state inside a key; the start, for a state in the whitespace before a
         token); one walk of the trie when none of these applies."""
-        moves = self._first_moves(lexer_state)
+        moves = self.first_moves(lexer_state)
         if lexer_state != START and ends_lexeme(moves):
             return ended_groups(
                 self.lexer, self.trie, lexer_state, moves, self.groups(START), self.sequences, self.vocab_size,
@@ -318,7 +318,7 @@ class MaskTables:
         anything), the tokens that saves, and the ``CANDIDATES`` states most
         tokens' first bytes lead to, most first. The candidates are the start and
         those states."""
-        moves = self._first_moves(lexer_state)
+        moves = self.first_moves(lexer_state)
         weights = self._root_weights()
         reached: dict[int, int] = {}  # state -> tokens under the first bytes leading there
         for i in range(len(moves)):
@@ -330,7 +330,7 @@ class MaskTables:
         best = 0
         for candidate in candidates:
             if candidate != lexer_state:
-                gain = _convergence_gain(moves, self._first_moves(candidate), weights)
+                gain = _convergence_gain(moves, self.first_moves(candidate), weights)
                 if gain > best:
                     reference, best = candidate, gain
         return reference, best, ranked[:CANDIDATES]
@@ -395,7 +395,7 @@ class MaskTables:
         for following in followers:
             if following == START or following in seen:
                 continue
-            if self._groups[following] is None and ends_lexeme(self._first_moves(following)):
+            if self._groups[following] is None and ends_lexeme(self.first_moves(following)):
                 continue
             if not self._moves_apart(lexer_state, following):
                 continue  # most tokens lead both to the same states: converging is cheaper than a proof
@@ -412,8 +412,8 @@ class MaskTables:
         """Whether more tokens' first bytes take the two states to different states
         than to the same one (as a count's states do, and a key's prefix and the
         string body do not)."""
-        moves = self._first_moves(lexer_state)
-        others = self._first_moves(other)
+        moves = self.first_moves(lexer_state)
+        others = self.first_moves(other)
         weights = self._root_weights()
         same = 0
         apart = 0
@@ -433,7 +433,7 @@ class MaskTables:
                 return shared
         return token_groups(self.lexer, self.trie, lexer_state, self.sequences, None, self.work)
 
-    def _first_moves(self, lexer_state: int) -> vec[i64]:
+    def first_moves(self, lexer_state: int) -> vec[i64]:
         found = self._moves.get(lexer_state)
         if found is None:
             found = first_moves(self.lexer, self.trie, lexer_state)

@@ -29,6 +29,7 @@ from fastapi.responses import JSONResponse, PlainTextResponse, StreamingResponse
 from fastapi.routing import APIRoute
 from pydantic import BaseModel, ValidationError
 from starlette.exceptions import HTTPException
+from structgen.compiled_budget import BUDGET
 from structgen.decoding import Sequence
 from structgen.lark_rules import GrammarError
 
@@ -39,7 +40,7 @@ from structgen.server.completions import CompletionReply, prompt_ids
 from structgen.server.engine import Engine
 from structgen.server.errors import APIError, InternalErrors, bad_request, model_not_found, route_error, validation_error
 from structgen.server.grammars import REJECTED, SGLANG_KEYS, OutputPlan, content_constraint, content_format, plan_output
-from structgen.server.limits import Limits, check_constraint_sizes, check_content_type, check_nesting, read_body
+from structgen.server.limits import Limits, check_constraint_sizes, check_content_type, check_nesting, check_tool_count, read_body
 from structgen.server.metrics import ServerMetrics
 from structgen.server.params import check_room, decode_options, max_tokens
 from structgen.server.protocol import ChatCompletionRequest, CompletionRequest, GenerationRequest, ModelCard, ModelList
@@ -96,6 +97,7 @@ def create_app(
     if engine is None:
         engine = Engine(model, tokenizer, limits.max_batch, observe)
     generations = Generations(engine, limits, metrics)
+    BUDGET.configure(limits.max_compiled_grammars, limits.max_compiled_bytes)  # the process's, for every grammar compiled
     prompt = ChatPrompt(tokenizer, syntax)
     created = int(time.time())
     drain = Drain(limits.shutdown_grace_seconds)
@@ -151,6 +153,7 @@ def create_app(
         """The request's constraints' sizes and nesting; its fields read as options."""
         if body.stream_options is not None and not body.stream:
             raise bad_request("stream_options is only allowed with stream: true", "stream_options", "invalid_value")
+        check_tool_count(body, limits.max_tools)
         check_constraint_sizes(body, limits.max_schema_bytes)
         check_nesting(body, limits.max_json_depth)
         ignored = set(body.model_extra or ()) - EXTENSION_FIELDS

@@ -32,9 +32,12 @@ class Limits:
     compile_seconds: float = 30.0  # turning a request's constraints into compiled grammars
     max_tokens: int = 4096  # max_tokens / max_completion_tokens a request may ask for
     default_max_tokens: int = 512  # when a chat request does not say
+    max_tools: int = 128  # tools one request may declare (OpenAI's own limit); each is one more grammar to compile
     max_json_depth: int = MAX_JSON_DEPTH  # arrays and objects nested in a schema, tool parameters or a past call's arguments (at most the default)
     body_seconds: float = 30.0  # a request's body must have arrived this long after its reading began: else a 408
     shutdown_grace_seconds: float = 25.0  # on SIGTERM, running requests' time to finish before they end with a 503
+    max_compiled_grammars: int = 64  # compiled grammars kept for reuse, in this process (structgen.compiled_budget)
+    max_compiled_bytes: int = 2 << 30  # bytes their tables may hold together; past either, the least recently used go
     max_stored_responses: int = 1000  # Responses API answers kept (store: true) for GET and previous_response_id; the oldest goes first
     stored_response_seconds: float = 3600.0  # how long a stored response is kept
     # the clock a compile's deadline checks count compile_seconds on, for tests and simulations to
@@ -42,7 +45,7 @@ class Limits:
     compile_clock: Callable[[], float] = time.monotonic
 
     def __post_init__(self) -> None:
-        for name in ("max_batch", "max_requests", "max_body_bytes", "max_schema_bytes", "max_tokens", "default_max_tokens", "max_json_depth", "max_stored_responses"):
+        for name in ("max_batch", "max_requests", "max_body_bytes", "max_schema_bytes", "max_tools", "max_tokens", "default_max_tokens", "max_json_depth", "max_compiled_grammars", "max_compiled_bytes", "max_stored_responses"):
             if getattr(self, name) < 1:
                 raise ValueError(f"{name} must be at least 1, got {getattr(self, name)}")
         for name in ("compile_seconds", "body_seconds", "stored_response_seconds"):
@@ -140,6 +143,17 @@ def check_size(value: Any, param: str, limit: int) -> None:
     size = len(value.encode("utf-8")) if isinstance(value, str) else len(json.dumps(value, separators=(",", ":")).encode("utf-8"))
     if size > limit:
         raise bad_request(f"{param} is {size} bytes; the limit is {limit}", param, "schema_too_large")
+
+
+def check_tool_count(request: GenerationRequest, limit: int) -> None:
+    """A 400 ``too_many_tools`` for a request declaring more than ``limit`` tools:
+    each is compiled into the calls' grammar, whose size (and memory) grows with
+    the tool set, so a thousand small tools under the body limit are refused here,
+    before anything is built."""
+    tools = getattr(request, "tools", None)
+    if tools is not None and len(tools) > limit:
+        raise bad_request(f"tools: {len(tools)} tools given; at most {limit} are allowed in one request",
+                          "tools", "too_many_tools")
 
 
 def check_constraint_sizes(request: GenerationRequest, limit: int) -> None:

@@ -13,6 +13,8 @@ import math
 import threading
 from typing import Callable
 
+from structgen.compiled_budget import BUDGET
+
 Labels = tuple[tuple[str, str], ...]
 
 
@@ -115,6 +117,15 @@ class ServerMetrics:
             "Requests whose constraints are being compiled (a compile past its time limit stops at its next check).",
             lambda: self._compiling,
         )
+        self.compiled_bytes = Gauge(
+            "structgen_compiled_grammar_bytes",
+            "Bytes the kept compiled grammars' tables hold (Limits.max_compiled_bytes bounds them).",
+            BUDGET.kept_bytes,
+        )
+        self.compiled_grammars = Gauge(
+            "structgen_compiled_grammars", "Compiled grammars kept for reuse (Limits.max_compiled_grammars).",
+            lambda: len(BUDGET),
+        )
 
     def compiling_changed(self, by: int) -> None:
         """A compile thread started (+1) or ended (-1)."""
@@ -133,6 +144,8 @@ class ServerMetrics:
             self.queued,
             self.running,
             self.compiling,
+            self.compiled_bytes,
+            self.compiled_grammars,
         ]
         return "\n".join(line for metric in metrics for line in metric.lines()) + "\n"
 

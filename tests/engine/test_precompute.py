@@ -17,6 +17,7 @@ from structgen import Grammar, TokenizerInfo
 from structgen.engine.deadline import Deadline, run_within
 from structgen.engine.matcher import CompiledGrammar
 from structgen.engine.matcher import Matcher as EngineMatcher
+from structgen.engine.precompute_order import DEEP_FROM, byte_depths, precompute_order
 
 SCHEMA = {
     "type": "object",
@@ -52,10 +53,22 @@ def built(grammar: CompiledGrammar) -> int:
     return sum(1 for groups in grammar.tables._groups[:whole] if groups is not None)
 
 
+def compile_time_states(grammar: CompiledGrammar) -> int:
+    """The states a compile builds: all but the deep ones a step builds alone
+    (``precompute_order``: a number's digits past ``DEEP_FROM``)."""
+    return len(precompute_order(grammar.lexer, grammar.tables))
+
+
 def test_within_its_budget_every_state_is_built_at_compile() -> None:
     grammar = compiled(vocabulary())
     grammar.precompute(groups_walks=10.0**9)
-    assert built(grammar) == grammar.lexer.dfa.state_count and grammar.tables.views is None
+    assert built(grammar) == compile_time_states(grammar) and grammar.tables.views is None
+    left = grammar.lexer.dfa.state_count - built(grammar)
+    assert left > 250  # the number terminal's count of digits, past DEEP_FROM
+    bound = grammar.step_bound()
+    assert bound.states_left == bound.alone_left == left and bound.walks == 1
+    depth = byte_depths(grammar.lexer)
+    assert all(depth[state] > DEEP_FROM for state, groups in enumerate(grammar.tables._groups) if groups is None)
 
 
 @pytest.mark.parametrize("limits", [{"groups_walks": 0.0}, {"groups_limit": 0}])
@@ -89,7 +102,7 @@ def test_under_a_time_limit_precompute_gives_way_at_half_of_it(gone: float) -> N
     deadline = Deadline(60.0, clock)
     clock.now += gone  # 31 s: past half of the limit, well within it; 0: none of it, however long this takes
     run_within(deadline, lambda: grammar.precompute(groups_walks=10.0**9))
-    assert built(grammar) == (0 if gone else grammar.lexer.dfa.state_count)
+    assert built(grammar) == (0 if gone else compile_time_states(grammar))
     assert grammar.tables.views is None
     matcher = EngineMatcher(grammar)
     for byte in TEXT:  # ids 0-255 are the single bytes

@@ -84,7 +84,38 @@ def test_lazy_steps_stay_within_the_bound_reported_before_them(schema: dict[str,
         assert 0 <= built_states <= 3 + MAX_SHIFT_CHAIN  # its own, the start's, a reference's, a chain
         if before.walks == 0:
             assert built_states == 0
+        if before.walks == 1:
+            assert built_states <= 1
         assert after.entries_built - before.entries_built <= 1 + before.refinements  # one top: one entry
         before = after
     assert matcher.can_terminate()
     assert before.states_left < before.lexer_states  # the steps built what they visited, no more
+
+
+def test_deep_states_a_step_builds_alone_are_left_to_it() -> None:
+    """A number's digits past ``DEEP_FROM`` bytes (the lexer counts 308 of them to
+    keep a number a double): an eager compile leaves those states to the steps,
+    which build at most one each (``walks == 1``), and every mask is the one a
+    compile that built every state gives."""
+    from structgen.engine.precompute_order import DEEP_FROM
+
+    info = vocabulary()
+    schema = {"type": "object", "properties": {"n": {"type": "integer"}}}
+    compiled = structgen.compile(Grammar.from_json_schema(schema), info)
+    bound = compiled.step_bound()
+    assert bound.states_left == bound.alone_left > 250 and bound.walks == 1
+    whole = structgen.compile(Grammar.from_json_schema(schema), info, lazy=True)
+    for state in range(whole.step_bound().lexer_states):
+        whole.groups(state)
+    assert whole.step_bound().walks == 0
+    text = b'{"n": -' + b"42" * (DEEP_FROM + 8) + b"}"
+    matcher, reference = structgen.Matcher(compiled), structgen.Matcher(whole)
+    before = bound
+    for token in tokens_of(info, text):
+        assert matcher.allowed_tokens() == reference.allowed_tokens()
+        assert matcher.accept_token(token) and reference.accept_token(token)
+        after = compiled.step_bound()
+        assert before.states_left - after.states_left <= 1
+        before = after
+    assert before.states_left < bound.states_left  # the steps past DEEP_FROM bytes built their states
+    assert matcher.can_terminate() and reference.can_terminate()

@@ -988,7 +988,7 @@ server's own wait for a compile stays real seconds: 64 of them only guard agains
 
 LIMITS: dict[str, Any] = {
     "max_batch": 1, "max_requests": 2, "max_body_bytes": 20_000, "max_schema_bytes": 2_000, "max_tokens": 3_000,
-    "compile_seconds": float(COMPILE_CHECKS), "compile_clock": COMPILE_CLOCK,
+    "max_tools": 3, "compile_seconds": float(COMPILE_CHECKS), "compile_clock": COMPILE_CLOCK,
 }  # fmt: skip
 
 
@@ -1050,6 +1050,7 @@ def test_too_many_requests_is_429_and_max_batch_queues(limited: tuple[openai.Ope
         ({"response_format": {"type": "json_schema", "json_schema": {"name": "big", "schema": {"enum": ["x" * 2_000]}}}}, "response_format", "schema_too_large"),
         ({"tools": [{"type": "function", "function": {"name": "f", "parameters": {"enum": ["x" * 2_000]}}}]}, "tools[0].function.parameters", "schema_too_large"),
         ({"messages": [{"role": "user", "content": "x" * 20_001}]}, None, "request_too_large"),
+        ({"tools": [{"type": "function", "function": {"name": f"f{i}"}} for i in range(4)]}, "tools", "too_many_tools"),
         ({"n": 2}, "n", "invalid_value"),  # more sequences than max_batch
         ({"guided_regex": SLOW_TO_COMPILE}, None, "compile_timeout"),
     ],

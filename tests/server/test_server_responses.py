@@ -317,3 +317,14 @@ def test_metrics_count_responses(live: tuple[openai.OpenAI, Script, str], client
     assert reply.usage is not None
     assert after["structgen_completion_tokens_total"] == before["structgen_completion_tokens_total"] + reply.usage.output_tokens
     assert after["structgen_prompt_tokens_total"] == before["structgen_prompt_tokens_total"] + reply.usage.input_tokens
+
+
+def test_more_tools_than_the_limit_are_a_400(client: openai.OpenAI) -> None:
+    """``Limits.max_tools`` (128 by default, OpenAI's own limit) holds on the
+    Responses API too: a thousand small tools fit under the body limit, and each
+    would be one more grammar in the calls' automaton."""
+    tools: Any = [{"type": "function", "name": f"tool_{i}", "parameters": {"type": "object"}} for i in range(1_000)]
+    with pytest.raises(openai.BadRequestError) as caught:
+        client.responses.create(model=MODEL, input="x", tools=tools, max_output_tokens=2)
+    assert caught.value.code == "too_many_tools" and caught.value.param == "tools"
+    assert "1000 tools given; at most 128" in caught.value.message
