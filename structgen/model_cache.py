@@ -91,8 +91,21 @@ def load_gguf(path: Path, dtype: Any) -> tuple[Any, Any]:
             progress.step("writing the cache")
             store(entry, key, path, model, tokenizer)
     if dtype is not None and dtype != model.dtype:
-        model = model.to(dtype)
+        model = _to_dtype(model, dtype)
     return model, tokenizer
+
+
+def _to_dtype(model: Any, dtype: Any) -> Any:
+    """``model`` in ``dtype`` as ``from_pretrained(dtype=...)`` gives it from the cache:
+    the weights cast, the buffers a module computes for itself (a rotary embedding's
+    ``inv_freq``, not in any checkpoint) left as they were. Cast too, they made the
+    converted model's logits differ from the cached one's (RoPE in bfloat16)."""
+    computed = [(module, name, module._buffers[name]) for module in model.modules()
+                for name in module._non_persistent_buffers_set if module._buffers.get(name) is not None]
+    model = model.to(dtype)
+    for module, name, buffer in computed:
+        module._buffers[name] = buffer
+    return model
 
 
 def cached_tokenizer(path: Path) -> Any | None:
