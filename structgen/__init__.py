@@ -19,6 +19,8 @@ from structgen.models import ModelNotFoundError, bundled_model_path, load_model,
 from structgen.constraint import OutputValidationError
 from structgen.generate import generate, generate_batch
 from structgen.generation import Generation, IncompleteOutputError
+from structgen.reasoning import Reasoning, ReasoningError, reasoning_for
+from structgen.reasoning_matcher import ReasoningMatcher
 from structgen.speculative import DraftCheck, verify_draft
 from structgen.tokenizer_info import TokenizerError, TokenizerInfo
 from structgen.tool_calls import ToolDefinitionError, ToolSet
@@ -46,6 +48,9 @@ __all__ = [
     "Matcher",
     "ModelNotFoundError",
     "OutputValidationError",
+    "Reasoning",
+    "ReasoningError",
+    "ReasoningMatcher",
     "SchemaError",
     "StepBound",
     "StructgenLogitsProcessor",
@@ -65,6 +70,7 @@ __all__ = [
     "generate_batch",
     "load_model",
     "load_tokenizer",
+    "reasoning_for",
     "validate_tool_call",
     "verify_draft",
 ]

@@ -36,6 +36,8 @@ from structgen.bitmask import allocate_token_bitmask, apply_token_bitmask_inplac
 from structgen.completion import shortest_completion
 from structgen.constraint import Constraint
 from structgen.matcher import Matcher, compile
+from structgen.reasoning import Reasoning
+from structgen.reasoning_matcher import ReasoningMatcher
 from structgen.sampling import SamplingParams, make_generator, penalize_repeats, sample
 from structgen.token_encoder import TokenEncoder
 from structgen.tokenizer_info import TokenizerInfo
@@ -100,7 +102,7 @@ class Sequence:
 
     prompt_ids: list[int]
     constraint: Constraint
-    matcher: Matcher | None
+    matcher: Matcher | ReasoningMatcher | None
     max_tokens: int
     options: DecodeOptions = DecodeOptions()
     generator: Any = None  # torch.Generator for sampling (shared by the sequences of one request); None: greedy
@@ -118,6 +120,7 @@ class Sequence:
     escape: Escape | None = None  # a special token that switches to another constraint
     shown: dict[int, bytes] = field(default_factory=dict)  # special ids that show in the text, as these bytes
     error: Exception | None = None  # what ended this sequence alone (finish_reason "error")
+    reasoning: Reasoning | None = None  # a reasoning section before the constraint's answer
 
     def output_bytes(self, info: TokenizerInfo) -> bytes:
         """The output's bytes (special ids spell nothing, unless ``shown``)."""
@@ -247,17 +250,22 @@ class Decoder:
         max_tokens: int,
         options: DecodeOptions = DecodeOptions(),
         generator: Any = None,
+        reasoning: Reasoning | None = None,
     ) -> Sequence:
         """A sequence to decode; ``generator`` (see ``new_generator``) is shared by
         sequences that should draw from one random stream, made here when it is
-        needed and not given."""
+        needed and not given. With ``reasoning``, the output is that section of
+        free text first, then what ``constraint`` allows (``reasoning_matcher``)."""
         check_request(prompt_ids, max_tokens)
-        matcher = None
+        matcher: Matcher | ReasoningMatcher | None = None
         if constraint.grammar is not None:  # only what this vocabulary can spell (Unspellable: nothing)
             matcher = Matcher(compile(constraint.grammar, self.info))
+        if reasoning is not None:
+            matcher = ReasoningMatcher(reasoning, matcher, self.info)
         if generator is None:
             generator = self.new_generator(options.sampling)
-        return Sequence(list(prompt_ids), constraint, matcher, max_tokens, options, generator, pending=list(prompt_ids))
+        return Sequence(list(prompt_ids), constraint, matcher, max_tokens, options, generator, pending=list(prompt_ids),
+                        reasoning=reasoning)
 
     def new_generator(self, sampling: SamplingParams) -> Any:
         """A random stream for ``sampling`` on the model's device (None when greedy)."""
@@ -446,7 +454,9 @@ class Decoder:
         escape, matcher = sequence.escape, sequence.matcher
         if escape is None or matcher is None:
             return False
-        return not sequence.output if escape.at_start_only else matcher.can_terminate()
+        if escape.at_start_only:
+            return matcher.answer_begins() if isinstance(matcher, ReasoningMatcher) else not sequence.output
+        return matcher.can_terminate()
 
     def _forward(self, batch: Batch) -> Any:
         """The step's forward pass over the whole batch: the logits of each row's last
@@ -558,7 +568,12 @@ class Decoder:
         left = sequence.max_tokens - len(sequence.output)
         if matcher is None or left > CLOSE_HORIZON or matcher.can_terminate():
             return False
-        completion = shortest_completion(matcher)
+        answer = matcher
+        if isinstance(matcher, ReasoningMatcher):  # the answer's shortest completion, once it has begun
+            if matcher.answer is None or matcher.answer_begins():
+                return False
+            answer = matcher.answer
+        completion = shortest_completion(answer)
         if completion is None:
             return False
         try:
@@ -637,10 +652,17 @@ def cut_at_stop(sequence: Sequence, info: TokenizerInfo, final: bool = False) ->
     if not stop:
         return False
     text = sequence.text(info)
+    start = 0
+    if sequence.reasoning is not None:  # stop strings end the answer, never the reasoning
+        begins = sequence.reasoning.answer_offset(text)
+        if begins is None:
+            return False
+        start, text = begins, text[begins:]
     if sequence.stop_scope is not None:
         text = text[: sequence.stop_scope(text, final)]
     found = [(text.find(s), s) for s in stop if s in text]
     if not found:
         return False
-    sequence.cut, sequence.stop_string = min(found)
+    at, sequence.stop_string = min(found)
+    sequence.cut = start + at
     return True

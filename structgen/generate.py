@@ -5,6 +5,9 @@
 returns a ``Person``; ``schema=`` a JSON Schema returns a dict or list; ``regex=``,
 ``grammar=`` and ``choices=`` return text. ``details=True`` returns a
 ``Generation`` with the text, tokens, forward passes and jump-forward savings.
+A chat template with a reasoning section (``<think>`` ... ``</think>``) gets
+one: the model thinks freely, then answers in the constraint
+(``reasoning=``, ``thinking_budget=``; ``structgen.reasoning``).
 ``generate_batch`` runs several prompts (each with its own schema if wanted) in
 one batch.
 """
@@ -17,6 +20,7 @@ from typing import Any, Sequence as Seq
 from structgen.constraint import Constraint, make_constraint
 from structgen.decoding import DecodeOptions, Decoder, Sequence
 from structgen.generation import Generation, IncompleteOutputError
+from structgen.reasoning import Reasoning, ReasoningError, reasoning_for
 from structgen.sampling import SamplingParams
 from structgen.token_encoder import TokenEncoder
 from structgen.tokenizer_info import TokenizerInfo
@@ -44,6 +48,8 @@ def generate(
     close_within_max_tokens: bool = False,
     num_beams: int = 1,
     details: bool = False,
+    reasoning: bool | Reasoning | None = None,
+    thinking_budget: int | None = None,
     **schema_options: Any,
 ) -> Any:
     """Generate one output for ``prompt`` (text, or chat messages for the model's
@@ -55,6 +61,12 @@ def generate(
     ``finish_reason="length"``), ``OutputValidationError`` when a finished output fails a
     schema keyword the grammar only approximates. ``schema_options`` go to the
     schema translation (``whitespace=``, ``strict=``, ...).
+
+    ``reasoning``: None (the default) gives chat messages the reasoning section
+    their template has, if any; True requires one; False turns it off; a
+    ``Reasoning`` is used as given. ``thinking_budget`` bounds the section in
+    tokens, after which its end tag is forced. The reasoning text is
+    ``Generation.reasoning`` (``details=True``); the value is the answer's.
     """
     constraint = make_constraint(
         schema=schema, grammar=grammar, regex=regex, choices=choices, schema_options=schema_options
@@ -62,8 +74,12 @@ def generate(
     sampling = SamplingParams(temperature, top_p, top_k, seed, repetition_penalty)
     if num_beams < 1:
         raise ValueError(f"num_beams must be at least 1, got {num_beams}")
+    section = resolve_reasoning(tokenizer, prompt, reasoning, thinking_budget)
     if num_beams > 1:
         from structgen.beam_search import beam_search
+
+        if section is not None:
+            raise ValueError("num_beams > 1 does not search a reasoning section: pass reasoning=False")
 
         if sampling != SamplingParams() or stop is not None or close_within_max_tokens:
             raise ValueError(
@@ -75,7 +91,7 @@ def generate(
         generation = beam_search(decoder, _prompt_ids(tokenizer, prompt), constraint, max_tokens, num_beams)
         return _finish(generation, constraint, details)
     options = DecodeOptions(sampling, jump_forward, _stops(stop), close_within_max_tokens)
-    [generation] = _run(model, tokenizer, [prompt], [constraint], max_tokens, options)
+    [generation] = _run(model, tokenizer, [prompt], [constraint], max_tokens, options, [section])
     return _finish(generation, constraint, details)
 
 
@@ -99,12 +115,15 @@ def generate_batch(
     jump_forward: bool = True,
     close_within_max_tokens: bool = False,
     details: bool = False,
+    reasoning: bool | Reasoning | None = None,
+    thinking_budget: int | None = None,
     **schema_options: Any,
 ) -> list[Any]:
     """``generate`` for several prompts in one batch (one forward pass per step for
     all). ``schemas=`` gives each prompt its own schema; the other constraints are
     shared. With ``details=True`` an incomplete output is a ``Generation`` with
-    ``value=None`` instead of an exception."""
+    ``value=None`` instead of an exception. ``reasoning`` and ``thinking_budget``
+    apply to each prompt as in ``generate``."""
     if schemas is not None:
         if schema is not None or grammar is not None or regex is not None or choices is not None:
             raise ValueError("schemas= gives every prompt its constraint: no other constraint may be given")
@@ -122,7 +141,8 @@ def generate_batch(
         _stops(stop),
         close_within_max_tokens,
     )
-    generations = _run(model, tokenizer, list(prompts), constraints, max_tokens, options)
+    sections = [resolve_reasoning(tokenizer, p, reasoning, thinking_budget) for p in prompts]
+    generations = _run(model, tokenizer, list(prompts), constraints, max_tokens, options, sections)
     if details:
         return [_parsed(g, c, raise_incomplete=False) for g, c in zip(generations, constraints)]
     return [_finish(g, c, details=False) for g, c in zip(generations, constraints)]
@@ -135,21 +155,51 @@ def _run(
     constraints: list[Constraint],
     max_tokens: int,
     options: DecodeOptions,
+    sections: list[Reasoning | None],
 ) -> list[Generation]:
     decoder = _decoder(model, tokenizer)
     generator = decoder.new_generator(options.sampling)  # one random stream for the batch
     sequences = [
-        decoder.new_sequence(_prompt_ids(tokenizer, p), c, max_tokens, options, generator)
-        for p, c in zip(prompts, constraints)
+        decoder.new_sequence(_prompt_ids(tokenizer, p), c, max_tokens, options, generator, r)
+        for p, c, r in zip(prompts, constraints, sections)
     ]
     seconds = decoder.run(sequences)
     return [_generation(decoder.info, s, seconds) for s in sequences]
 
 
+def resolve_reasoning(tokenizer: Any, prompt: Any, reasoning: bool | Reasoning | None, budget: int | None) -> Reasoning | None:
+    """The reasoning section of one prompt's output, from ``generate``'s options."""
+    if isinstance(reasoning, Reasoning):
+        section: Reasoning | None = reasoning
+    elif reasoning is False:
+        section = None
+    elif reasoning is None or reasoning is True:
+        section = reasoning_for(tokenizer, prompt) if isinstance(prompt, list) else None
+        if section is None and reasoning is True:
+            raise ReasoningError(
+                "reasoning=True needs chat messages and a chat template with a reasoning section "
+                "(or pass reasoning=Reasoning(start=..., end=...))"
+            )
+    else:
+        raise TypeError(f"reasoning= is None, True, False or a Reasoning, not {type(reasoning).__name__}")
+    if budget is not None:
+        if section is None:
+            if reasoning is False:
+                raise ValueError("thinking_budget= with reasoning=False")
+            raise ReasoningError("thinking_budget= needs a reasoning section (this prompt's template has none)")
+        section = section.with_budget(budget)
+    return section
+
+
 def _generation(info: TokenizerInfo, sequence: Sequence, seconds: float) -> Generation:
+    text, reasoning = sequence.text(info), None
+    if sequence.reasoning is not None:
+        split = sequence.reasoning.split(text)
+        text, reasoning = split.answer or "", split.reasoning
     return Generation(
         value=None,
-        text=sequence.text(info),
+        text=text,
+        reasoning=reasoning,
         token_ids=list(sequence.output),
         finish_reason=sequence.finish_reason or "length",
         prompt_tokens=len(sequence.prompt_ids),

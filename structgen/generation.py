@@ -33,6 +33,7 @@ class Generation:
     forced_tokens: int  # output tokens appended by jump-forward: forward passes saved
     seconds: float  # wall time of the whole batch this generation ran in
     stop_string: str | None = None  # the stop= string that ended it (cut off the text)
+    reasoning: str | None = None  # the reasoning section's text (``text`` is then the answer after it)
 
     @property
     def tokens_per_second(self) -> float:

@@ -109,6 +109,11 @@ class Matcher:
             return self._engine.allowed_tokens()
         return row_token_ids(self._row())
 
+    def allowed_row(self) -> bytes:
+        """The allowed next tokens as one bitmask row's bytes (``compiled.words``
+        little-endian 32-bit words): what ``fill_next_token_bitmask`` writes."""
+        return self._row()
+
     def _row(self) -> bytes:
         """The allowed tokens as a bitmask row: the grammar's, less what the checks refuse."""
         row = self._engine.allowed_row()

@@ -19,6 +19,9 @@ PUBLIC = [
     "Matcher",
     "ModelNotFoundError",
     "OutputValidationError",
+    "Reasoning",
+    "ReasoningError",
+    "ReasoningMatcher",
     "SchemaError",
     "StepBound",
     "StructgenLogitsProcessor",
@@ -38,6 +41,7 @@ PUBLIC = [
     "generate_batch",
     "load_model",
     "load_tokenizer",
+    "reasoning_for",
     "validate_tool_call",
     "verify_draft",
 ]

@@ -21,6 +21,7 @@ import logging
 import time
 import uuid
 from contextlib import asynccontextmanager
+from dataclasses import replace
 from typing import Any, AsyncIterator, Callable, TypeVar
 
 from fastapi import Depends, FastAPI, Request
@@ -44,6 +45,7 @@ from structgen.server.limits import Limits, check_constraint_sizes, check_conten
 from structgen.server.metrics import ServerMetrics
 from structgen.server.params import check_room, decode_options, max_tokens
 from structgen.server.protocol import ChatCompletionRequest, CompletionRequest, GenerationRequest, ModelCard, ModelList
+from structgen.server.reasoning_plan import request_reasoning, template_kwargs
 from structgen.server.request_metrics import RequestMetrics
 from structgen.server.response_store import ResponseStore
 from structgen.server.responses import translate
@@ -176,8 +178,10 @@ def create_app(
 
         def build() -> list[Sequence]:
             plan = plan_output(body, syntax)
+            text = prompt.render(body.messages, plan.tools, template_kwargs(body))
+            plan = replace(plan, reasoning=request_reasoning(tokenizer, text, body, plan))
             plans.append(plan)
-            ids = prompt.token_ids(body.messages, plan.tools)
+            ids = prompt.encode(text)
             budget = max_tokens(
                 body.max_completion_tokens or body.max_tokens, param, len(ids), prompt_param, engine.context, limits.default_max_tokens, limits.max_tokens
             )

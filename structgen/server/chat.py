@@ -71,9 +71,16 @@ class ChatPrompt:
         if not self.native_tools:
             log.info("the chat template ignores tools: they are described in a system block (%s syntax)", syntax.name)
 
-    def token_ids(self, messages: list[Message], tools: ToolSet | None) -> list[int]:
+    def token_ids(self, messages: list[Message], tools: ToolSet | None, template_kwargs: dict[str, Any] | None = None) -> list[int]:
         """The prompt's token ids, the assistant's turn opened; ``tools`` None when
         the model must not be told about tools (``tool_choice: "none"``)."""
+        return self.encode(self.render(messages, tools, template_kwargs))
+
+    def encode(self, text: str) -> list[int]:
+        return [int(i) for i in self.tokenizer(text, add_special_tokens=False)["input_ids"]]
+
+    def render(self, messages: list[Message], tools: ToolSet | None, template_kwargs: dict[str, Any] | None = None) -> str:
+        """The prompt's text (``token_ids``), with the request's template variables."""
         rendered = [self._message(i, m) for i, m in enumerate(messages)]
         extra: dict[str, Any] = {}
         if tools is not None and self.native_tools:
@@ -88,10 +95,11 @@ class ChatPrompt:
             else:
                 rendered.insert(0, {"role": "system", "content": block})
         try:
-            text = self.tokenizer.apply_chat_template(rendered, add_generation_prompt=True, tokenize=False, **extra)
+            return str(self.tokenizer.apply_chat_template(
+                rendered, add_generation_prompt=True, tokenize=False, **(template_kwargs or {}), **extra
+            ))
         except Exception as exc:  # jinja raises many kinds; every one is about this request's messages
             raise bad_request(f"the chat template failed on these messages: {exc}", "messages") from None
-        return [int(i) for i in self.tokenizer(text, add_special_tokens=False)["input_ids"]]
 
     def _message(self, index: int, message: Message) -> dict[str, Any]:
         where = f"messages[{index}]"

@@ -84,7 +84,7 @@ class Engine:
         sequences = []
         for prompt_ids in prompts:
             for _ in range(n):
-                sequence = self.decoder.new_sequence(prompt_ids, plan.constraint, max_tokens, options, generator)
+                sequence = self.decoder.new_sequence(prompt_ids, plan.constraint, max_tokens, options, generator, plan.reasoning)
                 sequence.next_phase = next_phase
                 sequence.escape = escape
                 sequence.shown = shown

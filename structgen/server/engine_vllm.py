@@ -145,6 +145,11 @@ class VLLMEngine:
         if getattr(plan, "start_tokens", ()) or getattr(plan, "escape_token", None) is not None:
             # a tool-call tag that is one special token: create_app gives this backend the tag as text
             raise RuntimeError("internal error: a special-token tool-call tag reached the vLLM backend")
+        if getattr(plan, "reasoning", None) is not None:  # never a constraint dropped, nor applied to the thoughts
+            raise bad_request(
+                "reasoning sections are not supported on the vLLM backend yet: turn thinking off "
+                "(reasoning_effort: \"none\", or chat_template_kwargs: {\"enable_thinking\": false}) or serve with the "
+                "transformers backend", "reasoning_effort", "unsupported_value")
         args = self._constraint_args(plan)
         if args:
             self._precompile(args)

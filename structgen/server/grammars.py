@@ -33,6 +33,7 @@ from schema2grammar.shared import NoValue
 from structgen.constraint import Constraint, make_constraint
 from structgen.grammar import Grammar
 from structgen.lark_rules import LexerTooLarge, ParserTooLarge
+from structgen.reasoning import Reasoning
 from structgen.tool_calls import Tool, ToolDefinitionError, ToolSet
 
 from structgen.server.errors import bad_request
@@ -73,6 +74,7 @@ class OutputPlan:
     shown: tuple[tuple[int, str], ...] = ()
     param: str | None = None  # the request field whose constraint comes first (a 400's ``param``)
     tag: str = ""  # the text that starts the calls (``ToolSyntax.tag``), where the output may hold calls
+    reasoning: Reasoning | None = None  # a reasoning section before all of the above (``reasoning_plan``)
 
     def stop_scope(self, text: str, final: bool) -> int:
         """How much of ``text`` the request's stop strings are looked for in

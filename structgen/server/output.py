@@ -23,23 +23,32 @@ from structgen.server.tool_syntax import ParsedCall, ToolSyntax, hold_back
 
 @dataclass
 class Reading:
-    """The message's parts: content (None when there is none) and calls."""
+    """The message's parts: content (None when there is none), calls, and the
+    reasoning section's text (None without one)."""
 
     content: str | None
     calls: list[ParsedCall]
+    reasoning: str | None = None
 
 
 def read_output(plan: OutputPlan, syntax: ToolSyntax, text: str, final: bool, stops: tuple[str, ...]) -> Reading:
-    """Content and calls of ``text``; while streaming, without what may still change."""
+    """Content and calls of ``text`` (after its reasoning section, if it has one);
+    while streaming, without what may still change."""
+    reasoning = None
+    if plan.reasoning is not None:
+        split = plan.reasoning.split(text, final)
+        if split.answer is None:
+            return Reading(None, [], split.reasoning)
+        text, reasoning = split.answer, split.reasoning
     if not final:
         text = settled(plan, text, stops)
     if plan.tools is None:
-        return Reading(text, [])
+        return Reading(text, [], reasoning)
     parsed = syntax.parse(text, final, plan.text_first)
     content = parsed.content
     if not content.strip() and (parsed.calls or not final):
-        return Reading(None, parsed.calls)  # whitespace before calls is no content
-    return Reading(content, parsed.calls)
+        return Reading(None, parsed.calls, reasoning)  # whitespace before calls is no content
+    return Reading(content, parsed.calls, reasoning)
 
 
 def settled(plan: OutputPlan, text: str, stops: tuple[str, ...]) -> str:
@@ -83,7 +92,7 @@ def message(reading: Reading, syntax: ToolSyntax) -> AssistantMessage:
         for c in reading.calls
         if c.name is not None
     ]
-    return AssistantMessage(content=reading.content, tool_calls=calls or None)
+    return AssistantMessage(content=reading.content, tool_calls=calls or None, reasoning_content=reading.reasoning)
 
 
 @dataclass
@@ -94,12 +103,16 @@ class ChoiceStream:
     syntax: ToolSyntax
     stops: tuple[str, ...]
     started: bool = False
+    reasoning_sent: int = 0
     content_sent: int = 0
     calls_sent: list[int] = field(default_factory=list)  # argument characters sent, per call
 
     def deltas(self, text: str, final: bool) -> list[dict[str, Any]]:
         reading = read_output(self.plan, self.syntax, text, final, self.stops)
         out: list[dict[str, Any]] = []
+        if reading.reasoning is not None and len(reading.reasoning) > self.reasoning_sent:
+            out.append({"reasoning_content": reading.reasoning[self.reasoning_sent :]})
+            self.reasoning_sent = len(reading.reasoning)
         if reading.content is not None and len(reading.content) > self.content_sent:
             out.append({"content": reading.content[self.content_sent :]})
             self.content_sent = len(reading.content)

@@ -146,6 +146,10 @@ class ChatCompletionRequest(GenerationRequest):
     parallel_tool_calls: bool = True
     max_completion_tokens: int | None = Field(default=None, ge=1)
     logprobs: bool | None = None
+    # a reasoning model's section before the answer (``structgen.reasoning``)
+    reasoning_effort: Literal["none", "minimal", "low", "medium", "high"] | None = None
+    thinking_budget: int | None = Field(default=None, ge=0)  # extension: the section's most tokens
+    chat_template_kwargs: dict[str, Any] | None = None  # extension (vLLM's): variables for the chat template
 
 
 Prompt = Union[str, list[str], list[int], list[list[int]]]
@@ -186,6 +190,7 @@ class AssistantMessage(BaseModel):
     content: str | None
     refusal: None = None
     tool_calls: list[ToolCall] | None = None
+    reasoning_content: str | None = None  # the reasoning section's text (vLLM's and DeepSeek's field)
 
 
 class Choice(BaseModel):

@@ -20,6 +20,8 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from structgen.reasoning import EFFORT_BUDGETS
+
 from structgen.server.errors import APIError, bad_request
 from structgen.server.protocol import ChatCompletionRequest
 from structgen.server.responses_protocol import (
@@ -129,6 +131,11 @@ def translate(body: ResponsesRequest, history: list[dict[str, Any]]) -> Translat
         chat["max_completion_tokens"] = body.max_output_tokens
     if body.parallel_tool_calls is not None:
         chat["parallel_tool_calls"] = body.parallel_tool_calls
+    effort = (body.reasoning or {}).get("effort")
+    if effort is not None:
+        if effort not in EFFORT_BUDGETS:
+            raise bad_request(f"reasoning.effort is one of {', '.join(EFFORT_BUDGETS)}, not {effort!r}", "reasoning.effort", "invalid_value")
+        chat["reasoning_effort"] = effort
     format = body.text.format if body.text is not None else None
     if isinstance(format, TextFormatJSONSchema):
         schema: dict[str, Any] = {"name": format.name, "schema": format.schema_}

@@ -33,7 +33,9 @@ from structgen.server.responses_protocol import (
     OutputFunctionCall,
     OutputItem,
     OutputMessage,
+    OutputReasoning,
     OutputText,
+    ReasoningText,
     Response,
     ResponsesRequest,
     ResponseUsage,
@@ -75,6 +77,9 @@ class ResponsesReply:
         reading = self._read(sequence)
         cut = sequence.finish_reason == "length"
         items: list[OutputItem] = []
+        if reading.reasoning is not None:
+            ended = reading.content is not None or bool(reading.calls) or not cut
+            items.append(_reasoning(item_id("rs"), reading.reasoning, "completed" if ended else "incomplete"))
         if reading.content is not None:
             items.append(_message(item_id("msg"), reading.content, "incomplete" if cut else "completed"))
         for call in reading.calls:
@@ -176,6 +181,17 @@ class _EventStream:
 
     def apply(self, delta: dict[str, Any]) -> list[str]:
         out: list[str] = []
+        thought = delta.get("reasoning_content")
+        if isinstance(thought, str):
+            if not isinstance(self.open, OutputReasoning):
+                out += self.close_item("completed")
+                out += self._add(_reasoning(item_id("rs"), "", "in_progress"))
+            item = self.open
+            assert isinstance(item, OutputReasoning)
+            if thought:
+                item.content[0].text += thought
+                out.append(self.event("response.reasoning_text.delta", item_id=item.id, output_index=len(self.items) - 1,
+                                      content_index=0, delta=thought))
         text = delta.get("content")
         if isinstance(text, str):
             if not isinstance(self.open, OutputMessage):
@@ -216,7 +232,10 @@ class _EventStream:
         index = len(self.items) - 1
         out: list[str] = []
         item.status = status
-        if isinstance(item, OutputMessage):
+        if isinstance(item, OutputReasoning):
+            out.append(self.event("response.reasoning_text.done", item_id=item.id, output_index=index, content_index=0,
+                                  text=item.content[0].text))
+        elif isinstance(item, OutputMessage):
             part = item.content[0]
             out.append(self.event("response.output_text.done", item_id=item.id, output_index=index, content_index=0,
                                   text=part.text, logprobs=[]))
@@ -227,6 +246,10 @@ class _EventStream:
                                   name=item.name, arguments=item.arguments))
         out.append(self.event("response.output_item.done", output_index=index, item=item.model_dump()))
         return out
+
+
+def _reasoning(id: str, text: str, status: str) -> OutputReasoning:
+    return OutputReasoning(id=id, status=status, content=[ReasoningText(text=text)])
 
 
 def _message(id: str, text: str, status: str) -> OutputMessage:
