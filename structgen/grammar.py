@@ -220,6 +220,11 @@ class Grammar:
         return cls._from_rules(composed([g.rules for g in grammars], [list(range(len(grammars)))]))
 
     @classmethod
+    def optional(cls, grammar: Grammar) -> Grammar:
+        """A text of ``grammar``, or the empty text."""
+        return cls._from_rules(composed([grammar.rules], [[0], []]))
+
+    @classmethod
     def repeat(cls, grammar: Grammar, separator: Grammar | None = None) -> Grammar:
         """One or more texts of ``grammar``, a text of ``separator`` between two."""
         if separator is None:

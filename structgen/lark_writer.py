@@ -132,3 +132,16 @@ def _pattern_char(c: str, escaped: bool, verbose: bool) -> str:
     if escaped and c in _SYNTAX:
         return "\\" + c
     return c
+
+
+_REGEX_METACHARACTERS = frozenset("\\.^$|?*+()[]{}/-")
+
+
+def regex_literal(text: str) -> str:
+    """``text`` as a regex inside a lark ``/.../`` (every non-alphanumeric escaped:
+    regex metacharacters with a backslash — lark's reader turns ``\\x5b`` back into
+    a bare ``[`` — the rest by code)."""
+    return "".join(
+        c if c.isascii() and c.isalnum() else f"\\{c}" if c in _REGEX_METACHARACTERS else f"\\x{ord(c):02x}" if ord(c) < 256 else f"\\u{ord(c):04x}"
+        for c in text
+    )

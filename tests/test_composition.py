@@ -88,6 +88,13 @@ def test_sequence_and_repeat_accept_what_splits_into_the_parts() -> None:
     assert [bare.accepts("ab" * n) for n in range(4)] == [False, True, True, True]
 
 
+def test_an_optional_part_is_it_or_nothing() -> None:
+    value = Grammar.from_json_schema({"type": "integer"})
+    grammar = Grammar.sequence(Grammar.literal("<"), Grammar.optional(value), Grammar.literal(">"))
+    assert [grammar.accepts(t) for t in ("<>", "<12>", "<1 2>", "<12", "<x>")] == [True, True, False, False, False]
+    assert Grammar.from_lark(grammar.source[1]).accepts("<7>")  # its text builds it again
+
+
 def test_parts_symbols_do_not_capture_each_other() -> None:
     """Two parts with rules of the same names (every translation has ``start`` and
     ``value``) keep their own languages."""

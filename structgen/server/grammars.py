@@ -33,6 +33,7 @@ from schema2grammar.shared import NoValue
 from structgen.constraint import Constraint, make_constraint
 from structgen.grammar import Grammar
 from structgen.lark_rules import LexerTooLarge, ParserTooLarge
+from structgen.lark_writer import regex_literal as _literal
 from structgen.reasoning import Reasoning
 from structgen.tool_calls import Tool, ToolDefinitionError, ToolSet
 
@@ -355,6 +356,8 @@ def check_schema(schema: Any, param: str) -> None:
 
 def calls_constraint(syntax: ToolSyntax, tools: list[Tool], parallel: bool) -> Constraint:
     """One call of one of ``tools`` (``parallel``: one or more) in the syntax's envelope."""
+    if syntax.per_tool:
+        return _per_tool_calls_constraint(syntax, tools, parallel)
     if len(tools) == 1:
         schema = syntax.call_schema(_arguments_of(tools[0], f"#/properties/{syntax.arguments_key}"))
     else:
@@ -372,6 +375,31 @@ def calls_constraint(syntax: ToolSyntax, tools: list[Tool], parallel: bool) -> C
         arguments = [f"{prefix}/properties/{syntax.arguments_key}" for prefix in strict]
         check_sound(_restricted(report, arguments), "tools")
     return constraint
+
+
+def _per_tool_calls_constraint(syntax: ToolSyntax, tools: list[Tool], parallel: bool) -> Constraint:
+    """``calls_constraint`` for a syntax that builds each tool's calls itself
+    (``ToolSyntax.per_tool``: the name outside the arguments' JSON)."""
+    key = json.dumps([[t.name, t.description, object_arguments(t.schema), t.strict] for t in tools], ensure_ascii=False)
+    constraint, report = _composed(lambda: _per_tool_calls(syntax, key, parallel), "tools",
+                                   f"tools: a tool's parameters cannot be written in {syntax.name}'s call syntax")
+    strict = [f"#/{i}" for i, tool in enumerate(tools) if tool.strict]
+    if strict:
+        check_sound(_restricted(report, strict), "tools")
+    return constraint
+
+
+@lru_cache(maxsize=64)
+def _per_tool_calls(syntax: ToolSyntax, key: str, parallel: bool) -> tuple[Constraint, Report]:
+    report = Report()
+    tools = [Tool(name, description, schema, strict) for name, description, schema, strict in json.loads(key)]
+    options = CONTENT_OPTIONS if syntax.spaced_values else SCHEMA_OPTIONS
+    calls = [syntax.tool_call_grammar(tool, f"#/{i}", report, options) for i, tool in enumerate(tools)]
+    call = calls[0] if len(calls) == 1 else Grammar.union(*calls)
+    if parallel:
+        call = Grammar.repeat(call, Grammar.literal(syntax.between))
+    parts = [Grammar.literal(syntax.written_first), call, Grammar.literal(syntax.last)]
+    return make_constraint(grammar=Grammar.sequence(*parts)), report
 
 
 def _restricted(report: Report, pointers: list[str]) -> Report:
@@ -476,16 +504,3 @@ def _without(tag: str) -> list[str]:
     aborted = f"{_literal(head)}(?:{prefixes})"  # an attempt cut short by the next head
     element = f"[^{_literal(head)}]|(?:{aborted})*{_literal(head)}(?:{fails})"
     return [f"(?:{element})+(?:{aborted})*", f"(?:{aborted})+"]
-
-
-_METACHARACTERS = frozenset("\\.^$|?*+()[]{}/-")
-
-
-def _literal(text: str) -> str:
-    """``text`` as a regex inside a lark ``/.../`` (every non-alphanumeric escaped:
-    regex metacharacters with a backslash — lark's reader turns ``\\x5b`` back into
-    a bare ``[`` — the rest by code)."""
-    return "".join(
-        c if c.isascii() and c.isalnum() else f"\\{c}" if c in _METACHARACTERS else f"\\x{ord(c):02x}" if ord(c) < 256 else f"\\u{ord(c):04x}"
-        for c in text
-    )

@@ -44,7 +44,7 @@ def read_output(plan: OutputPlan, syntax: ToolSyntax, text: str, final: bool, st
         text = settled(plan, text, stops)
     if plan.tools is None:
         return Reading(text, [], reasoning)
-    parsed = syntax.parse(text, final, plan.text_first)
+    parsed = syntax.parse(text, final, plan.text_first, plan.tools)
     content = parsed.content
     if not content.strip() and (parsed.calls or not final):
         return Reading(None, parsed.calls, reasoning)  # whitespace before calls is no content

@@ -17,9 +17,12 @@ import re
 import secrets
 import string
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, ClassVar
 
-from structgen.tool_calls import Tool
+from schema2grammar import Report
+
+from structgen.grammar import Grammar
+from structgen.tool_calls import Tool, ToolSet
 
 ID_CHARACTERS = string.ascii_letters + string.digits
 
@@ -55,6 +58,14 @@ class ToolSyntax:
     arguments_key: str = "arguments"
     start_tag: str | None = None  # the text that starts the calls; None: ``first`` without its spaces
     tag_token: int | None = None  # the tag's one token id, when the tokenizer has it as a special token
+
+    per_tool: ClassVar[bool] = False
+    """Whether a call's grammar is built tool by tool (``tool_call_grammar``: the name
+    is outside the arguments' JSON) rather than from one JSON Schema of every call
+    (``call_schema``)."""
+    spaced_values: ClassVar[bool] = False
+    """Whether JSON in calls keeps the spaced layout a template's ``tojson`` writes
+    (``grammars.CONTENT_OPTIONS``) rather than compact JSON (``SCHEMA_OPTIONS``)."""
 
     def __post_init__(self) -> None:
         if not self.between.strip() or not self.tag:
@@ -103,6 +114,12 @@ class ToolSyntax:
             "additionalProperties": False,
         }
 
+    def tool_call_grammar(self, tool: Tool, pointer: str, report: Report, options: dict[str, Any]) -> Grammar:
+        """One call of ``tool`` (``per_tool`` syntaxes), its arguments translated
+        with ``options``; what it leaves approximated goes into ``report`` under
+        ``pointer``."""
+        raise NotImplementedError(f"{self.name} builds its calls from one JSON Schema (call_schema)")
+
     def render_calls(self, calls: list[tuple[str, Any]]) -> str:
         """Past calls as the model would have written them."""
         bodies = [json.dumps({self.name_key: name, self.arguments_key: arguments}, ensure_ascii=False) for name, arguments in calls]
@@ -127,11 +144,12 @@ class ToolSyntax:
             f"For each function call, return a JSON object with the function name and arguments as follows:\n{example}"
         )
 
-    def parse(self, text: str, final: bool, text_first: bool = True) -> ParsedOutput:
+    def parse(self, text: str, final: bool, text_first: bool = True, tools: ToolSet | None = None) -> ParsedOutput:
         """Content and calls in ``text``: calls start at the first tag, or with
         ``text_first`` False only at the very start (a JSON answer may hold the tag
         in a string). While streaming (``final`` False) what may still become the
-        tag is held back from the content."""
+        tag is held back from the content. ``tools``: the request's, for a syntax
+        that needs their schemas to read arguments (``syntax_xml``)."""
         start = text.find(self.tag) if text_first else 0 if text.startswith(self.tag) else -1
         if start < 0:
             if final:
@@ -161,6 +179,14 @@ class ToolSyntax:
                 break
             position = following.end()
         return ParsedOutput(text[:start], calls)
+
+
+def add_unenforced(into: Report, report: Report | None, pointer: str) -> None:
+    """``report``'s entries that are not enforced, added to ``into`` under ``pointer``
+    (a part's schema translated alone, placed where the request has it)."""
+    for entry in report.entries if report is not None else ():
+        if entry.status != "enforced":
+            into.add(pointer + entry.pointer.lstrip("#"), entry.keyword, entry.status, entry.note, entry.narrower)
 
 
 def special_token_id(tokenizer: Any, text: str) -> int | None:
