@@ -21,6 +21,8 @@ from structgen.generate import generate, generate_batch
 from structgen.generation import Generation, IncompleteOutputError
 from structgen.reasoning import Reasoning, ReasoningError, reasoning_for
 from structgen.reasoning_matcher import ReasoningMatcher
+from structgen.structural_tag import StructuralTag, StructuralTagError, read_structural_tag
+from structgen.tagged_matcher import TaggedMatcher
 from structgen.speculative import DraftCheck, verify_draft
 from structgen.tokenizer_info import TokenizerError, TokenizerInfo
 from structgen.tool_calls import ToolDefinitionError, ToolSet
@@ -54,6 +56,9 @@ __all__ = [
     "SchemaError",
     "StepBound",
     "StructgenLogitsProcessor",
+    "StructuralTag",
+    "StructuralTagError",
+    "TaggedMatcher",
     "TokenizerError",
     "TokenizerInfo",
     "ToolCallError",
@@ -70,6 +75,7 @@ __all__ = [
     "generate_batch",
     "load_model",
     "load_tokenizer",
+    "read_structural_tag",
     "reasoning_for",
     "validate_tool_call",
     "verify_draft",

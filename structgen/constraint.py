@@ -16,6 +16,7 @@ from typing import Any, Callable
 
 from structgen.grammar import PYDANTIC_OPTIONS, Grammar
 from structgen.pydantic_schema import model_schema
+from structgen.structural_tag import StructuralTag, read_structural_tag
 
 MAX_CACHED_GRAMMARS = 64
 
@@ -30,12 +31,20 @@ class OutputValidationError(ValueError):
 
 
 class Constraint:
-    """A grammar (None: free text) and the function that reads a finished output."""
+    """A grammar (None: free text) and the function that reads a finished output;
+    or ``tags``, free text with triggered sections (``structural_tag``)."""
 
-    def __init__(self, grammar: Grammar | None, parse: Callable[[str], Any], description: str) -> None:
+    def __init__(self, grammar: Grammar | None, parse: Callable[[str], Any], description: str,
+                 tags: StructuralTag | None = None) -> None:
         self.grammar = grammar
         self.parse = parse
         self.description = description
+        self.tags = tags
+
+    @property
+    def free(self) -> bool:
+        """Whether any text is allowed (no grammar, no structural tag)."""
+        return self.grammar is None and self.tags is None
 
     def __repr__(self) -> str:
         return f"Constraint({self.description})"
@@ -50,17 +59,22 @@ def make_constraint(
     grammar: Grammar | str | None = None,
     regex: str | None = None,
     choices: list[str] | None = None,
+    structural_tag: Any = None,
     schema_options: dict[str, Any] | None = None,
 ) -> Constraint:
     """The constraint named by at most one of the keywords (none: free text).
     ``schema_options`` go to ``schema2grammar.Options`` (here ``closed_objects``
-    defaults to True and ``whitespace`` to ``"compact"``)."""
-    given = [name for name, value in (("schema", schema), ("grammar", grammar), ("regex", regex), ("choices", choices)) if value is not None]
+    defaults to True and ``whitespace`` to ``"compact"``). ``structural_tag``: its
+    JSON form, or a ``StructuralTag`` (``structgen.structural_tag``)."""
+    given = [name for name, value in (("schema", schema), ("grammar", grammar), ("regex", regex), ("choices", choices),
+                                      ("structural_tag", structural_tag)) if value is not None]
     if len(given) > 1:
-        raise ValueError(f"give at most one of schema=, grammar=, regex=, choices= (got {', '.join(given)})")
+        raise ValueError(f"give at most one of schema=, grammar=, regex=, choices=, structural_tag= (got {', '.join(given)})")
     # generation closes objects unless told otherwise (a model free to invent keys wanders)
     # and writes compact JSON, so jump-forward can append every key and punctuation mark
     options = {"closed_objects": True, "whitespace": "compact", **(schema_options or {})}
+    if structural_tag is not None:
+        return _tagged_constraint(structural_tag, options)
     if schema is not None:
         if _is_pydantic_model(schema):
             return _pydantic_constraint(schema, options)
@@ -88,6 +102,14 @@ def make_constraint(
 
 def _text(text: str) -> str:
     return text
+
+
+def _tagged_constraint(spec: Any, options: dict[str, Any]) -> Constraint:
+    """A structural tag: free text with sections, or (a format without free text) a grammar."""
+    tags = spec if isinstance(spec, StructuralTag) else read_structural_tag(spec, options)
+    if isinstance(tags, Grammar):
+        return Constraint(tags, _text, "structural tag")
+    return Constraint(None, _text, "structural tag", tags=tags)
 
 
 def _is_pydantic_model(value: Any) -> bool:

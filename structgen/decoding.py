@@ -38,6 +38,7 @@ from structgen.constraint import Constraint
 from structgen.matcher import Matcher, compile
 from structgen.reasoning import Reasoning
 from structgen.reasoning_matcher import ReasoningMatcher
+from structgen.tagged_matcher import TaggedMatcher
 from structgen.sampling import SamplingParams, make_generator, penalize_repeats, sample
 from structgen.token_encoder import TokenEncoder
 from structgen.tokenizer_info import TokenizerInfo
@@ -102,7 +103,7 @@ class Sequence:
 
     prompt_ids: list[int]
     constraint: Constraint
-    matcher: Matcher | ReasoningMatcher | None
+    matcher: Matcher | ReasoningMatcher | TaggedMatcher | None
     max_tokens: int
     options: DecodeOptions = DecodeOptions()
     generator: Any = None  # torch.Generator for sampling (shared by the sequences of one request); None: greedy
@@ -257,9 +258,11 @@ class Decoder:
         needed and not given. With ``reasoning``, the output is that section of
         free text first, then what ``constraint`` allows (``reasoning_matcher``)."""
         check_request(prompt_ids, max_tokens)
-        matcher: Matcher | ReasoningMatcher | None = None
+        matcher: Matcher | ReasoningMatcher | TaggedMatcher | None = None
         if constraint.grammar is not None:  # only what this vocabulary can spell (Unspellable: nothing)
             matcher = Matcher(compile(constraint.grammar, self.info))
+        elif constraint.tags is not None:
+            matcher = TaggedMatcher(constraint.tags, self.info)
         if reasoning is not None:
             matcher = ReasoningMatcher(reasoning, matcher, self.info)
         if generator is None:
@@ -568,11 +571,9 @@ class Decoder:
         left = sequence.max_tokens - len(sequence.output)
         if matcher is None or left > CLOSE_HORIZON or matcher.can_terminate():
             return False
-        answer = matcher
-        if isinstance(matcher, ReasoningMatcher):  # the answer's shortest completion, once it has begun
-            if matcher.answer is None or matcher.answer_begins():
-                return False
-            answer = matcher.answer
+        answer = matcher.answer if isinstance(matcher, ReasoningMatcher) else matcher
+        if not isinstance(answer, Matcher) or (isinstance(matcher, ReasoningMatcher) and matcher.answer_begins()):
+            return False  # the answer's shortest completion, once it has begun (not through a structural tag's text)
         completion = shortest_completion(answer)
         if completion is None:
             return False

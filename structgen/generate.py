@@ -3,7 +3,8 @@
     person = structgen.generate(model, tokenizer, "Extract: ...", schema=Person)
 
 returns a ``Person``; ``schema=`` a JSON Schema returns a dict or list; ``regex=``,
-``grammar=`` and ``choices=`` return text. ``details=True`` returns a
+``grammar=``, ``choices=`` and ``structural_tag=`` (free text with triggered sections,
+``structgen.structural_tag``) return text. ``details=True`` returns a
 ``Generation`` with the text, tokens, forward passes and jump-forward savings.
 A chat template with a reasoning section (``<think>`` ... ``</think>``) gets
 one: the model thinks freely, then answers in the constraint
@@ -22,6 +23,7 @@ from structgen.decoding import DecodeOptions, Decoder, Sequence
 from structgen.generation import Generation, IncompleteOutputError
 from structgen.reasoning import Reasoning, ReasoningError, reasoning_for
 from structgen.sampling import SamplingParams
+from structgen.tagged_matcher import tags_accept
 from structgen.token_encoder import TokenEncoder
 from structgen.tokenizer_info import TokenizerInfo
 
@@ -37,6 +39,7 @@ def generate(
     grammar: Any = None,
     regex: str | None = None,
     choices: list[str] | None = None,
+    structural_tag: Any = None,
     max_tokens: int = DEFAULT_MAX_TOKENS,
     temperature: float = 0.0,
     top_p: float = 1.0,
@@ -69,7 +72,7 @@ def generate(
     ``Generation.reasoning`` (``details=True``); the value is the answer's.
     """
     constraint = make_constraint(
-        schema=schema, grammar=grammar, regex=regex, choices=choices, schema_options=schema_options
+        schema=schema, grammar=grammar, regex=regex, choices=choices, structural_tag=structural_tag, schema_options=schema_options
     )
     sampling = SamplingParams(temperature, top_p, top_k, seed, repetition_penalty)
     if num_beams < 1:
@@ -80,6 +83,8 @@ def generate(
 
         if section is not None:
             raise ValueError("num_beams > 1 does not search a reasoning section: pass reasoning=False")
+        if constraint.tags is not None:
+            raise ValueError("num_beams > 1 does not search a structural tag's sections")
 
         if sampling != SamplingParams() or stop is not None or close_within_max_tokens:
             raise ValueError(
@@ -105,6 +110,7 @@ def generate_batch(
     grammar: Any = None,
     regex: str | None = None,
     choices: list[str] | None = None,
+    structural_tag: Any = None,
     max_tokens: int = DEFAULT_MAX_TOKENS,
     temperature: float = 0.0,
     top_p: float = 1.0,
@@ -125,14 +131,15 @@ def generate_batch(
     ``value=None`` instead of an exception. ``reasoning`` and ``thinking_budget``
     apply to each prompt as in ``generate``."""
     if schemas is not None:
-        if schema is not None or grammar is not None or regex is not None or choices is not None:
+        if schema is not None or grammar is not None or regex is not None or choices is not None or structural_tag is not None:
             raise ValueError("schemas= gives every prompt its constraint: no other constraint may be given")
         if len(schemas) != len(prompts):
             raise ValueError(f"{len(schemas)} schemas for {len(prompts)} prompts")
         constraints = [make_constraint(schema=s, schema_options=schema_options) for s in schemas]
     else:
         shared = make_constraint(
-            schema=schema, grammar=grammar, regex=regex, choices=choices, schema_options=schema_options
+            schema=schema, grammar=grammar, regex=regex, choices=choices, structural_tag=structural_tag,
+            schema_options=schema_options,
         )
         constraints = [shared] * len(prompts)
     options = DecodeOptions(
@@ -219,7 +226,7 @@ def _parsed(generation: Generation, constraint: Constraint, *, raise_incomplete:
     """``generation`` with its value: the constraint's parse of a complete output.
     A stop string cuts the text wherever it appears, so only the grammar can say
     whether what is left is complete."""
-    complete = constraint.grammar is None or (generation.finish_reason == "stop" and generation.stop_string is None)
+    complete = constraint.free or (generation.finish_reason == "stop" and generation.stop_string is None)
     if not complete:
         complete = _grammar_complete(constraint, generation.text)
     if not complete:
@@ -240,6 +247,8 @@ def _parsed(generation: Generation, constraint: Constraint, *, raise_incomplete:
 
 
 def _grammar_complete(constraint: Constraint, text: str) -> bool:
+    if constraint.tags is not None:
+        return tags_accept(constraint.tags, text)
     return constraint.grammar is not None and constraint.grammar.accepts(text)
 
 

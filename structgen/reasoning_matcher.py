@@ -31,10 +31,14 @@ from structgen.bitmask import check_bitmask
 from structgen.engine.tokenset import row_token_ids
 from structgen.matcher import Matcher
 from structgen.reasoning import MAX_SEPARATOR, SEPARATOR_BYTES, Reasoning
+from structgen.tagged_matcher import TaggedMatcher
 from structgen.tokenizer_info import TokenizerInfo
 from structgen.utf8 import whole_characters
 
 OPENING, THINKING, SEPARATING, ANSWERING, DONE = range(5)
+
+Answer = Matcher | TaggedMatcher
+"""What follows the section: a grammar's matcher, or a structural tag's."""
 
 _MAX_TABLES = 64
 
@@ -70,7 +74,7 @@ class _Tables:
     section's and the separator's rows, built on first use, and the answer's
     matcher at its start, which judges what a token writes after the end tag."""
 
-    def __init__(self, info: TokenizerInfo, reasoning: Reasoning, answer: Matcher | None) -> None:
+    def __init__(self, info: TokenizerInfo, reasoning: Reasoning, answer: Answer | None) -> None:
         self.vocab = info.decoded_vocab
         self.size = info.vocab_size
         self.words = (self.size + 31) // 32
@@ -259,16 +263,16 @@ def _matched(written: bytes, end: bytes) -> int:
 _tables: OrderedDict[tuple[int, int, str, str], tuple[Any, _Tables]] = OrderedDict()
 
 
-def tables_for(info: TokenizerInfo, reasoning: Reasoning, answer: Matcher | None) -> _Tables:
+def tables_for(info: TokenizerInfo, reasoning: Reasoning, answer: Answer | None) -> _Tables:
     """The shared rows of (answer grammar, vocabulary, tags): built once, the last
-    ``_MAX_TABLES`` kept."""
-    owner: Any = answer.compiled if answer is not None else info
+    ``_MAX_TABLES`` kept. ``answer`` is at its start."""
+    owner: Any = info if answer is None else answer.compiled if isinstance(answer, Matcher) else answer.tags
     key = (id(owner), id(info), reasoning.start, reasoning.end)
     found = _tables.get(key)
     if found is not None and found[0] is owner:
         _tables.move_to_end(key)
         return found[1]
-    tables = _Tables(info, reasoning, Matcher(answer.compiled) if answer is not None else None)
+    tables = _Tables(info, reasoning, answer.fork() if answer is not None else None)
     _tables[key] = (owner, tables)
     if len(_tables) > _MAX_TABLES:
         _tables.popitem(last=False)
@@ -276,9 +280,10 @@ def tables_for(info: TokenizerInfo, reasoning: Reasoning, answer: Matcher | None
 
 
 class ReasoningMatcher:
-    """A ``Matcher`` for a reasoning section and then ``answer`` (None: free text)."""
+    """A ``Matcher`` for a reasoning section and then ``answer`` (None: free text;
+    given at its start)."""
 
-    def __init__(self, reasoning: Reasoning, answer: Matcher | None, info: TokenizerInfo,
+    def __init__(self, reasoning: Reasoning, answer: Answer | None, info: TokenizerInfo,
                  _tables: _Tables | None = None, _state: _State | None = None) -> None:
         self.reasoning = reasoning
         self.answer = answer

@@ -25,6 +25,9 @@ PUBLIC = [
     "SchemaError",
     "StepBound",
     "StructgenLogitsProcessor",
+    "StructuralTag",
+    "StructuralTagError",
+    "TaggedMatcher",
     "TokenizerError",
     "TokenizerInfo",
     "ToolCallError",
@@ -41,6 +44,7 @@ PUBLIC = [
     "generate_batch",
     "load_model",
     "load_tokenizer",
+    "read_structural_tag",
     "reasoning_for",
     "validate_tool_call",
     "verify_draft",
@@ -77,7 +81,8 @@ def test_the_errors_users_catch_are_exported() -> None:
     """Each error a public call documents can be caught by its exported name and is
     a ``ValueError`` (or a ``TimeoutError`` for a deadline), as the server maps them."""
     for name in ("SchemaError", "GrammarError", "TokenizerError", "ToolDefinitionError",
-                 "OutputValidationError", "IncompleteOutputError", "AmbiguityLimitError"):
+                 "OutputValidationError", "IncompleteOutputError", "AmbiguityLimitError",
+                 "ReasoningError", "StructuralTagError"):
         error = getattr(structgen, name)
         assert issubclass(error, ValueError), name
     assert issubclass(structgen.CompileTimeout, TimeoutError)

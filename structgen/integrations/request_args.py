@@ -149,6 +149,8 @@ def constraint_args(constraint: Constraint) -> dict[str, Any]:
     """The arguments that name ``constraint`` again (what ``make_constraint`` built
     it from, which its grammar records): {} for free text. ValueError for a grammar
     that ``make_constraint`` did not build from text (a ``Grammar`` object)."""
+    if constraint.tags is not None:
+        raise ValueError("structgen: a structural tag's constraint cannot travel to vLLM yet")
     grammar = constraint.grammar
     if grammar is None:
         return {}

@@ -113,7 +113,7 @@ class ChatPrompt:
         if message.role == "assistant" and message.tool_calls:
             calls = [(c.function.name, self._arguments(c.function.arguments, f"{where}.tool_calls[{j}]")) for j, c in enumerate(message.tool_calls)]
             if self.native_tools:
-                return {
+                turn: dict[str, Any] = {
                     "role": "assistant",
                     "content": message.text(),
                     "tool_calls": [
@@ -121,11 +121,18 @@ class ChatPrompt:
                         for c, (name, arguments) in zip(message.tool_calls, calls)
                     ],
                 }
+                if _reasoning_of(message) is not None:
+                    turn["reasoning_content"] = _reasoning_of(message)
+                return turn
             content = message.text()
             return {"role": "assistant", "content": (content + "\n" if content else "") + self.syntax.render_calls(calls)}
         if message.content is None:
             raise bad_request(f"{where}: a {message.role} message needs content", f"{where}.content")
-        return {"role": role, "content": message.text()}
+        rendered: dict[str, Any] = {"role": role, "content": message.text()}
+        thought = _reasoning_of(message)
+        if thought is not None:  # a template with a reasoning section writes it back (Qwen3's)
+            rendered["reasoning_content"] = thought
+        return rendered
 
     @staticmethod
     def _arguments(arguments: str | None, where: str) -> Any:
@@ -138,3 +145,15 @@ class ChatPrompt:
             raise bad_request(f"{where}.function.arguments is not JSON: {exc}", f"{where}.function.arguments", "invalid_json") from None
         except RecursionError:  # limits.check_nesting bounds it first; this only backs that up
             raise bad_request(f"{where}.function.arguments nests too deeply", f"{where}.function.arguments", "json_too_deep") from None
+
+
+def _reasoning_of(message: Message) -> str | None:
+    """An assistant turn's reasoning as a client sends it back: ``reasoning_content``
+    or ``reasoning`` (the ecosystem uses both names)."""
+    if message.role != "assistant":
+        return None
+    extra = message.model_extra or {}
+    for key in ("reasoning_content", "reasoning"):
+        if isinstance(extra.get(key), str):
+            return str(extra[key])
+    return None

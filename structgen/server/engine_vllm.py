@@ -150,6 +150,9 @@ class VLLMEngine:
                 "reasoning sections are not supported on the vLLM backend yet: turn thinking off "
                 "(reasoning_effort: \"none\", or chat_template_kwargs: {\"enable_thinking\": false}) or serve with the "
                 "transformers backend", "reasoning_effort", "unsupported_value")
+        if plan.constraint.tags is not None:
+            raise bad_request("structural tags are not supported on the vLLM backend yet (the transformers backend has "
+                              "them)", plan.param or "response_format", "unsupported_value")
         args = self._constraint_args(plan)
         if args:
             self._precompile(args)

@@ -38,7 +38,13 @@ from structgen.reasoning import Reasoning
 from structgen.tool_calls import Tool, ToolDefinitionError, ToolSet
 
 from structgen.server.errors import bad_request
-from structgen.server.protocol import ChatCompletionRequest, GenerationRequest, JSONObjectFormat, JSONSchemaResponseFormat
+from structgen.server.protocol import (
+    ChatCompletionRequest,
+    GenerationRequest,
+    JSONObjectFormat,
+    JSONSchemaResponseFormat,
+    StructuralTagFormat,
+)
 from structgen.server.tool_syntax import ToolSyntax, hold_back
 
 T = TypeVar("T")
@@ -205,6 +211,8 @@ def content_format(request: GenerationRequest) -> ContentFormat | None:
         schema = response_format.json_schema.schema_
         given.append(ContentFormat("response_format", {"schema": {"type": "object"} if schema is None else schema},
                                    strict=bool(response_format.json_schema.strict)))
+    elif isinstance(response_format, StructuralTagFormat):
+        given.append(ContentFormat("response_format", {"structural_tag": response_format.model_dump()}))
     if request.guided_json is not None:
         given.append(ContentFormat("guided_json", {"schema": _json_value(request.guided_json, "guided_json")}))
     for param, keyword in (("guided_regex", "regex"), ("guided_grammar", "grammar"), ("guided_choice", "choices")):
@@ -222,7 +230,7 @@ def content_format(request: GenerationRequest) -> ContentFormat | None:
     return given[0] if given else None
 
 
-STRUCTURED_OUTPUTS = {"json": "schema", "regex": "regex", "choice": "choices", "grammar": "grammar"}
+STRUCTURED_OUTPUTS = {"json": "schema", "regex": "regex", "choice": "choices", "grammar": "grammar", "structural_tag": "structural_tag"}
 """vLLM's ``structured_outputs`` keys, honoured as the ``guided_*`` aliases are."""
 STRUCTURED_OUTPUT_OPTIONS = frozenset({"disable_any_whitespace", "disable_additional_properties", "whitespace_pattern", "disable_fallback"})
 """Its options: ``disable_any_whitespace`` makes the answer compact (``_compact_asked``);
@@ -231,7 +239,7 @@ SGLANG_KEYS = {"regex": "regex", "json_schema": "schema"}
 """SGLang's top-level constraint fields, honoured likewise."""
 REJECTED = {
     "ebnf": "EBNF grammars are not supported; give a lark grammar in guided_grammar",
-    "structural_tag": "structural_tag is not supported; use tools and tool_choice",
+    "structural_tag": "give a structural tag as response_format (type structural_tag) or structured_outputs.structural_tag",
     "functions": "the deprecated functions field is not supported; use tools",
     "function_call": "the deprecated function_call field is not supported; use tool_choice",
 }
@@ -279,6 +287,8 @@ def _compact_asked(request: GenerationRequest) -> bool:
 def _extension_format(param: str, keyword: str, value: Any) -> ContentFormat:
     if keyword == "schema":
         return ContentFormat(param, {"schema": _json_value(value, param)})
+    if keyword == "structural_tag":  # vLLM's: JSON text
+        return ContentFormat(param, {"structural_tag": _json_value(value, param)})
     if keyword == "choices":
         if not isinstance(value, list) or not all(isinstance(c, str) for c in value):
             raise bad_request(f"{param} must be a list of strings", param)

@@ -92,7 +92,8 @@ def message(reading: Reading, syntax: ToolSyntax) -> AssistantMessage:
         for c in reading.calls
         if c.name is not None
     ]
-    return AssistantMessage(content=reading.content, tool_calls=calls or None, reasoning_content=reading.reasoning)
+    return AssistantMessage(content=reading.content, tool_calls=calls or None, reasoning_content=reading.reasoning,
+                            reasoning=reading.reasoning)
 
 
 @dataclass
@@ -111,7 +112,8 @@ class ChoiceStream:
         reading = read_output(self.plan, self.syntax, text, final, self.stops)
         out: list[dict[str, Any]] = []
         if reading.reasoning is not None and len(reading.reasoning) > self.reasoning_sent:
-            out.append({"reasoning_content": reading.reasoning[self.reasoning_sent :]})
+            piece = reading.reasoning[self.reasoning_sent :]
+            out.append({"reasoning_content": piece, "reasoning": piece})  # each client reads one of the two
             self.reasoning_sent = len(reading.reasoning)
         if reading.content is not None and len(reading.content) > self.content_sent:
             out.append({"content": reading.content[self.content_sent :]})

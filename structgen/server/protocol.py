@@ -111,7 +111,15 @@ class JSONSchemaResponseFormat(_Open):
     json_schema: JSONSchemaFormat
 
 
-ResponseFormat = Annotated[Union[TextFormat, JSONObjectFormat, JSONSchemaResponseFormat], Field(discriminator="type")]
+class StructuralTagFormat(_Open):
+    """XGrammar's and vLLM's structural tag (``structgen.structural_tag``): ``format``,
+    or the older ``structures`` and ``triggers``, kept as sent."""
+
+    type: Literal["structural_tag"]
+
+
+ResponseFormat = Annotated[Union[TextFormat, JSONObjectFormat, JSONSchemaResponseFormat, StructuralTagFormat],
+                           Field(discriminator="type")]
 
 
 class StreamOptions(_Open):
@@ -190,7 +198,8 @@ class AssistantMessage(BaseModel):
     content: str | None
     refusal: None = None
     tool_calls: list[ToolCall] | None = None
-    reasoning_content: str | None = None  # the reasoning section's text (vLLM's and DeepSeek's field)
+    reasoning_content: str | None = None  # the reasoning section's text (DeepSeek's field, vLLM's former one)
+    reasoning: str | None = None  # the same text (vLLM's current field: clients read one or the other)
 
 
 class Choice(BaseModel):

@@ -167,6 +167,26 @@ def test_responses_api_reasoning_item(r1: tuple[openai.OpenAI, Steer]) -> None:
     assert [item.type for item in done[0].response.output] == ["reasoning", "message"]
 
 
+def test_both_field_names_out_and_back_in(qwen: tuple[openai.OpenAI, Steer]) -> None:
+    """vLLM now writes ``reasoning``, DeepSeek ``reasoning_content``: both go out;
+    either, sent back in a past turn, reaches the template (Qwen3's writes it)."""
+    client, steer = qwen
+    steer.text = "<think>" + THOUGHT + '</think>\n\n{"city": "Paris"}'
+    message = client.chat.completions.create(model=MODEL, messages=ASK, response_format=FORMAT, max_tokens=80).choices[0].message
+    assert message.reasoning == message.reasoning_content == THOUGHT  # type: ignore[attr-defined]
+    from structgen.server.chat import ChatPrompt
+    from structgen.server.protocol import Message
+    from structgen.server.tool_syntax import HERMES
+
+    tokenizer = vocabularies.deepseek()
+    tokenizer.chat_template = QWEN
+    prompt = ChatPrompt(tokenizer, HERMES)
+    for key in ("reasoning", "reasoning_content"):
+        turns = [Message(role="user", content="hi"), Message.model_validate({"role": "assistant", "content": "ok", key: "I pondered."}),
+                 Message(role="user", content="and?")]
+        assert "<think>\nI pondered.\n</think>" in prompt.render(turns, None)
+
+
 def test_the_model_opens_the_section_itself(qwen: tuple[openai.OpenAI, Steer]) -> None:
     client, steer = qwen
     steer.text = "<think>" + THOUGHT + '</think>\n\n{"city": "Rome"}'  # Rome is no choice: the mask refuses it
