@@ -39,6 +39,7 @@ from structgen.tool_calls import Tool, ToolDefinitionError, ToolSet
 
 from structgen.server.errors import bad_request
 from structgen.server.protocol import (
+    AllowedToolsChoice,
     ChatCompletionRequest,
     GenerationRequest,
     JSONObjectFormat,
@@ -125,6 +126,10 @@ def plan_output(request: ChatCompletionRequest, syntax: ToolSyntax) -> OutputPla
                 check_sound(report, f"tools[{index}].function.parameters")
     if tools is None and choice != "none":
         raise bad_request("tool_choice is set but no tools are given", "tool_choice")
+    callable_tools = list(tools.tools.values()) if tools is not None else []
+    if isinstance(choice, AllowedToolsChoice):
+        callable_tools = _allowed(choice, tools)
+        choice = choice.allowed_tools.mode
     form = content_format(request)
     content = content_constraint(form)
     if tools is None or choice == "none":
@@ -132,7 +137,7 @@ def plan_output(request: ChatCompletionRequest, syntax: ToolSyntax) -> OutputPla
     tagged, tag = syntax.tag_token, syntax.tag
     shown = ((tagged, syntax.tag),) if tagged is not None else ()
     if choice == "auto":
-        calls = calls_constraint(syntax, list(tools.tools.values()), request.parallel_tool_calls)
+        calls = calls_constraint(syntax, callable_tools, request.parallel_tool_calls)
         if tagged is not None:  # text without the tag, or any format's answer; the tag token starts the calls
             first = free_text_without(syntax.tag) if form is None else content
             return OutputPlan(first, content, tools, calls, text_first=form is None, escape_token=tagged, shown=shown,
@@ -146,7 +151,7 @@ def plan_output(request: ChatCompletionRequest, syntax: ToolSyntax) -> OutputPla
         raise bad_request(f"{form.param} together with tool_choice 'auto' is not supported yet (a JSON Schema is)", form.param)
     start = (tagged,) if tagged is not None else ()
     if choice == "required":
-        calls = calls_constraint(syntax, list(tools.tools.values()), request.parallel_tool_calls)
+        calls = calls_constraint(syntax, callable_tools, request.parallel_tool_calls)
         return OutputPlan(calls, content, tools, start_tokens=start, shown=shown, param="tools", tag=tag)
     name = choice.function.name
     if name not in tools.tools:
@@ -155,6 +160,20 @@ def plan_output(request: ChatCompletionRequest, syntax: ToolSyntax) -> OutputPla
         )
     calls = calls_constraint(syntax, [tools.tools[name]], False)
     return OutputPlan(calls, content, tools, finish_calls_as="stop", start_tokens=start, shown=shown, param="tools", tag=tag)
+
+
+def _allowed(choice: AllowedToolsChoice, tools: ToolSet | None) -> list[Tool]:
+    """The tools ``allowed_tools`` lets the model call (all stay in the prompt)."""
+    assert tools is not None
+    allowed: list[Tool] = []
+    for index, ref in enumerate(choice.allowed_tools.tools):
+        tool = tools.tools.get(ref.function.name)
+        if tool is None:
+            raise bad_request(f"allowed_tools names {ref.function.name!r}, which is not among the tools "
+                              f"({', '.join(tools.names())})", f"tool_choice.allowed_tools.tools[{index}]")
+        if tool not in allowed:
+            allowed.append(tool)
+    return allowed
 
 
 def read_tools(request: ChatCompletionRequest) -> ToolSet | None:

@@ -88,7 +88,20 @@ class NamedToolChoice(_Open):
     function: NamedFunction
 
 
-ToolChoice = Union[Literal["none", "auto", "required"], NamedToolChoice]
+class AllowedTools(_Open):
+    mode: Literal["auto", "required"]
+    tools: list[NamedToolChoice] = Field(min_length=1)
+
+
+class AllowedToolsChoice(_Open):
+    """OpenAI's ``{"type": "allowed_tools", "allowed_tools": {"mode", "tools"}}``: every
+    tool stays in the prompt (so it caches), only these may be called."""
+
+    type: Literal["allowed_tools"]
+    allowed_tools: AllowedTools
+
+
+ToolChoice = Union[Literal["none", "auto", "required"], NamedToolChoice, AllowedToolsChoice]
 
 
 class JSONSchemaFormat(_Open):

@@ -95,3 +95,18 @@ def test_auto_text_then_a_call_and_a_past_call(deepseek: tuple[openai.OpenAI, St
     ]
     steer.text = "Rain."
     assert client.chat.completions.create(model=MODEL, messages=history, tools=[WEATHER], max_tokens=10).choices[0].message.content == "Rain."
+
+
+def test_allowed_tools_restrict_the_calls_not_the_prompt(deepseek: tuple[openai.OpenAI, Steer, str, object]) -> None:
+    """OpenAI's ``allowed_tools``: every tool stays in the prompt, only the listed
+    ones may be called (``required``: one must be)."""
+    client, steer, _, writer = deepseek
+    steer.text = BEGIN + writer("get_weather", '{"city":"Paris"}') + ALL_END  # type: ignore[operator]  # not allowed
+    choice = {"type": "allowed_tools", "allowed_tools": {"mode": "required", "tools": [{"type": "function", "function": {"name": "get_time"}}]}}
+    reply = client.chat.completions.create(model=MODEL, messages=ASK, tools=[WEATHER, TIME], tool_choice=choice, max_tokens=80)  # type: ignore[arg-type]
+    calls = reply.choices[0].message.tool_calls or []
+    assert calls and {c.function.name for c in calls} == {"get_time"}
+    bad = {"type": "allowed_tools", "allowed_tools": {"mode": "auto", "tools": [{"type": "function", "function": {"name": "nope"}}]}}
+    with pytest.raises(openai.BadRequestError) as raised:
+        client.chat.completions.create(model=MODEL, messages=ASK, tools=[WEATHER], tool_choice=bad, max_tokens=5)  # type: ignore[arg-type]
+    assert raised.value.body["param"] == "tool_choice.allowed_tools.tools[0]"  # type: ignore[index]
