@@ -10,6 +10,11 @@ from typing import Any, Sequence
 SAMPLE_TEXT = 'Déjà vu: {"emoji": "😀", "日本": [1, 2.5e3]}\n\tdone '
 
 
+TOOL_SYNTAXES = ("hermes", "llama3_json", "mistral", "qwen3_coder", "deepseek_v3", "deepseek_v31")
+"""``--tool-syntax``'s choices: ``structgen.server.syntax_choice.SYNTAXES``'s names (a test
+keeps them equal; the server is not imported to read the command line)."""
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="structgen", description="Guaranteed-valid structured output for language models."
@@ -59,6 +64,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--protect-metrics",
         action="store_true",
         help="require the API key on /metrics and /openapi.json too (with --api-key; /health stays open)",
+    )
+    serve.add_argument(
+        "--tool-syntax",
+        choices=TOOL_SYNTAXES,
+        help="the tool-call syntax the model writes (default: read from its chat template; docs/server.md)",
     )
     serve.add_argument(
         "--backend",
@@ -228,11 +238,21 @@ def _serve(args: argparse.Namespace) -> int:
         print(f"structgen serve: {exc}", file=sys.stderr)
         return 1
     name = args.model_id or Path(source).stem
-    app = create_app(loaded, tokenizer, model_id=name, api_key=args.api_key, limits=limits, protect_metrics=args.protect_metrics)
+    app = create_app(loaded, tokenizer, model_id=name, api_key=args.api_key, limits=limits, protect_metrics=args.protect_metrics,
+                     syntax=_tool_syntax(args))
     _freeze_loaded()
     print(f"serving {name} on http://{args.host}:{args.port}/v1", file=sys.stderr)
     uvicorn.run(app, host=args.host, port=args.port, log_level="info", **uvicorn_options(app))
     return 0
+
+
+def _tool_syntax(args: argparse.Namespace) -> Any:
+    """``--tool-syntax``'s syntax, or None (read from the chat template)."""
+    if args.tool_syntax is None:
+        return None
+    from structgen.server.syntax_choice import SYNTAXES
+
+    return SYNTAXES[args.tool_syntax]
 
 
 def _serve_limits(args: argparse.Namespace, limits: Any) -> Any:
@@ -324,7 +344,8 @@ def _serve_vllm(args: argparse.Namespace) -> int:
         return 1
     name = args.model_id or _vllm_model_name(args.model)
     app = create_app(
-        None, engine.tokenizer, model_id=name, api_key=args.api_key, limits=limits, engine=engine, protect_metrics=args.protect_metrics
+        None, engine.tokenizer, model_id=name, api_key=args.api_key, limits=limits, engine=engine, protect_metrics=args.protect_metrics,
+        syntax=_tool_syntax(args),
     )
     _freeze_loaded()
     print(f"serving {name} with vLLM on http://{args.host}:{args.port}/v1", file=sys.stderr)

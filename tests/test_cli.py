@@ -67,3 +67,11 @@ def test_serve_freezes_what_it_loaded_before_serving(monkeypatch: pytest.MonkeyP
     finally:
         gc.unfreeze()
     assert len(frozen) == 1 and frozen[0] > 100_000
+
+
+def test_the_tool_syntax_choices_are_the_servers_syntaxes() -> None:
+    """``structgen serve --tool-syntax``'s choices name every syntax the server has."""
+    from structgen.cli import TOOL_SYNTAXES
+    from structgen.server.syntax_choice import SYNTAXES
+
+    assert sorted(TOOL_SYNTAXES) == sorted(SYNTAXES)

@@ -15,7 +15,8 @@ from typing import Any
 from structgen.tool_calls import ToolSet
 
 from structgen.server.errors import bad_request
-from structgen.server.protocol import Message
+from structgen.server.custom_tools import INPUT
+from structgen.server.protocol import Message, ToolCallParam
 from structgen.server.tool_syntax import ToolSyntax
 
 log = logging.getLogger("structgen.server")
@@ -111,7 +112,7 @@ class ChatPrompt:
                 return {"role": "tool", "tool_call_id": message.tool_call_id, "content": message.text()}
             return {"role": "user", "content": self.syntax.render_result(message.text())}
         if message.role == "assistant" and message.tool_calls:
-            calls = [(c.function.name, self._arguments(c.function.arguments, f"{where}.tool_calls[{j}]")) for j, c in enumerate(message.tool_calls)]
+            calls = [self._call(c, f"{where}.tool_calls[{j}]") for j, c in enumerate(message.tool_calls)]
             if self.native_tools:
                 turn: dict[str, Any] = {
                     "role": "assistant",
@@ -133,6 +134,17 @@ class ChatPrompt:
         if thought is not None:  # a template with a reasoning section writes it back (Qwen3's)
             rendered["reasoning_content"] = thought
         return rendered
+
+    def _call(self, call: ToolCallParam, where: str) -> tuple[str, Any]:
+        """A past call's name and arguments (a custom tool's: its ``input``, as the
+        function the model was shown takes it)."""
+        if call.type == "custom":
+            if call.custom is None:
+                raise bad_request(f"{where}: a custom tool call needs its custom field", f"{where}.custom")
+            return call.custom.name, {INPUT: call.custom.input}
+        if call.function is None:
+            raise bad_request(f"{where}: a function call needs its function field", f"{where}.function")
+        return call.function.name, self._arguments(call.function.arguments, where)
 
     @staticmethod
     def _arguments(arguments: str | None, where: str) -> Any:

@@ -40,7 +40,7 @@ class ChatReply:
             reading = read_output(self.plan, self.syntax, text, True, self.stops)
             check_output(self.plan, reading)
             reason = finish_reason(self.plan, sequence.finish_reason, reading.calls)
-            choices.append(Choice(index=index, message=message(reading, self.syntax), finish_reason=reason))
+            choices.append(Choice(index=index, message=message(reading, self.syntax, self.plan.custom), finish_reason=reason))
         return ChatCompletion(id=self.id, created=self.created, model=self.model, choices=choices, usage=self._usage(sequences))
 
     def events(self, handle: Handle, updates: Updates, include_usage: bool) -> AsyncIterator[str]:

@@ -37,10 +37,14 @@ from structgen.lark_writer import regex_literal as _literal
 from structgen.reasoning import Reasoning
 from structgen.tool_calls import Tool, ToolDefinitionError, ToolSet
 
+from structgen.server.custom_tools import CustomTool, read_custom
 from structgen.server.errors import bad_request
 from structgen.server.protocol import (
     AllowedToolsChoice,
     ChatCompletionRequest,
+    CustomToolParam,
+    NamedCustomChoice,
+    NamedToolChoice,
     GenerationRequest,
     JSONObjectFormat,
     JSONSchemaResponseFormat,
@@ -83,6 +87,7 @@ class OutputPlan:
     param: str | None = None  # the request field whose constraint comes first (a 400's ``param``)
     tag: str = ""  # the text that starts the calls (``ToolSyntax.tag``), where the output may hold calls
     reasoning: Reasoning | None = None  # a reasoning section before all of the above (``reasoning_plan``)
+    custom: tuple[str, ...] = ()  # the names of the custom tools among ``tools`` (their calls are ``type: custom``)
 
     def stop_scope(self, text: str, final: bool) -> int:
         """How much of ``text`` the request's stop strings are looked for in
@@ -117,8 +122,16 @@ def plan_output(request: ChatCompletionRequest, syntax: ToolSyntax) -> OutputPla
     """The plan for ``request``; a 400 for every inconsistent or invalid part.
     A format with tools applies to the answer: in ``auto`` the output is that
     answer or calls; ``required`` and named choices leave no room for an answer."""
-    tools = read_tools(request)
+    tools, customs = read_tools(request)
     choice = request.tool_choice or ("auto" if tools is not None else "none")
+    raws = {name: custom.raw() for name, custom in customs.items()}
+    if not syntax.raw_text:
+        for index, param in enumerate(request.tools or ()):
+            if isinstance(param, CustomToolParam) and raws.get(param.custom.name, ("",))[0] == "lark":
+                raise bad_request(f"tools[{index}].custom.format: a lark grammar constrains raw text, and this model's "
+                                  f"tool-call syntax ({syntax.name}) writes a custom tool's input inside a JSON string; "
+                                  "give a regex format, or serve a model whose calls are XML (qwen3_coder)",
+                                  f"tools[{index}].custom.format", "unsupported_value")
     for index, tool in enumerate(tools.tools.values() if tools is not None else ()):
         if tool.strict or choice != "none":  # translated for the calls' grammar (strict: checked sound with none too)
             report = _tool_report(json.dumps(object_arguments(tool.schema), ensure_ascii=False), f"tools[{index}].function.parameters")
@@ -136,30 +149,38 @@ def plan_output(request: ChatCompletionRequest, syntax: ToolSyntax) -> OutputPla
         return OutputPlan(content, content, param=form.param if form is not None else None)
     tagged, tag = syntax.tag_token, syntax.tag
     shown = ((tagged, syntax.tag),) if tagged is not None else ()
+    custom_names = tuple(customs)
     if choice == "auto":
-        calls = calls_constraint(syntax, callable_tools, request.parallel_tool_calls)
+        calls = calls_constraint(syntax, callable_tools, request.parallel_tool_calls, raws)
         if tagged is not None:  # text without the tag, or any format's answer; the tag token starts the calls
             first = free_text_without(syntax.tag) if form is None else content
             return OutputPlan(first, content, tools, calls, text_first=form is None, escape_token=tagged, shown=shown,
-                              param="tools" if form is None else form.param, tag=tag)
+                              param="tools" if form is None else form.param, tag=tag, custom=custom_names)
         trigger = syntax.first + syntax.call_prefix
         if form is None:
-            return OutputPlan(free_text_or(syntax.tag, trigger), content, tools, calls, trigger, param="tools", tag=tag)
+            return OutputPlan(free_text_or(syntax.tag, trigger), content, tools, calls, trigger, param="tools", tag=tag,
+                              custom=custom_names)
         if "schema" in form.keywords:
             return OutputPlan(answer_or_call(form, trigger, content), content, tools, calls, trigger, text_first=False,
-                              param=form.param, tag=tag)
+                              param=form.param, tag=tag, custom=custom_names)
         raise bad_request(f"{form.param} together with tool_choice 'auto' is not supported yet (a JSON Schema is)", form.param)
     start = (tagged,) if tagged is not None else ()
     if choice == "required":
-        calls = calls_constraint(syntax, callable_tools, request.parallel_tool_calls)
-        return OutputPlan(calls, content, tools, start_tokens=start, shown=shown, param="tools", tag=tag)
-    name = choice.function.name
-    if name not in tools.tools:
+        calls = calls_constraint(syntax, callable_tools, request.parallel_tool_calls, raws)
+        return OutputPlan(calls, content, tools, start_tokens=start, shown=shown, param="tools", tag=tag, custom=custom_names)
+    name = _choice_name(choice)
+    if name not in tools.tools or isinstance(choice, NamedCustomChoice) != (name in customs):
+        kind = "custom tool" if isinstance(choice, NamedCustomChoice) else "function"
         raise bad_request(
-            f"tool_choice names {name!r}, which is not among the tools ({', '.join(tools.names())})", "tool_choice"
+            f"tool_choice names the {kind} {name!r}, which is not among the tools ({', '.join(tools.names())})", "tool_choice"
         )
-    calls = calls_constraint(syntax, [tools.tools[name]], False)
-    return OutputPlan(calls, content, tools, finish_calls_as="stop", start_tokens=start, shown=shown, param="tools", tag=tag)
+    calls = calls_constraint(syntax, [tools.tools[name]], False, raws)
+    return OutputPlan(calls, content, tools, finish_calls_as="stop", start_tokens=start, shown=shown, param="tools", tag=tag,
+                      custom=custom_names)
+
+
+def _choice_name(choice: NamedToolChoice | NamedCustomChoice) -> str:
+    return choice.custom.name if isinstance(choice, NamedCustomChoice) else choice.function.name
 
 
 def _allowed(choice: AllowedToolsChoice, tools: ToolSet | None) -> list[Tool]:
@@ -167,27 +188,38 @@ def _allowed(choice: AllowedToolsChoice, tools: ToolSet | None) -> list[Tool]:
     assert tools is not None
     allowed: list[Tool] = []
     for index, ref in enumerate(choice.allowed_tools.tools):
-        tool = tools.tools.get(ref.function.name)
+        tool = tools.tools.get(_choice_name(ref))
         if tool is None:
-            raise bad_request(f"allowed_tools names {ref.function.name!r}, which is not among the tools "
+            raise bad_request(f"allowed_tools names {_choice_name(ref)!r}, which is not among the tools "
                               f"({', '.join(tools.names())})", f"tool_choice.allowed_tools.tools[{index}]")
         if tool not in allowed:
             allowed.append(tool)
     return allowed
 
 
-def read_tools(request: ChatCompletionRequest) -> ToolSet | None:
+def read_tools(request: ChatCompletionRequest) -> tuple[ToolSet | None, dict[str, CustomTool]]:
+    """The request's tools (a custom tool as the function the model sees:
+    ``custom_tools.CustomTool.as_function``), and its custom tools by name."""
     if request.tools is None:
-        return None
+        return None, {}
     if not request.tools:
         raise bad_request("tools must not be an empty array", "tools")
+    functions: list[dict[str, Any]] = []
+    customs: dict[str, CustomTool] = {}
+    for index, param in enumerate(request.tools):
+        if isinstance(param, CustomToolParam):
+            custom = read_custom(param, f"tools[{index}]")
+            customs[custom.name] = custom
+            functions.append(custom.as_function())
+        else:
+            functions.append(param.model_dump(exclude_none=True))
     try:
-        tools = ToolSet.read([tool.model_dump(exclude_none=True) for tool in request.tools])
+        tools = ToolSet.read(functions)
     except ToolDefinitionError as exc:
         raise bad_request(str(exc), "tools") from None
     for index, tool in enumerate(tools.tools.values()):
         check_object_parameters(tool.schema, f"tools[{index}].function.parameters")
-    return tools
+    return tools, customs
 
 
 def check_object_parameters(schema: dict[str, Any], param: str) -> None:
@@ -383,10 +415,13 @@ def check_schema(schema: Any, param: str) -> None:
         raise bad_request(f"{param}: not a valid JSON Schema at #/{where}: {exc.message}", param) from None
 
 
-def calls_constraint(syntax: ToolSyntax, tools: list[Tool], parallel: bool) -> Constraint:
-    """One call of one of ``tools`` (``parallel``: one or more) in the syntax's envelope."""
+def calls_constraint(syntax: ToolSyntax, tools: list[Tool], parallel: bool,
+                     raws: dict[str, tuple[str, str] | None] | None = None) -> Constraint:
+    """One call of one of ``tools`` (``parallel``: one or more) in the syntax's envelope.
+    ``raws``: custom tools' input grammars (``custom_tools.CustomTool.raw``), which a
+    syntax that writes raw text enforces itself (the others, a regex as the input's pattern)."""
     if syntax.per_tool:
-        return _per_tool_calls_constraint(syntax, tools, parallel)
+        return _per_tool_calls_constraint(syntax, tools, parallel, raws or {})
     if len(tools) == 1:
         schema = syntax.call_schema(_arguments_of(tools[0], f"#/properties/{syntax.arguments_key}"))
     else:
@@ -406,10 +441,12 @@ def calls_constraint(syntax: ToolSyntax, tools: list[Tool], parallel: bool) -> C
     return constraint
 
 
-def _per_tool_calls_constraint(syntax: ToolSyntax, tools: list[Tool], parallel: bool) -> Constraint:
+def _per_tool_calls_constraint(syntax: ToolSyntax, tools: list[Tool], parallel: bool,
+                               raws: dict[str, tuple[str, str] | None]) -> Constraint:
     """``calls_constraint`` for a syntax that builds each tool's calls itself
     (``ToolSyntax.per_tool``: the name outside the arguments' JSON)."""
-    key = json.dumps([[t.name, t.description, object_arguments(t.schema), t.strict] for t in tools], ensure_ascii=False)
+    key = json.dumps([[t.name, t.description, object_arguments(t.schema), t.strict, raws.get(t.name) if syntax.raw_text else None]
+                      for t in tools], ensure_ascii=False)
     constraint, report = _composed(lambda: _per_tool_calls(syntax, key, parallel), "tools",
                                    f"tools: a tool's parameters cannot be written in {syntax.name}'s call syntax")
     strict = [f"#/{i}" for i, tool in enumerate(tools) if tool.strict]
@@ -421,9 +458,11 @@ def _per_tool_calls_constraint(syntax: ToolSyntax, tools: list[Tool], parallel: 
 @lru_cache(maxsize=64)
 def _per_tool_calls(syntax: ToolSyntax, key: str, parallel: bool) -> tuple[Constraint, Report]:
     report = Report()
-    tools = [Tool(name, description, schema, strict) for name, description, schema, strict in json.loads(key)]
+    read = json.loads(key)
+    tools = [Tool(name, description, schema, strict) for name, description, schema, strict, _ in read]
     options = CONTENT_OPTIONS if syntax.spaced_values else SCHEMA_OPTIONS
-    calls = [syntax.tool_call_grammar(tool, f"#/{i}", report, options) for i, tool in enumerate(tools)]
+    calls = [syntax.tool_call_grammar(tool, f"#/{i}", report, options, tuple(raw) if raw else None)
+             for i, (tool, (*_, raw)) in enumerate(zip(tools, read))]
     call = calls[0] if len(calls) == 1 else Grammar.union(*calls)
     if parallel:
         call = Grammar.repeat(call, Grammar.literal(syntax.between))

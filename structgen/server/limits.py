@@ -20,7 +20,14 @@ from starlette.requests import Request
 from structgen.tool_calls import MAX_JSON_DEPTH, json_depth, value_depth
 
 from structgen.server.errors import APIError, bad_request
-from structgen.server.protocol import ChatCompletionRequest, GenerationRequest, JSONObjectFormat, JSONSchemaResponseFormat
+from structgen.server.protocol import (
+    ChatCompletionRequest,
+    CustomToolParam,
+    GenerationRequest,
+    JSONObjectFormat,
+    JSONSchemaResponseFormat,
+    StructuralTagFormat,
+)
 
 
 @dataclass(frozen=True)
@@ -163,7 +170,8 @@ def check_constraint_sizes(request: GenerationRequest, limit: int) -> None:
             check_size(value, param, limit)
 
 
-JSON_TEXT_FIELDS = frozenset({"guided_json", "json_schema", "response_format", "structured_outputs.json"})
+JSON_TEXT_FIELDS = frozenset({"guided_json", "json_schema", "response_format", "structured_outputs.json",
+                              "structured_outputs.structural_tag"})
 """Constraint fields whose string value is JSON text (read with ``json.loads``)."""
 
 
@@ -184,8 +192,9 @@ def check_nesting(request: GenerationRequest, limit: int) -> None:
     if isinstance(request, ChatCompletionRequest):
         for index, message in enumerate(request.messages):
             for number, call in enumerate(message.tool_calls or ()):
-                where = f"messages[{index}].tool_calls[{number}].function.arguments"
-                given.append((where, call.function.arguments))
+                if call.function is not None:
+                    where = f"messages[{index}].tool_calls[{number}].function.arguments"
+                    given.append((where, call.function.arguments))
     for param, value in given:
         if value is None:
             continue
@@ -210,7 +219,13 @@ def _constraints(request: GenerationRequest) -> list[tuple[str, Any]]:
         given.append((param, extra.get(param)))
     if isinstance(request.response_format, JSONObjectFormat):
         given.append(("response_format", (request.response_format.model_extra or {}).get("schema")))
+    if isinstance(request.response_format, StructuralTagFormat):
+        given.append(("response_format", request.response_format.model_dump()))
     if isinstance(request, ChatCompletionRequest):
         for index, tool in enumerate(request.tools or ()):
-            given.append((f"tools[{index}].function.parameters", tool.function.parameters))
+            if isinstance(tool, CustomToolParam):
+                grammar = tool.custom.format.grammar if tool.custom.format is not None else None
+                given.append((f"tools[{index}].custom.format.grammar.definition", grammar.definition if grammar else None))
+            else:
+                given.append((f"tools[{index}].function.parameters", tool.function.parameters))
     return given

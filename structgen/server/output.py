@@ -17,7 +17,8 @@ from structgen.validation import validate_tool_call
 
 from structgen.server.errors import APIError
 from structgen.server.grammars import OutputPlan
-from structgen.server.protocol import AssistantMessage, FunctionCall, ToolCall
+from structgen.server.custom_tools import input_of
+from structgen.server.protocol import AssistantMessage, CustomCall, CustomToolCall, FunctionCall, ToolCall
 from structgen.server.tool_syntax import ParsedCall, ToolSyntax, hold_back
 
 
@@ -86,12 +87,17 @@ def check_output(plan: OutputPlan, reading: Reading) -> None:
         raise APIError(f"the generated output failed validation: {exc}", status=500, code="output_validation_failed") from None
 
 
-def message(reading: Reading, syntax: ToolSyntax) -> AssistantMessage:
-    calls = [
-        ToolCall(id=syntax.new_call_id(), function=FunctionCall(name=c.name, arguments=c.arguments))
-        for c in reading.calls
-        if c.name is not None
-    ]
+def message(reading: Reading, syntax: ToolSyntax, custom: tuple[str, ...] = ()) -> AssistantMessage:
+    """The assistant's message; a call of one of the ``custom`` tools is a custom
+    tool call (its input read from the arguments)."""
+    calls: list[ToolCall | CustomToolCall] = []
+    for c in reading.calls:
+        if c.name is None:
+            continue
+        if c.name in custom:
+            calls.append(CustomToolCall(id=syntax.new_call_id(), custom=CustomCall(name=c.name, input=input_of(c.arguments, c.complete))))
+        else:
+            calls.append(ToolCall(id=syntax.new_call_id(), function=FunctionCall(name=c.name, arguments=c.arguments)))
     return AssistantMessage(content=reading.content, tool_calls=calls or None, reasoning_content=reading.reasoning,
                             reasoning=reading.reasoning)
 
@@ -121,14 +127,17 @@ class ChoiceStream:
         for index, call in enumerate(reading.calls):
             if call.name is None:
                 break
+            custom = call.name in self.plan.custom
+            kind, field = ("custom", "input") if custom else ("function", "arguments")
             if index == len(self.calls_sent):
-                header = {"id": self.syntax.new_call_id(), "type": "function", "function": {"name": call.name, "arguments": ""}}
+                header = {"id": self.syntax.new_call_id(), "type": kind, kind: {"name": call.name, field: ""}}
                 out.append({"tool_calls": [{"index": index, **header}]})
                 self.calls_sent.append(0)
-            if len(call.arguments) > self.calls_sent[index]:
-                fragment = call.arguments[self.calls_sent[index] :]
-                out.append({"tool_calls": [{"index": index, "function": {"arguments": fragment}}]})
-                self.calls_sent[index] = len(call.arguments)
+            written = input_of(call.arguments, call.complete) if custom else call.arguments
+            if len(written) > self.calls_sent[index]:
+                fragment = written[self.calls_sent[index] :]
+                out.append({"tool_calls": [{"index": index, kind: {field: fragment}}]})
+                self.calls_sent[index] = len(written)
         if final and not self.started and not out:
             out.append({"content": ""})
         if out and not self.started:

@@ -45,10 +45,18 @@ class FunctionCallParam(_Open):
     arguments: str | None = None  # a JSON string; "" and None mean {}
 
 
+class CustomCallParam(_Open):
+    name: str
+    input: str
+
+
 class ToolCallParam(_Open):
+    """A past call: a function's (``function``) or a custom tool's (``custom``)."""
+
     id: str
-    type: Literal["function"] = "function"
-    function: FunctionCallParam
+    type: Literal["function", "custom"] = "function"
+    function: FunctionCallParam | None = None
+    custom: CustomCallParam | None = None
 
 
 class Message(_Open):
@@ -79,6 +87,32 @@ class ToolParam(_Open):
     function: FunctionDefinition
 
 
+class CustomGrammar(_Open):
+    definition: str
+    syntax: Literal["lark", "regex"]
+
+
+class CustomFormat(_Open):
+    type: Literal["text", "grammar"]
+    grammar: CustomGrammar | None = None
+
+
+class CustomDefinition(_Open):
+    name: str = Field(pattern=r"^[a-zA-Z0-9_-]{1,64}$")
+    description: str | None = None
+    format: CustomFormat | None = None
+
+
+class CustomToolParam(_Open):
+    """A custom tool: its input is text, free or held to a lark grammar or a regex."""
+
+    type: Literal["custom"]
+    custom: CustomDefinition
+
+
+AnyToolParam = Annotated[Union[ToolParam, CustomToolParam], Field(discriminator="type")]
+
+
 class NamedFunction(_Open):
     name: str
 
@@ -88,9 +122,14 @@ class NamedToolChoice(_Open):
     function: NamedFunction
 
 
+class NamedCustomChoice(_Open):
+    type: Literal["custom"]
+    custom: NamedFunction
+
+
 class AllowedTools(_Open):
     mode: Literal["auto", "required"]
-    tools: list[NamedToolChoice] = Field(min_length=1)
+    tools: list[Annotated[Union[NamedToolChoice, NamedCustomChoice], Field(discriminator="type")]] = Field(min_length=1)
 
 
 class AllowedToolsChoice(_Open):
@@ -101,7 +140,7 @@ class AllowedToolsChoice(_Open):
     allowed_tools: AllowedTools
 
 
-ToolChoice = Union[Literal["none", "auto", "required"], NamedToolChoice, AllowedToolsChoice]
+ToolChoice = Union[Literal["none", "auto", "required"], NamedToolChoice, NamedCustomChoice, AllowedToolsChoice]
 
 
 class JSONSchemaFormat(_Open):
@@ -162,7 +201,7 @@ class GenerationRequest(_Open):
 
 class ChatCompletionRequest(GenerationRequest):
     messages: list[Message] = Field(min_length=1)
-    tools: list[ToolParam] | None = None
+    tools: list[AnyToolParam] | None = None
     tool_choice: ToolChoice | None = None
     parallel_tool_calls: bool = True
     max_completion_tokens: int | None = Field(default=None, ge=1)
@@ -206,11 +245,22 @@ class ToolCall(BaseModel):
     function: FunctionCall
 
 
+class CustomCall(BaseModel):
+    name: str
+    input: str
+
+
+class CustomToolCall(BaseModel):
+    id: str
+    type: Literal["custom"] = "custom"
+    custom: CustomCall
+
+
 class AssistantMessage(BaseModel):
     role: Literal["assistant"] = "assistant"
     content: str | None
     refusal: None = None
-    tool_calls: list[ToolCall] | None = None
+    tool_calls: list[ToolCall | CustomToolCall] | None = None
     reasoning_content: str | None = None  # the reasoning section's text (DeepSeek's field, vLLM's former one)
     reasoning: str | None = None  # the same text (vLLM's current field: clients read one or the other)
 

@@ -26,11 +26,14 @@ from structgen.server.errors import APIError, bad_request
 from structgen.server.protocol import ChatCompletionRequest
 from structgen.server.responses_protocol import (
     AllowedToolsChoice,
+    CustomToolCallItem,
+    CustomToolCallOutputItem,
     FunctionCallItem,
     FunctionCallOutputItem,
     HostedToolChoice,
     InputMessage,
     InputPart,
+    NamedCustomChoice,
     NamedFunctionChoice,
     OtherItem,
     ResponsesRequest,
@@ -73,7 +76,7 @@ class Translation:
                 where = self.call_params.get((index, int(call.group(1))), where)
                 return where + ".arguments" if rest.endswith(".arguments") and where.startswith("input[") else where
             return where + (rest if where.startswith("input[") and rest.startswith(".content") else "")
-        match = re.match(r"tools\[(\d+)\](?:\.function)?(.*)", param)
+        match = re.match(r"tools\[(\d+)\](?:\.function|\.custom)?(.*)", param)
         if match:
             index = int(match.group(1))
             where = self.tool_params[index] if index < len(self.tool_params) else "tools"
@@ -97,7 +100,7 @@ class Translation:
 
 CHAT_PARAM = re.compile(
     r"messages\[\d+\](?:\.(?:tool_calls\[\d+\]\.function\.arguments|tool_call_id|content))?"
-    r"|tools\[\d+\]\.function(?:\.\w+)?|response_format(?:\.json_schema)?(?:\.schema)?|max_completion_tokens"
+    r"|tools\[\d+\]\.(?:function|custom)(?:\.\w+)*|response_format(?:\.json_schema)?(?:\.schema)?|max_completion_tokens"
 )
 """A chat field's name inside an error's message."""
 
@@ -180,8 +183,11 @@ def _read_input(given: str | list[dict[str, Any]], messages: list[dict[str, Any]
         if isinstance(item, InputMessage):
             messages.append({"role": item.role, "content": _text(item.content, item.role, f"{where}.content")})
             params.append(where)
-        elif isinstance(item, FunctionCallItem):
-            call = {"id": item.call_id, "type": "function", "function": {"name": item.name, "arguments": item.arguments}}
+        elif isinstance(item, (FunctionCallItem, CustomToolCallItem)):
+            if isinstance(item, CustomToolCallItem):
+                call = {"id": item.call_id, "type": "custom", "custom": {"name": item.name, "input": item.input}}
+            else:
+                call = {"id": item.call_id, "type": "function", "function": {"name": item.name, "arguments": item.arguments}}
             last = messages[-1] if messages else None
             if last is not None and last["role"] == "assistant" and params[-1].startswith("input["):
                 last.setdefault("tool_calls", []).append(call)  # the same turn: its text, then its calls
@@ -191,7 +197,7 @@ def _read_input(given: str | list[dict[str, Any]], messages: list[dict[str, Any]
                 messages.append({"role": "assistant", "content": None, "tool_calls": [call]})
                 params.append(where)
             calls[(len(messages) - 1, len(messages[-1]["tool_calls"]) - 1)] = where
-        elif isinstance(item, FunctionCallOutputItem):
+        elif isinstance(item, (FunctionCallOutputItem, CustomToolCallOutputItem)):
             output = _text(item.output, "tool", f"{where}.output")
             message = {"role": "tool", "tool_call_id": item.call_id, "content": output}
             name = _call_name(messages, item.call_id)
@@ -202,14 +208,15 @@ def _read_input(given: str | list[dict[str, Any]], messages: list[dict[str, Any]
 
 
 def _item(raw: dict[str, Any], kind: str, where: str) -> Any:
-    models: dict[str, Any] = {"message": InputMessage, "function_call": FunctionCallItem, "function_call_output": FunctionCallOutputItem}
+    models: dict[str, Any] = {"message": InputMessage, "function_call": FunctionCallItem, "function_call_output": FunctionCallOutputItem,
+                              "custom_tool_call": CustomToolCallItem, "custom_tool_call_output": CustomToolCallOutputItem}
     model = models.get(kind)
     if model is None:
         if kind in DROPPED_ITEMS:
             return OtherItem(type=kind)
         raise bad_request(
-            f"{where} is a {kind!r} item; this server reads message, function_call and function_call_output items "
-            "(and drops reasoning items)", f"{where}.type", "unsupported_value")
+            f"{where} is a {kind!r} item; this server reads message, function_call, function_call_output, custom_tool_call "
+            "and custom_tool_call_output items (and drops reasoning items)", f"{where}.type", "unsupported_value")
     try:
         return model.model_validate(raw)
     except ValidationError as exc:
@@ -239,7 +246,7 @@ def _call_name(messages: list[dict[str, Any]], call_id: str) -> str | None:
     for message in reversed(messages):
         for call in message.get("tool_calls") or ():
             if call["id"] == call_id:
-                return str(call["function"]["name"])
+                return str(call[call.get("type", "function")]["name"])
     return None
 
 
@@ -250,22 +257,31 @@ def _tools(body: ResponsesRequest) -> tuple[list[dict[str, Any]], list[str]]:
     if isinstance(body.tool_choice, AllowedToolsChoice):
         allowed = set()
         for index, tool in enumerate(body.tool_choice.tools):
-            if tool.type != "function" or not tool.name:
-                raise bad_request("allowed_tools lists function tools by name only", f"tool_choice.tools[{index}]", "unsupported_value")
+            if tool.type not in ("function", "custom") or not tool.name:
+                raise bad_request("allowed_tools lists function and custom tools by name only", f"tool_choice.tools[{index}]",
+                                  "unsupported_value")
             allowed.add(tool.name)
     tools: list[dict[str, Any]] = []
     params: list[str] = []
     names: set[str] = set()
     for index, tool in enumerate(body.tools or ()):
         where = f"tools[{index}]"
-        if tool.type != "function":
+        if tool.type not in ("function", "custom"):
             raise bad_request(
-                f"{where} is a {tool.type!r} tool, which OpenAI hosts; this server runs function tools only",
+                f"{where} is a {tool.type!r} tool, which OpenAI hosts; this server runs function and custom tools only",
                 f"{where}.type", "unsupported_value")
         if tool.name is None:
-            raise bad_request(f"{where}: a function tool needs a name", f"{where}.name", "missing_required_parameter")
+            raise bad_request(f"{where}: a {tool.type} tool needs a name", f"{where}.name", "missing_required_parameter")
         names.add(tool.name)
         if allowed is not None and tool.name not in allowed:
+            continue
+        if tool.type == "custom":
+            custom: dict[str, Any] = {"name": tool.name, "description": tool.description or ""}
+            form = (tool.model_extra or {}).get("format")
+            if form is not None:
+                custom["format"] = form
+            tools.append({"type": "custom", "custom": custom})
+            params.append(where)
             continue
         function: dict[str, Any] = {"name": tool.name}
         for key in ("description", "parameters", "strict"):
@@ -287,6 +303,8 @@ def _tool_choice(body: ResponsesRequest, tools: list[dict[str, Any]], params: li
         return choice
     if isinstance(choice, NamedFunctionChoice):
         return {"type": "function", "function": {"name": choice.name}}
+    if isinstance(choice, NamedCustomChoice):
+        return {"type": "custom", "custom": {"name": choice.name}}
     if isinstance(choice, AllowedToolsChoice):
         return choice.mode
     assert isinstance(choice, HostedToolChoice)

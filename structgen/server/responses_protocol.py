@@ -56,6 +56,19 @@ class FunctionCallOutputItem(_Open):
     output: str | list[InputPart]
 
 
+class CustomToolCallItem(_Open):
+    type: Literal["custom_tool_call"]
+    call_id: str = Field(min_length=1)
+    name: str
+    input: str
+
+
+class CustomToolCallOutputItem(_Open):
+    type: Literal["custom_tool_call_output"]
+    call_id: str = Field(min_length=1)
+    output: str | list[InputPart]
+
+
 class OtherItem(_Open):
     """An item of a type this server reads no further: ``reasoning`` items are
     dropped (a model's own earlier thoughts); any other type is a 400."""
@@ -64,7 +77,8 @@ class OtherItem(_Open):
 
 
 class FunctionTool(_Open):
-    """``{"type": "function", "name", "description", "parameters", "strict"}``; other
+    """``{"type": "function", "name", "description", "parameters", "strict"}``, or a
+    custom tool (``{"type": "custom", "name", "description", "format"}``); other
     tool types (``web_search``, ``file_search``, ...) are hosted by OpenAI: a 400."""
 
     type: str
@@ -103,6 +117,11 @@ class NamedFunctionChoice(_Open):
     name: str
 
 
+class NamedCustomChoice(_Open):
+    type: Literal["custom"]
+    name: str
+
+
 class AllowedTool(_Open):
     type: str
     name: str | None = None
@@ -122,7 +141,8 @@ class HostedToolChoice(_Open):
     type: str
 
 
-ToolChoice = Union[Literal["none", "auto", "required"], NamedFunctionChoice, AllowedToolsChoice, HostedToolChoice]
+ToolChoice = Union[Literal["none", "auto", "required"], NamedFunctionChoice, NamedCustomChoice, AllowedToolsChoice,
+                   HostedToolChoice]
 
 
 class ResponsesRequest(_Open):
@@ -181,6 +201,15 @@ class OutputFunctionCall(BaseModel):
     status: Literal["in_progress", "completed", "incomplete"]
 
 
+class OutputCustomToolCall(BaseModel):
+    id: str
+    type: Literal["custom_tool_call"] = "custom_tool_call"
+    call_id: str
+    name: str
+    input: str
+    status: Literal["in_progress", "completed", "incomplete"]
+
+
 class ReasoningText(BaseModel):
     type: Literal["reasoning_text"] = "reasoning_text"
     text: str
@@ -196,7 +225,7 @@ class OutputReasoning(BaseModel):
     status: Literal["in_progress", "completed", "incomplete"]
 
 
-OutputItem = Union[OutputReasoning, OutputMessage, OutputFunctionCall]
+OutputItem = Union[OutputReasoning, OutputMessage, OutputFunctionCall, OutputCustomToolCall]
 
 
 class InputTokensDetails(BaseModel):

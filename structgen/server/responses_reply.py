@@ -28,8 +28,10 @@ from structgen.server.metrics import ServerMetrics
 from structgen.server.output import ChoiceStream, Reading, check_output, read_output
 from structgen.server.response_store import ResponseStore
 from structgen.server.responses import Translation
+from structgen.server.custom_tools import input_of
 from structgen.server.responses_protocol import (
     IncompleteDetails,
+    OutputCustomToolCall,
     OutputFunctionCall,
     OutputItem,
     OutputMessage,
@@ -83,9 +85,15 @@ class ResponsesReply:
         if reading.content is not None:
             items.append(_message(item_id("msg"), reading.content, "incomplete" if cut else "completed"))
         for call in reading.calls:
-            if call.name is not None:
+            if call.name is None:
+                continue
+            status = "completed" if call.complete else "incomplete"
+            if call.name in self.plan.custom:
+                items.append(OutputCustomToolCall(id=item_id("ctc"), call_id=self.syntax.new_call_id(), name=call.name,
+                                                  input=input_of(call.arguments, call.complete), status=status))
+            else:
                 items.append(OutputFunctionCall(id=item_id("fc"), call_id=self.syntax.new_call_id(), name=call.name,
-                                                arguments=call.arguments, status="completed" if call.complete else "incomplete"))
+                                                arguments=call.arguments, status=status))
         return self._finished(sequence, items)
 
     def _read(self, sequence: Sequence) -> Reading:
@@ -208,15 +216,25 @@ class _EventStream:
                                       content_index=0, delta=text, logprobs=[]))
         for call in delta.get("tool_calls") or ():
             function = call.get("function") or {}
-            if "id" in call:  # a new call: its header, with arguments ""
+            custom = call.get("custom") or {}
+            if "id" in call:  # a new call: its header, with arguments "" (a custom tool's: input "")
                 out += self.close_item("completed")
-                out += self._add(OutputFunctionCall(id=item_id("fc"), call_id=call["id"], name=function["name"], arguments="",
-                                                    status="in_progress"))
+                if call.get("type") == "custom":
+                    out += self._add(OutputCustomToolCall(id=item_id("ctc"), call_id=call["id"], name=custom["name"], input="",
+                                                          status="in_progress"))
+                else:
+                    out += self._add(OutputFunctionCall(id=item_id("fc"), call_id=call["id"], name=function["name"], arguments="",
+                                                        status="in_progress"))
             fragment = function.get("arguments")
             if fragment and isinstance(self.open, OutputFunctionCall):
                 self.open.arguments += fragment
                 out.append(self.event("response.function_call_arguments.delta", item_id=self.open.id,
                                       output_index=len(self.items) - 1, delta=fragment))
+            piece = custom.get("input")
+            if piece and isinstance(self.open, OutputCustomToolCall):
+                self.open.input += piece
+                out.append(self.event("response.custom_tool_call_input.delta", item_id=self.open.id,
+                                      output_index=len(self.items) - 1, delta=piece))
         return out
 
     def _add(self, item: OutputItem) -> list[str]:
@@ -241,6 +259,8 @@ class _EventStream:
                                   text=part.text, logprobs=[]))
             out.append(self.event("response.content_part.done", item_id=item.id, output_index=index, content_index=0,
                                   part=part.model_dump()))
+        elif isinstance(item, OutputCustomToolCall):
+            out.append(self.event("response.custom_tool_call_input.done", item_id=item.id, output_index=index, input=item.input))
         else:
             out.append(self.event("response.function_call_arguments.done", item_id=item.id, output_index=index,
                                   name=item.name, arguments=item.arguments))
@@ -259,11 +279,12 @@ def _message(id: str, text: str, status: str) -> OutputMessage:
 def _assistant_turn(items: list[OutputItem]) -> dict[str, Any]:
     """The output as the chat message a later turn (``previous_response_id``) reads."""
     text = "".join(part.text for item in items if isinstance(item, OutputMessage) for part in item.content)
-    calls = [
-        {"id": item.call_id, "type": "function", "function": {"name": item.name, "arguments": item.arguments}}
-        for item in items
-        if isinstance(item, OutputFunctionCall)
-    ]
+    calls: list[dict[str, Any]] = []
+    for item in items:
+        if isinstance(item, OutputFunctionCall):
+            calls.append({"id": item.call_id, "type": "function", "function": {"name": item.name, "arguments": item.arguments}})
+        elif isinstance(item, OutputCustomToolCall):
+            calls.append({"id": item.call_id, "type": "custom", "custom": {"name": item.name, "input": item.input}})
     turn: dict[str, Any] = {"role": "assistant", "content": text if text or not calls else None}
     if calls:
         turn["tool_calls"] = calls

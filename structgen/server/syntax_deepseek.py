@@ -96,7 +96,8 @@ class NamedCallSyntax(ToolSyntax):
             position = following + len(self.between)
         return ParsedOutput(text[:start], calls)
 
-    def tool_call_grammar(self, tool: Tool, pointer: str, report: Report, options: dict[str, Any]) -> Grammar:
+    def tool_call_grammar(self, tool: Tool, pointer: str, report: Report, options: dict[str, Any],
+                          raw: tuple[str, str] | None = None) -> Grammar:
         arguments = Grammar.from_json_schema(tool.schema, **options)
         add_unenforced(report, arguments.report, pointer)
         parts = [Grammar.literal(tool.name + self.name_end), arguments]

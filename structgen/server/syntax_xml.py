@@ -36,6 +36,7 @@ from structgen.grammar import Grammar
 from structgen.lark_writer import regex_literal
 from structgen.tool_calls import Tool, ToolSet
 
+from structgen.server.custom_tools import INPUT
 from structgen.server.tool_syntax import ParsedCall, ParsedOutput, ToolSyntax, add_unenforced, hold_back
 
 OPEN_FUNCTION = "<function="
@@ -59,10 +60,12 @@ class XmlToolSyntax(ToolSyntax):
     Hermes' ``<tool_call>`` envelope."""
 
     per_tool: ClassVar[bool] = True
+    raw_text: ClassVar[bool] = True
     spaced_values: ClassVar[bool] = True  # a parameter's JSON as the template's tojson writes it
 
-    def tool_call_grammar(self, tool: Tool, pointer: str, report: Report, options: dict[str, Any]) -> Grammar:
-        return call_grammar(tool, pointer, report, options)
+    def tool_call_grammar(self, tool: Tool, pointer: str, report: Report, options: dict[str, Any],
+                          raw: tuple[str, str] | None = None) -> Grammar:
+        return call_grammar(tool, pointer, report, options, raw)
 
     @property
     def call_prefix(self) -> str:
@@ -169,9 +172,12 @@ def _is_raw_string(schema: Any) -> bool:
     return declared is None and isinstance(values, list) and bool(values) and all(isinstance(v, str) for v in values)
 
 
-def call_grammar(tool: Tool, pointer: str, report: Report, json_options: dict[str, Any]) -> Grammar:
+def call_grammar(tool: Tool, pointer: str, report: Report, json_options: dict[str, Any],
+                 raw: tuple[str, str] | None = None) -> Grammar:
     """The grammar of one call of ``tool``; what it approximates goes into
-    ``report`` at ``pointer`` (where the call's arguments are in the request)."""
+    ``report`` at ``pointer`` (where the call's arguments are in the request).
+    ``raw``: a custom tool's input grammar (``custom_tools``), its ``input``
+    parameter's raw text."""
     schema = tool.schema if isinstance(tool.schema, dict) else {}
     for word in sorted(set(schema) - _OBJECT_WORDS):
         report.add(pointer, word, "approximated", "not in the XML call syntax's grammar: checked after generating")
@@ -182,7 +188,10 @@ def call_grammar(tool: Tool, pointer: str, report: Report, json_options: dict[st
     parts = [Grammar.literal(f"{OPEN_FUNCTION}{tool.name}>\n")]
     for key in list(properties) + sorted(required - set(properties)):
         value = properties.get(key, {})
-        part = _parameter(key, value, schema, f"{pointer}/properties/{key}", report, json_options)
+        if raw is not None and key == INPUT:
+            part = _raw_input(raw)
+        else:
+            part = _parameter(key, value, schema, f"{pointer}/properties/{key}", report, json_options)
         parts.append(part if key in required else Grammar.optional(part))
     parts.append(Grammar.literal(CLOSE_FUNCTION))
     return Grammar.sequence(*parts)
@@ -200,6 +209,17 @@ def _parameter(key: str, schema: Any, root: dict[str, Any], pointer: str, report
     value = Grammar.from_json_schema(value_schema, **json_options)
     add_unenforced(report, value.report, pointer)
     return Grammar.sequence(Grammar.literal(opening), value, Grammar.literal(CLOSE_PARAMETER))
+
+
+def _raw_input(raw: tuple[str, str]) -> Grammar:
+    """A custom tool's input between its parameter's tags: a regex as one terminal
+    (no closing tag inside), a lark grammar composed between the tags."""
+    syntax, definition = raw
+    opening = f"<parameter={INPUT}>\n"
+    if syntax == "regex":
+        head, tail = regex_literal(opening), regex_literal(CLOSE_PARAMETER)
+        return Grammar.from_regex(f"(?!{head}[\\s\\S]*{tail}[\\s\\S]){head}(?:{definition}){tail}")
+    return Grammar.sequence(Grammar.literal(opening), Grammar.from_lark(definition), Grammar.literal(CLOSE_PARAMETER))
 
 
 def _raw_string(opening: str, schema: dict[str, Any], pointer: str, report: Report) -> str:

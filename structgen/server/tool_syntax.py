@@ -63,6 +63,8 @@ class ToolSyntax:
     """Whether a call's grammar is built tool by tool (``tool_call_grammar``: the name
     is outside the arguments' JSON) rather than from one JSON Schema of every call
     (``call_schema``)."""
+    raw_text: ClassVar[bool] = False
+    """Whether a custom tool's input is written as raw text (else inside a JSON string)."""
     spaced_values: ClassVar[bool] = False
     """Whether JSON in calls keeps the spaced layout a template's ``tojson`` writes
     (``grammars.CONTENT_OPTIONS``) rather than compact JSON (``SCHEMA_OPTIONS``)."""
@@ -114,10 +116,12 @@ class ToolSyntax:
             "additionalProperties": False,
         }
 
-    def tool_call_grammar(self, tool: Tool, pointer: str, report: Report, options: dict[str, Any]) -> Grammar:
+    def tool_call_grammar(self, tool: Tool, pointer: str, report: Report, options: dict[str, Any],
+                          raw: tuple[str, str] | None = None) -> Grammar:
         """One call of ``tool`` (``per_tool`` syntaxes), its arguments translated
         with ``options``; what it leaves approximated goes into ``report`` under
-        ``pointer``."""
+        ``pointer``. ``raw``: a custom tool's input grammar, (``lark`` or ``regex``,
+        its text), for ``raw_text`` syntaxes."""
         raise NotImplementedError(f"{self.name} builds its calls from one JSON Schema (call_schema)")
 
     def render_calls(self, calls: list[tuple[str, Any]]) -> str:

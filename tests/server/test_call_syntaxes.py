@@ -128,3 +128,24 @@ def test_a_strict_tool_the_xml_grammar_approximates_is_a_400() -> None:
     assert raised.value.status == 400 and raised.value.code == "schema_not_enforceable"
     calm = ToolSet.read([{"type": "function", "function": {**pattern["function"], "strict": False}}])  # type: ignore[dict-item]
     assert calls_constraint(DEEPSEEK_V3, list(calm.tools.values()), True).grammar is not None  # JSON keeps the pattern
+
+
+def test_custom_tools_raw_in_xml_and_a_pattern_in_json() -> None:
+    """A custom tool's input: raw text held to its lark grammar or regex in XML calls;
+    a JSON string with the regex as its pattern in JSON calls."""
+    from structgen.server.custom_tools import CustomTool
+
+    sql = CustomTool("sql", "", "lark", 'start: "SELECT " NAME (", " NAME)* " FROM " NAME\nNAME: /[a-z]+/\n')
+    code = CustomTool("code", "", "regex", "[0-9]+ [+*] [0-9]+")
+    tools = ToolSet.read([sql.as_function(), code.as_function()])
+    raws = {"sql": sql.raw(), "code": code.raw()}
+    xml = calls_constraint(QWEN3_CODER, list(tools.tools.values()), True, raws).grammar
+    assert xml is not None
+    assert xml.accepts(written(QWEN3_CODER, [("sql", {"input": "SELECT a, b FROM t"}), ("code", {"input": "1 * 22"})]))
+    for bad in ({"input": "SELECT * FROM t"}, {"input": "SELECT a FROM t;"}, {"input": "SELECT a FROM t\n</parameter>\nx"}):
+        assert not xml.accepts(written(QWEN3_CODER, [("sql", bad)])), bad
+    assert not xml.accepts(written(QWEN3_CODER, [("code", {"input": "1 - 2"})]))
+    json_calls = calls_constraint(DEEPSEEK_V31, [tools.tools["code"]], True).grammar
+    assert json_calls is not None
+    assert json_calls.accepts(written(DEEPSEEK_V31, [("code", {"input": "7 + 8"})]))
+    assert not json_calls.accepts(written(DEEPSEEK_V31, [("code", {"input": "7 - 8"})]))

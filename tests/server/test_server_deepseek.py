@@ -9,6 +9,7 @@ the calls' grammar decides what may come.
 from __future__ import annotations
 
 import json
+import re
 from typing import Iterator
 
 import openai
@@ -110,3 +111,24 @@ def test_allowed_tools_restrict_the_calls_not_the_prompt(deepseek: tuple[openai.
     with pytest.raises(openai.BadRequestError) as raised:
         client.chat.completions.create(model=MODEL, messages=ASK, tools=[WEATHER], tool_choice=bad, max_tokens=5)  # type: ignore[arg-type]
     assert raised.value.body["param"] == "tool_choice.allowed_tools.tools[0]"  # type: ignore[index]
+
+
+def test_custom_tools_in_a_json_syntax(deepseek: tuple[openai.OpenAI, Steer, str, object]) -> None:
+    """In JSON calls a custom tool's input is a JSON string: a regex is enforced as
+    its pattern; a lark grammar is a 400 naming the format."""
+    client, steer, _, writer = deepseek
+    code = {"type": "custom", "custom": {"name": "code", "format": {"type": "grammar", "grammar": {"syntax": "regex", "definition": "[0-9]+ [+*] [0-9]+"}}}}
+    steer.text = BEGIN + writer("code", '{"input":"12 - 3"}') + ALL_END  # type: ignore[operator]  # "-" is no choice
+    reply = client.chat.completions.create(model=MODEL, messages=ASK, tools=[code], tool_choice="required", max_tokens=80)  # type: ignore[list-item]
+    call = (reply.choices[0].message.tool_calls or [None])[0]
+    assert call is not None and call.type == "custom"  # type: ignore[union-attr]
+    written = call.custom.input  # type: ignore[union-attr]
+    if reply.choices[0].finish_reason == "tool_calls":
+        assert re.fullmatch(r"[0-9]+ [+*] [0-9]+", written), written
+    else:  # the random model, off its script, may run out of tokens: what it wrote still begins a valid input
+        assert reply.choices[0].finish_reason == "length" and re.fullmatch(r"[0-9]+(?: (?:[+*](?: [0-9]*)?)?)?", written)
+    assert "-" not in written
+    lark = {"type": "custom", "custom": {"name": "sql", "format": {"type": "grammar", "grammar": {"syntax": "lark", "definition": 'start: "x"'}}}}
+    with pytest.raises(openai.BadRequestError) as raised:
+        client.chat.completions.create(model=MODEL, messages=ASK, tools=[lark], max_tokens=5)  # type: ignore[list-item]
+    assert raised.value.body["param"] == "tools[0].custom.format"  # type: ignore[index]

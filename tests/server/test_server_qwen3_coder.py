@@ -122,3 +122,84 @@ def test_a_past_call_goes_back_through_the_template(coder: tuple[openai.OpenAI, 
     ]
     reply = client.chat.completions.create(model=MODEL, messages=history, tools=[FORECAST], max_tokens=10)
     assert reply.choices[0].message.content == "Sunny."
+
+
+SQL = 'start: "SELECT " COLUMNS " FROM " NAME\nCOLUMNS: /[a-z]+(, [a-z]+)*/\nNAME: /[a-z_]+/\n'
+SQL_TOOL = {"type": "custom", "custom": {"name": "sql", "description": "Run a query",
+                                          "format": {"type": "grammar", "grammar": {"syntax": "lark", "definition": SQL}}}}
+CODE_TOOL = {"type": "custom", "custom": {"name": "code", "format": {"type": "grammar", "grammar": {"syntax": "regex", "definition": "[0-9]+ [+*] [0-9]+"}}}}
+
+
+def custom_call(name: str, text: str) -> str:
+    return f"<tool_call>\n<function={name}>\n<parameter=input>\n{text}\n</parameter>\n</function>\n</tool_call>"
+
+
+def test_a_custom_tool_held_to_its_lark_grammar(coder: tuple[openai.OpenAI, Steer]) -> None:
+    from structgen import Grammar
+
+    client, steer = coder
+    steer.text = custom_call("sql", "SELECT name, age FROM users")
+    reply = client.chat.completions.create(model=MODEL, messages=ASK, tools=[SQL_TOOL, FORECAST], tool_choice="required",  # type: ignore[list-item]
+                                           max_tokens=80)
+    call = (reply.choices[0].message.tool_calls or [None])[0]
+    assert call is not None and call.type == "custom" and call.custom.name == "sql"  # type: ignore[union-attr]
+    assert call.custom.input == "SELECT name, age FROM users"  # type: ignore[union-attr]
+    steer.text = custom_call("sql", "SELECT id FROM users; DROP TABLE users")  # the grammar has no ;
+    choice = {"type": "custom", "custom": {"name": "sql"}}
+    reply = client.chat.completions.create(model=MODEL, messages=ASK, tools=[SQL_TOOL, FORECAST], tool_choice=choice,  # type: ignore[arg-type, list-item]
+                                           max_tokens=80)
+    call = (reply.choices[0].message.tool_calls or [None])[0]
+    assert call is not None and call.type == "custom"  # type: ignore[union-attr]
+    written = call.custom.input  # type: ignore[union-attr]
+    assert written.startswith("SELECT id FROM users") and ";" not in written
+    if reply.choices[0].finish_reason == "stop":  # a named choice ends as "stop"; the random model may run out instead
+        assert Grammar.from_lark(SQL).accepts(written)
+
+
+def test_a_custom_tool_streamed_and_with_a_regex(coder: tuple[openai.OpenAI, Steer]) -> None:
+    client, steer = coder
+    steer.text = "Computing.\n" + custom_call("code", "12 * 34")
+    whole = client.chat.completions.create(model=MODEL, messages=ASK, tools=[CODE_TOOL], max_tokens=60).choices[0].message  # type: ignore[list-item]
+    assert whole.tool_calls and whole.tool_calls[0].custom.input == "12 * 34"  # type: ignore[union-attr]
+    pieces, headers = "", []
+    for chunk in client.chat.completions.create(model=MODEL, messages=ASK, tools=[CODE_TOOL], max_tokens=60, stream=True):  # type: ignore[list-item]
+        for choice in chunk.choices:
+            for delta in choice.delta.tool_calls or ():
+                extra = delta.model_extra or {}
+                if delta.id:
+                    headers.append((delta.type, extra["custom"]["name"]))
+                pieces += (extra.get("custom") or {}).get("input", "")
+    assert headers == [("custom", "code")] and pieces == "12 * 34"
+    history = ASK + [{"role": "assistant", "content": None, "tool_calls": [
+        {"id": "c1", "type": "custom", "custom": {"name": "code", "input": "1 + 1"}}]},
+        {"role": "tool", "tool_call_id": "c1", "content": "2"}]
+    steer.text = "Two."
+    assert client.chat.completions.create(model=MODEL, messages=history, tools=[CODE_TOOL], max_tokens=8).choices[0].message.content == "Two."  # type: ignore[arg-type, list-item]
+
+
+def test_a_custom_tool_whose_grammar_does_not_build_is_a_400(coder: tuple[openai.OpenAI, Steer]) -> None:
+    client, _ = coder
+    bad = {"type": "custom", "custom": {"name": "sql", "format": {"type": "grammar", "grammar": {"syntax": "lark", "definition": "start: UNDEFINED"}}}}
+    with pytest.raises(openai.BadRequestError) as raised:
+        client.chat.completions.create(model=MODEL, messages=ASK, tools=[bad], max_tokens=5)  # type: ignore[list-item]
+    assert raised.value.body["param"] == "tools[0].custom.format.grammar.definition"  # type: ignore[index]
+
+
+def test_custom_tools_in_the_responses_api(coder: tuple[openai.OpenAI, Steer]) -> None:
+    client, steer = coder
+    tool = {"type": "custom", "name": "sql", "description": "Run a query", "format": SQL_TOOL["custom"]["format"]}  # type: ignore[index]
+    steer.text = custom_call("sql", "SELECT name FROM users")
+    response = client.responses.create(model=MODEL, input="Who are the users?", tools=[tool], tool_choice={"type": "custom", "name": "sql"},  # type: ignore[list-item, arg-type]
+                                       max_output_tokens=60)
+    [item] = [i for i in response.output if i.type == "custom_tool_call"]
+    assert item.name == "sql" and item.input == "SELECT name FROM users"  # type: ignore[union-attr]
+    events = list(client.responses.create(model=MODEL, input="Who are the users?", tools=[tool], tool_choice="required",  # type: ignore[list-item]
+                                          max_output_tokens=60, stream=True))
+    deltas = "".join(e.delta for e in events if e.type == "response.custom_tool_call_input.delta")  # type: ignore[union-attr]
+    done = [e for e in events if e.type == "response.custom_tool_call_input.done"]
+    assert deltas == done[0].input == "SELECT name FROM users"  # type: ignore[union-attr]
+    steer.text = "Ana and Bo."
+    follow = client.responses.create(model=MODEL, previous_response_id=response.id, tools=[tool],  # type: ignore[list-item]
+                                     input=[{"type": "custom_tool_call_output", "call_id": item.call_id, "output": "Ana, Bo"}],  # type: ignore[union-attr]
+                                     max_output_tokens=10)
+    assert follow.output_text == "Ana and Bo."
