@@ -457,9 +457,7 @@ class Decoder:
         escape, matcher = sequence.escape, sequence.matcher
         if escape is None or matcher is None:
             return False
-        if escape.at_start_only:
-            return matcher.answer_begins() if isinstance(matcher, ReasoningMatcher) else not sequence.output
-        return matcher.can_terminate()
+        return not sequence.output if escape.at_start_only else matcher.can_terminate()
 
     def _forward(self, batch: Batch) -> Any:
         """The step's forward pass over the whole batch: the logits of each row's last
@@ -571,10 +569,7 @@ class Decoder:
         left = sequence.max_tokens - len(sequence.output)
         if matcher is None or left > CLOSE_HORIZON or matcher.can_terminate():
             return False
-        answer = matcher.answer if isinstance(matcher, ReasoningMatcher) else matcher
-        if not isinstance(answer, Matcher) or (isinstance(matcher, ReasoningMatcher) and matcher.answer_begins()):
-            return False  # the answer's shortest completion, once it has begun (not through a structural tag's text)
-        completion = shortest_completion(answer)
+        completion = self._completion(matcher)
         if completion is None:
             return False
         try:
@@ -591,6 +586,24 @@ class Decoder:
             sequence.forced.add(len(sequence.output))
             sequence.output.append(token_id)
         return True
+
+    @staticmethod
+    def _completion(matcher: Matcher | ReasoningMatcher | TaggedMatcher) -> bytes | None:
+        """The shortest bytes that complete the output (through a reasoning section:
+        the rest of its tags, then the answer's shortest completion); None where it
+        cannot be told (a structural tag's text)."""
+        if isinstance(matcher, TaggedMatcher):
+            return None
+        if not isinstance(matcher, ReasoningMatcher):
+            return shortest_completion(matcher)
+        closing = matcher.closing_text()
+        if closing is None:  # in the answer
+            return shortest_completion(matcher.answer) if isinstance(matcher.answer, Matcher) else None
+        start = matcher.answer_at_start()
+        if start is None:
+            return closing.encode("utf-8")
+        rest = shortest_completion(start) if isinstance(start, Matcher) else None
+        return None if rest is None else closing.encode("utf-8") + rest
 
     def _jump_forward(self, sequence: Sequence, last: int | None) -> None:
         """Append the text the grammar forces, re-encoded with the last sampled token

@@ -227,6 +227,8 @@ def _parsed(generation: Generation, constraint: Constraint, *, raise_incomplete:
     A stop string cuts the text wherever it appears, so only the grammar can say
     whether what is left is complete."""
     complete = constraint.free or (generation.finish_reason == "stop" and generation.stop_string is None)
+    if generation.reasoning is not None and generation.finish_reason == "length" and not generation.text:
+        complete = False  # cut inside the reasoning section: no answer came
     if not complete:
         complete = _grammar_complete(constraint, generation.text)
     if not complete:

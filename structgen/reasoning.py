@@ -112,9 +112,10 @@ def _hold_back(text: str, word: str) -> str:
 
 def reasoning_for(tokenizer: Any, messages: list[dict[str, Any]] | None = None, **template_kwargs: Any) -> Reasoning | None:
     """The reasoning section ``tokenizer``'s chat template gives a reply to
-    ``messages`` (rendered with ``template_kwargs``, e.g. ``enable_thinking``), or
-    None: the template has none, or the prompt closed it already (thinking turned
-    off), or its tags are special tokens that spell no text."""
+    ``messages`` (rendered with ``template_kwargs``, e.g. ``enable_thinking`` or
+    DeepSeek V3.1's ``thinking``), or None: the template has none, or the prompt
+    closed it already (thinking turned off), or its tags are special tokens that
+    spell no text."""
     tags = template_tags(tokenizer)
     if tags is None:
         return None
@@ -133,7 +134,7 @@ def reasoning_after(tags: tuple[str, str], prompt: str) -> Reasoning | None:
     section (the template turned thinking off)."""
     start, end = tags
     tail = prompt.rstrip()
-    if tail.endswith(end) and start in tail[-200:]:
+    if tail.endswith(end):  # Qwen3's empty section, DeepSeek V3.1's bare end tag
         return None
     return Reasoning(start, end, opened=tail.endswith(start))
 
@@ -180,8 +181,9 @@ def _tags(tokenizer: Any, template: str) -> tuple[str, str] | None:
         after = _TAG.findall(shown[r + len(_R) : c])
         if before and after and after[0] == "</" + before[-1][1:]:
             return before[-1], after[0]
-    try:
-        prompt = tokenizer.apply_chat_template([{"role": "user", "content": "hi"}], add_generation_prompt=True, tokenize=False)
+    try:  # with thinking asked for under the names templates read (DeepSeek V3.1's is off by default)
+        prompt = tokenizer.apply_chat_template([{"role": "user", "content": "hi"}], add_generation_prompt=True, tokenize=False,
+                                               enable_thinking=True, thinking=True)
     except Exception:
         return None
     found = _TAG.findall(prompt.rstrip()[-60:])

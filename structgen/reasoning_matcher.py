@@ -14,8 +14,9 @@ once per (answer grammar, vocabulary, tags) and shared (``_Tables``); the
 answer's rows are its matcher's.
 
 Each accepted step keeps its state in an immutable list, with how many steps the
-answer's matcher took in it, so ``rollback`` and ``fork`` stay O(1) as the
-answer matcher's own.
+answer's matcher took in it, so ``fork`` is O(1) and ``rollback`` O(k) for k
+steps, as the answer matcher's own. The shared rows hold the answer's compiled
+grammar: the last ``_MAX_TABLES`` are kept, beyond ``compiled_budget``'s bound.
 """
 
 from __future__ import annotations
@@ -40,7 +41,7 @@ OPENING, THINKING, SEPARATING, ANSWERING, DONE = range(5)
 Answer = Matcher | TaggedMatcher
 """What follows the section: a grammar's matcher, or a structural tag's."""
 
-_MAX_TABLES = 64
+_MAX_TABLES = 8
 
 
 class _State:
@@ -304,6 +305,21 @@ class ReasoningMatcher:
     def answer_begins(self) -> bool:
         """Whether nothing of the answer is written yet (the section may still go on)."""
         return self._state.phase <= SEPARATING
+
+    def closing_text(self) -> str | None:
+        """What ends the section from here: the rest of the start tag and the end
+        tag ("" between the end tag and the answer); None once the answer began."""
+        state, tables = self._state, self._tables
+        if state.phase == OPENING:
+            return whole_characters(tables.start[state.n :] + tables.end)
+        if state.phase == THINKING:
+            return whole_characters(tables.end[state.n :])
+        return "" if state.phase == SEPARATING else None
+
+    def answer_at_start(self) -> Answer | None:
+        """A fresh fork of the answer's matcher at its start (None: free text)."""
+        start = self._tables.answer
+        return start.fork() if start is not None else None
 
     def _forced(self) -> bool:
         budget = self.reasoning.budget

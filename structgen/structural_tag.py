@@ -160,7 +160,8 @@ def _triggered(form: dict[str, Any], options: dict[str, Any]) -> StructuralTag:
     for index, item in enumerate(_list(form.get("tags"), "format.tags")):
         tags.append(_tag(_object(item, f"format.tags[{index}]"), options, f"format.tags[{index}]"))
     triggers = tuple(_text(t, f"format.triggers[{i}]") for i, t in enumerate(_list(form.get("triggers"), "format.triggers")))
-    excludes = tuple(_text(t, f"format.excludes[{i}]") for i, t in enumerate(form.get("excludes") or []))
+    given = form.get("excludes")
+    excludes = tuple(_text(t, f"format.excludes[{i}]") for i, t in enumerate(_list(given, "format.excludes") if given is not None else []))
     try:
         return StructuralTag(triggers, tuple(tags), bool(form.get("at_least_one", False)),
                              bool(form.get("stop_after_first", False)), excludes)

@@ -12,10 +12,11 @@ then refuses, or an exclude; rows are built once per (text's tail, whether the
 output may stop) and shared. In a section, the section matcher's row, with the
 tokens that end the section inside them and go on as text: those start with
 what is left of an end tag (judged per step, a handful of checks, against rows
-built once), or hold a whole end tag (few; each followed step by step).
+built once), or hold a whole end tag with more after it (each followed step by
+step: few for a tag like ``</function>``, more for a one-character end).
 
 Each step keeps an immutable point, the section matcher as it stood (a fork), so
-``rollback`` and ``fork`` are O(1) per step.
+``fork`` is O(1) and ``rollback`` O(k) for k steps.
 """
 
 from __future__ import annotations
@@ -32,7 +33,7 @@ from structgen.structural_tag import StructuralTag
 from structgen.tokenizer_info import TokenizerInfo
 
 TEXT, SECTION, END, DONE = range(4)
-_MAX_TABLES = 16
+_MAX_TABLES = 8
 
 
 class _Point:
@@ -245,13 +246,14 @@ class TaggedMatcher:
         assert inner is not None
         base = int.from_bytes(inner.allowed_row(), "little") & ~tables.stop_row
         row = base
-        for end in tables.ends[point.trigger]:
-            for size in range(1, len(end) + 1):
-                rest = end[-size:]
-                if not self._ends_with(inner, rest, base):
-                    continue
-                longer, kept = tables.leaving(point.trigger, rest, point.count + 1)
-                row = (row & ~longer) | kept
+        # longest first: a token the section could leave at two cuts leaves at the
+        # earlier one (``_Tables.split``), so the shorter rest has the last word
+        rests = sorted({end[-size:] for end in tables.ends[point.trigger] for size in range(1, len(end) + 1)}, key=len, reverse=True)
+        for rest in rests:
+            if not self._ends_with(inner, rest, base):
+                continue
+            longer, kept = tables.leaving(point.trigger, rest, point.count + 1)
+            row = (row & ~longer) | kept
         holding = tables.holding(point.trigger)
         if holding:
             row &= ~tables.bits(holding)

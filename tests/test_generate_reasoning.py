@@ -93,3 +93,30 @@ def test_options_that_cannot_apply(setup: tuple[Any, Any, Steer]) -> None:
         structgen.generate(model, tokenizer, ASK, schema=SCHEMA, num_beams=2, max_tokens=5)
     with pytest.raises(ReasoningError, match="budget"):
         Reasoning(budget=-1)
+
+
+V31 = (  # DeepSeek V3.1's way: thinking off unless asked for, then the prompt opens <think>
+    "{{ bos_token }}{% for m in messages %}{% if m.role == 'user' %}<｜User｜>{{ m.content }}{% endif %}{% endfor %}"
+    "{% if add_generation_prompt %}<｜Assistant｜>{% if thinking is defined and thinking %}<think>{% else %}</think>{% endif %}{% endif %}"
+)
+
+
+def test_a_template_that_thinks_only_when_asked() -> None:
+    tokenizer = vocabularies.deepseek()
+    tokenizer.chat_template = V31
+    assert reasoning_for(tokenizer, ASK) is None
+    assert reasoning_for(tokenizer, ASK, thinking=True) == Reasoning("<think>", "</think>", opened=True)
+
+
+def test_close_within_max_tokens_closes_the_section_too(setup: tuple[Any, Any, Steer]) -> None:
+    """Near the end of the budget, a model still thinking gets the end tag and the
+    answer's shortest completion: a valid, cut-short output."""
+    model, tokenizer, steer = setup
+    steer.text = "<think>\n" + "thinking " * 60
+    generation = structgen.generate(model, tokenizer, ASK, schema=SCHEMA, max_tokens=30, close_within_max_tokens=True, details=True)
+    assert generation.finish_reason == "length" and generation.reasoning is not None
+    assert 0 <= generation.value["n"] <= 9
+    with pytest.raises(structgen.IncompleteOutputError):  # free text cut while thinking: no answer came
+        structgen.generate(model, tokenizer, ASK, max_tokens=12)
+    [free] = structgen.generate_batch(model, tokenizer, [ASK], max_tokens=12, details=True)
+    assert free.finish_reason == "length" and free.text == "" and free.value is None

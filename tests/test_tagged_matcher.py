@@ -164,3 +164,27 @@ def test_a_structural_tag_that_cannot_be_built_names_the_place(bad: dict[str, An
         read_structural_tag(bad)
     assert raised.value.where == where, str(raised.value)
     assert re.match(re.escape(where), str(raised.value))
+
+
+def test_a_token_the_section_could_leave_at_two_cuts_leaves_at_the_first() -> None:
+    """End tags whose tails overlap (``aaa``): the section ends at the earliest
+    completion, and the mask says what ``accept_token`` does."""
+    pieces = ["<", "a", "x", "aab", "b"]
+    info = TokenizerInfo([p.encode() for p in pieces] + [b""], stop_token_ids=[len(pieces)], special_token_ids=[len(pieces)])
+    tags = read_structural_tag({"type": "structural_tag", "format": {"type": "triggered_tags", "triggers": ["<"], "excludes": ["ab"],
+                                "tags": [{"begin": "<", "content": {"type": "regex", "pattern": "xa?"}, "end": "aaa"}]}})
+    assert isinstance(tags, StructuralTag)
+    matcher = TaggedMatcher(tags, info)
+    assert matcher.accept_string("<xaa")
+    allowed = set(matcher.allowed_tokens())
+    for token_id in range(len(pieces) + 1):
+        assert (token_id in allowed) == matcher.fork().accept_token(token_id), pieces[token_id] if token_id < len(pieces) else "stop"
+
+
+def test_excludes_must_be_a_list() -> None:
+    from structgen.structural_tag import StructuralTagError
+
+    with pytest.raises(StructuralTagError) as raised:
+        read_structural_tag({"type": "structural_tag", "format": {"type": "triggered_tags", "triggers": ["<a"], "excludes": "!!",
+                             "tags": [{"begin": "<a>", "content": {"type": "const_string", "value": "x"}, "end": "</a>"}]}})
+    assert raised.value.where == "format.excludes"

@@ -145,11 +145,14 @@ class VLLMEngine:
         if getattr(plan, "start_tokens", ()) or getattr(plan, "escape_token", None) is not None:
             # a tool-call tag that is one special token: create_app gives this backend the tag as text
             raise RuntimeError("internal error: a special-token tool-call tag reached the vLLM backend")
-        if getattr(plan, "reasoning", None) is not None:  # never a constraint dropped, nor applied to the thoughts
+        reasoning = getattr(plan, "reasoning", None)
+        constrained = plan.constraint.grammar is not None or plan.constraint.tags is not None or plan.tools is not None
+        if reasoning is not None and (constrained or reasoning.budget is not None):
+            # never a constraint dropped, nor applied to the thoughts (free text is read apart as on transformers)
             raise bad_request(
-                "reasoning sections are not supported on the vLLM backend yet: turn thinking off "
-                "(reasoning_effort: \"none\", or chat_template_kwargs: {\"enable_thinking\": false}) or serve with the "
-                "transformers backend", "reasoning_effort", "unsupported_value")
+                "a reasoning section before a constrained answer, or a thinking budget, is not supported on the vLLM "
+                "backend yet: turn thinking off where the template can (reasoning_effort: \"none\", or "
+                "chat_template_kwargs), or serve with the transformers backend", "reasoning_effort", "unsupported_value")
         if plan.constraint.tags is not None:
             raise bad_request("structural tags are not supported on the vLLM backend yet (the transformers backend has "
                               "them)", plan.param or "response_format", "unsupported_value")

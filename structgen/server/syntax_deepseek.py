@@ -1,7 +1,8 @@
 """DeepSeek's tool calls: the function's name as text, then its arguments as JSON,
 in an envelope of DeepSeek's own tokens.
 
-V3 and R1 (their chat templates write a fenced JSON block):
+V3 and R1 (their chat templates write a fenced JSON block, and a newline before
+each further call):
 
     <｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>get_weather
     ```json
@@ -28,7 +29,7 @@ from schema2grammar import Report
 from structgen.grammar import Grammar
 from structgen.tool_calls import Tool, ToolSet
 
-from structgen.server.tool_syntax import ParsedCall, ParsedOutput, ToolSyntax, add_unenforced, json_end
+from structgen.server.tool_syntax import ParsedCall, ParsedOutput, ToolSyntax, _ended, add_unenforced, json_end
 
 CALLS_BEGIN = "<｜tool▁calls▁begin｜>"
 CALL_BEGIN = "<｜tool▁call▁begin｜>"
@@ -92,7 +93,8 @@ class NamedCallSyntax(ToolSyntax):
             calls.append(ParsedCall(name.group(0), text[begins:end], True))
             following = end + len(self.arguments_end)
             if not text.startswith(self.arguments_end + self.between, end):
-                break
+                ended = _ended(text, end, self.arguments_end + self.between, self.arguments_end + self.last, final)
+                return ParsedOutput(text[:start], calls, ended)
             position = following + len(self.between)
         return ParsedOutput(text[:start], calls)
 
@@ -107,7 +109,7 @@ class NamedCallSyntax(ToolSyntax):
 DEEPSEEK_V3 = NamedCallSyntax(
     name="deepseek_v3",
     first=CALLS_BEGIN + CALL_BEGIN + "function" + SEPARATOR,
-    between=CALL_END + CALL_BEGIN + "function" + SEPARATOR,
+    between=CALL_END + "\n" + CALL_BEGIN + "function" + SEPARATOR,  # the template's newline before each further call
     last=CALL_END + CALLS_END,
     result_open="<｜tool▁output▁begin｜>",
     result_close="<｜tool▁output▁end｜>",

@@ -37,7 +37,7 @@ from structgen.lark_writer import regex_literal
 from structgen.tool_calls import Tool, ToolSet
 
 from structgen.server.custom_tools import INPUT
-from structgen.server.tool_syntax import ParsedCall, ParsedOutput, ToolSyntax, add_unenforced, hold_back
+from structgen.server.tool_syntax import ParsedCall, ParsedOutput, ToolSyntax, _ended, add_unenforced, hold_back
 
 OPEN_FUNCTION = "<function="
 CLOSE_FUNCTION = "</function>"
@@ -106,7 +106,7 @@ class XmlToolSyntax(ToolSyntax):
                 break
             following = re.compile(r"\s*" + re.escape(self.between.strip()) + r"\s*").match(text, position)
             if following is None:
-                break
+                return ParsedOutput(text[:start], calls, _ended(text, position, self.between, self.last, final))
             position = following.end()
         return ParsedOutput(text[:start], calls)
 

@@ -42,6 +42,7 @@ class ParsedCall:
 class ParsedOutput:
     content: str
     calls: list[ParsedCall]
+    end: int | None = None  # where the calls' block ends (after ``last``), once it has
 
 
 @dataclass(frozen=True)
@@ -116,6 +117,11 @@ class ToolSyntax:
             "additionalProperties": False,
         }
 
+    def _block_end(self, text: str, end: int, final: bool) -> int | None:
+        """Where the block ends after the call object whose arguments end at ``end``."""
+        brace = re.compile(r"\s*\}").match(text, end)
+        return None if brace is None else _ended(text, brace.end(), self.between, self.last, final)
+
     def tool_call_grammar(self, tool: Tool, pointer: str, report: Report, options: dict[str, Any],
                           raw: tuple[str, str] | None = None) -> Grammar:
         """One call of ``tool`` (``per_tool`` syntaxes), its arguments translated
@@ -180,9 +186,17 @@ class ToolSyntax:
             calls.append(ParsedCall(match.group(1), text[match.end() : end], True))
             following = between.match(text, end)
             if following is None:
-                break
+                return ParsedOutput(text[:start], calls, self._block_end(text, end, final))
             position = following.end()
         return ParsedOutput(text[:start], calls)
+
+
+def _ended(text: str, at: int, between: str, last: str, final: bool) -> int | None:
+    """Where a calls' block ends when ``last`` is written at ``at`` (not ``between``:
+    while the output goes on, a text that may still become ``between`` is not yet an end)."""
+    if not text.startswith(last, at) or (not final and between.startswith(text[at:])):
+        return None
+    return at + len(last)
 
 
 def add_unenforced(into: Report, report: Report | None, pointer: str) -> None:

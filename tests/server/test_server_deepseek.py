@@ -36,7 +36,7 @@ def template(call: str) -> str:
     )
 
 
-V3 = template(CALL + "function" + SEP + "{{ c.function.name }}\n```json\n{{ c.function.arguments }}\n```" + END)
+V3 = template("{% if not loop.first %}\n{% endif %}" + CALL + "function" + SEP + "{{ c.function.name }}\n```json\n{{ c.function.arguments }}\n```" + END)
 V31 = template(CALL + "{{ c.function.name }}" + SEP + "{{ c.function.arguments }}" + END)
 ASK = [{"role": "user", "content": "What is the weather in Paris?"}]
 
@@ -49,24 +49,30 @@ def v31_call(name: str, arguments: str) -> str:
     return CALL + name + SEP + arguments + END
 
 
-@pytest.fixture(scope="module", params=[("deepseek_v3", V3, v3_call), ("deepseek_v31", V31, v31_call)], ids=["v3", "v31"])
+def v3_next(name: str, arguments: str) -> str:
+    """A further call in V3's envelope: the template writes a newline before it."""
+    return "\n" + v3_call(name, arguments)
+
+
+@pytest.fixture(scope="module", params=[("deepseek_v3", V3, (v3_call, v3_next)), ("deepseek_v31", V31, (v31_call, v31_call))],
+                ids=["v3", "v31"])
 def deepseek(request: pytest.FixtureRequest) -> Iterator[tuple[openai.OpenAI, Steer, str, object]]:
     from structgen.server import create_app
     from structgen.server.syntax_choice import syntax_for
 
-    name, text, writer = request.param
+    name, text, writers = request.param
     tokenizer = vocabularies.deepseek()
     tokenizer.chat_template = text
     assert syntax_for(tokenizer).name == name
     model = tiny_model(tokenizer)
     steer = Steer(model, tokenizer, "<｜Assistant｜>")
     with serving(create_app(model, tokenizer, model_id=MODEL, api_key=KEY)) as base:
-        yield openai.OpenAI(base_url=base, api_key=KEY, max_retries=0), steer, name, writer
+        yield openai.OpenAI(base_url=base, api_key=KEY, max_retries=0), steer, name, writers
 
 
 def test_required_parallel_calls(deepseek: tuple[openai.OpenAI, Steer, str, object]) -> None:
-    client, steer, _, writer = deepseek
-    steer.text = BEGIN + writer("get_weather", '{"city":"Paris"}') + writer("get_time", '{"zone":"CET","hours":4}') + ALL_END  # type: ignore[operator]
+    client, steer, _, (first, further) = deepseek  # type: ignore[misc]
+    steer.text = BEGIN + first("get_weather", '{"city":"Paris"}') + further("get_time", '{"zone":"CET","hours":4}') + ALL_END
     reply = client.chat.completions.create(model=MODEL, messages=ASK, tools=[WEATHER, TIME], tool_choice="required", max_tokens=80)
     calls = reply.choices[0].message.tool_calls or []
     assert [(c.function.name, json.loads(c.function.arguments)) for c in calls] == [
@@ -75,16 +81,16 @@ def test_required_parallel_calls(deepseek: tuple[openai.OpenAI, Steer, str, obje
 
 
 def test_arguments_are_held_to_the_schema(deepseek: tuple[openai.OpenAI, Steer, str, object]) -> None:
-    client, steer, _, writer = deepseek
-    steer.text = BEGIN + writer("get_weather", '{"city":"Rome"}') + ALL_END  # type: ignore[operator]  # Rome is no choice
+    client, steer, _, (writer, _further) = deepseek  # type: ignore[misc]
+    steer.text = BEGIN + writer("get_weather", '{"city":"Rome"}') + ALL_END  # Rome is no choice
     reply = client.chat.completions.create(model=MODEL, messages=ASK, tools=[WEATHER], tool_choice="required", max_tokens=80)
     calls = reply.choices[0].message.tool_calls or []
     assert calls and json.loads(calls[0].function.arguments)["city"] in CITY["enum"]
 
 
 def test_auto_text_then_a_call_and_a_past_call(deepseek: tuple[openai.OpenAI, Steer, str, object]) -> None:
-    client, steer, _, writer = deepseek
-    steer.text = "Checking.\n" + BEGIN + writer("get_weather", '{"city":"Tokyo"}') + ALL_END  # type: ignore[operator]
+    client, steer, _, (writer, _further) = deepseek  # type: ignore[misc]
+    steer.text = "Checking.\n" + BEGIN + writer("get_weather", '{"city":"Tokyo"}') + ALL_END
     reply = client.chat.completions.create(model=MODEL, messages=ASK, tools=[WEATHER], max_tokens=80)
     message = reply.choices[0].message
     assert (message.content or "").strip() == "Checking."
@@ -101,8 +107,8 @@ def test_auto_text_then_a_call_and_a_past_call(deepseek: tuple[openai.OpenAI, St
 def test_allowed_tools_restrict_the_calls_not_the_prompt(deepseek: tuple[openai.OpenAI, Steer, str, object]) -> None:
     """OpenAI's ``allowed_tools``: every tool stays in the prompt, only the listed
     ones may be called (``required``: one must be)."""
-    client, steer, _, writer = deepseek
-    steer.text = BEGIN + writer("get_weather", '{"city":"Paris"}') + ALL_END  # type: ignore[operator]  # not allowed
+    client, steer, _, (writer, _further) = deepseek  # type: ignore[misc]
+    steer.text = BEGIN + writer("get_weather", '{"city":"Paris"}') + ALL_END  # not allowed
     choice = {"type": "allowed_tools", "allowed_tools": {"mode": "required", "tools": [{"type": "function", "function": {"name": "get_time"}}]}}
     reply = client.chat.completions.create(model=MODEL, messages=ASK, tools=[WEATHER, TIME], tool_choice=choice, max_tokens=80)  # type: ignore[arg-type]
     calls = reply.choices[0].message.tool_calls or []
@@ -116,9 +122,9 @@ def test_allowed_tools_restrict_the_calls_not_the_prompt(deepseek: tuple[openai.
 def test_custom_tools_in_a_json_syntax(deepseek: tuple[openai.OpenAI, Steer, str, object]) -> None:
     """In JSON calls a custom tool's input is a JSON string: a regex is enforced as
     its pattern; a lark grammar is a 400 naming the format."""
-    client, steer, _, writer = deepseek
+    client, steer, _, (writer, _further) = deepseek  # type: ignore[misc]
     code = {"type": "custom", "custom": {"name": "code", "format": {"type": "grammar", "grammar": {"syntax": "regex", "definition": "[0-9]+ [+*] [0-9]+"}}}}
-    steer.text = BEGIN + writer("code", '{"input":"12 - 3"}') + ALL_END  # type: ignore[operator]  # "-" is no choice
+    steer.text = BEGIN + writer("code", '{"input":"12 - 3"}') + ALL_END  # "-" is no choice
     reply = client.chat.completions.create(model=MODEL, messages=ASK, tools=[code], tool_choice="required", max_tokens=80)  # type: ignore[list-item]
     call = (reply.choices[0].message.tool_calls or [None])[0]
     assert call is not None and call.type == "custom"  # type: ignore[union-attr]

@@ -92,6 +92,14 @@ def test_vllm_structured_outputs_field(tagged: tuple[openai.OpenAI, Steer, Any, 
     check(reply.choices[0].message.content or "")
 
 
+def test_the_responses_api_takes_it_as_an_extension(tagged: tuple[openai.OpenAI, Steer, Any, Any]) -> None:
+    client, steer, _, _ = tagged
+    steer.text = SCRIPT
+    response = client.responses.create(model=MODEL, input=ASK, max_output_tokens=60,  # type: ignore[arg-type]
+                                       extra_body={"structured_outputs": {"structural_tag": json.dumps(TAGS)}})
+    check(response.output_text)
+
+
 def test_a_bad_structural_tag_is_a_400_naming_the_place(tagged: tuple[openai.OpenAI, Steer, Any, Any]) -> None:
     client, _, _, _ = tagged
     bad = {"type": "structural_tag", "format": {"type": "triggered_tags", "triggers": ["<x"], "tags": [
