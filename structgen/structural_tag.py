@@ -113,11 +113,13 @@ class StructuralTag:
                 raise StructuralTagError(f"no tag begins with trigger {trigger!r}", "triggers")
 
     def section(self, trigger: str) -> Grammar:
-        """What follows ``trigger``: the rest of one of its tags (``begin`` less the
-        trigger, content, ``end``)."""
+        """The tags ``trigger`` opens, whole (``begin``, content, ``end``): a section's
+        matcher is fed the trigger first, so the begin stays one lexeme with what
+        follows it (a rest such as ``"\\n"`` alone would meet every terminal that
+        starts with a newline in the context-free lexer)."""
         found = self._sections.get(trigger)
         if found is None:
-            parts = [tag.section(len(trigger)) for tag in self.tags if tag.begin.startswith(trigger)]
+            parts = [tag.section(0) for tag in self.tags if tag.begin.startswith(trigger)]
             found = parts[0] if len(parts) == 1 else Grammar.union(*parts)
             self._sections[trigger] = found
         return found

@@ -2,8 +2,8 @@
 matcher the decoders use as any other.
 
 The output is text, sections, text, ...: the text holds no trigger nor exclude;
-where a trigger completes, the section that follows is matched by the grammar of
-what may follow that trigger (``StructuralTag.section``, one ``Matcher``), and
+where a trigger completes, the section is matched by the grammar of the tags it
+opens (``StructuralTag.section``, one ``Matcher`` fed the trigger), and
 the section ends as soon as that grammar is complete; then text again (or, with
 ``stop_after_first``, the end). A token may cross any border, even several.
 
@@ -72,6 +72,12 @@ class _Tables:
         self.prefixes = {w[:i] for w in self.words for i in range(1, len(w))}
         self.longest = max(len(w) for w in self.words)
         self.compiled = [compile(tags.section(t), info) for t in tags.triggers]
+        self.opened: list[Matcher] = []  # each trigger's sections, the trigger written
+        for trigger, compiled in zip(tags.triggers, self.compiled):
+            opened = Matcher(compiled)
+            if not opened.accept_string(trigger):
+                raise ValueError(f"structural tag: no tag can begin with its trigger {trigger!r} in this vocabulary")
+            self.opened.append(opened)
         self.ends = [sorted({tag.end.encode("utf-8") for tag in tags.tags if tag.begin.startswith(t)}) for t in tags.triggers]
         self.by_bytes: dict[bytes, int] = {}
         for token_id, data in enumerate(self.vocab):
@@ -90,7 +96,8 @@ class _Tables:
         return int.from_bytes(bits, "little")
 
     def fresh(self, trigger: int) -> Matcher:
-        return Matcher(self.compiled[trigger])
+        """A section's matcher, just after its ``trigger``."""
+        return self.opened[trigger].fork()
 
     def may_stop(self, count: int) -> bool:
         return count > 0 or not self.tags.at_least_one

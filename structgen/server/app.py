@@ -177,7 +177,7 @@ def create_app(
         options = decode_options(body)
 
         def build() -> list[Sequence]:
-            plan = plan_output(body, syntax)
+            plan = plan_output(body, syntax, structural=getattr(engine, "structural_tags", False))
             text = prompt.render(body.messages, plan.tools, template_kwargs(body))
             plan = replace(plan, reasoning=request_reasoning(tokenizer, text, body, plan))
             plans.append(plan)

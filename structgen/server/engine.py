@@ -61,6 +61,10 @@ class Handle:
 class Engine:
     """One model and tokenizer; every request decoded in one shared batch."""
 
+    structural_tags = True
+    """Its decoder follows structural tags (``TaggedMatcher``): ``auto`` calls may
+    come between texts (``grammars.tagged_calls``)."""
+
     special_tag_tokens = True
     """A tool-call tag that is one special token is written as that token: the
     decoder lets it through the grammar (``Escape``, ``_calls_after_token``)."""

@@ -5,8 +5,11 @@
   free text without one.
 - ``required``: one or more calls; ``parallel_tool_calls: false``: exactly one.
   Named: exactly one call of that tool.
-- ``auto``: free text that may not contain the call tag, optionally followed by
-  calls. (When the tag is one special token of the tokenizer — Mistral's
+- ``auto``, on a backend that follows structural tags (the built-in engine), for a
+  syntax whose calls begin with their tag: free text that may not contain the tag,
+  in which the tag opens a block of calls, then text again (``tagged_calls``,
+  ``structgen.tagged_matcher``). Otherwise: free text that may not contain the
+  call tag, optionally followed by calls. (When the tag is one special token of the tokenizer — Mistral's
   ``[TOOL_CALLS]`` — the model writes that token, which no grammar can allow: the
   decoder lets it through (``structgen.decoding.Escape``) and the calls' grammar
   takes over after it; under ``required`` and named choices it is forced first.) The engine's lexer is context-free maximal munch, so a free-text terminal
@@ -35,6 +38,7 @@ from structgen.grammar import Grammar
 from structgen.lark_rules import LexerTooLarge, ParserTooLarge
 from structgen.lark_writer import regex_literal as _literal
 from structgen.reasoning import Reasoning
+from structgen.structural_tag import StructuralTag, Tag
 from structgen.tool_calls import Tool, ToolDefinitionError, ToolSet
 
 from structgen.server.custom_tools import CustomTool, read_custom
@@ -88,6 +92,7 @@ class OutputPlan:
     tag: str = ""  # the text that starts the calls (``ToolSyntax.tag``), where the output may hold calls
     reasoning: Reasoning | None = None  # a reasoning section before all of the above (``reasoning_plan``)
     custom: tuple[str, ...] = ()  # the names of the custom tools among ``tools`` (their calls are ``type: custom``)
+    blocks: bool = False  # calls come in blocks between texts (``tagged_calls``), not only at the end
 
     def stop_scope(self, text: str, final: bool) -> int:
         """How much of ``text`` the request's stop strings are looked for in
@@ -118,10 +123,12 @@ class ContentFormat:
     strict: bool = False  # OpenAI's strict: every output must be valid, or a 400 now
 
 
-def plan_output(request: ChatCompletionRequest, syntax: ToolSyntax) -> OutputPlan:
+def plan_output(request: ChatCompletionRequest, syntax: ToolSyntax, structural: bool = False) -> OutputPlan:
     """The plan for ``request``; a 400 for every inconsistent or invalid part.
     A format with tools applies to the answer: in ``auto`` the output is that
-    answer or calls; ``required`` and named choices leave no room for an answer."""
+    answer or calls; ``required`` and named choices leave no room for an answer.
+    ``structural``: the backend follows structural tags (``TaggedMatcher``), so in
+    ``auto`` calls may come between texts (``tagged_calls``)."""
     tools, customs = read_tools(request)
     choice = request.tool_choice or ("auto" if tools is not None else "none")
     raws = {name: custom.raw() for name, custom in customs.items()}
@@ -157,6 +164,9 @@ def plan_output(request: ChatCompletionRequest, syntax: ToolSyntax) -> OutputPla
             return OutputPlan(first, content, tools, calls, text_first=form is None, escape_token=tagged, shown=shown,
                               param="tools" if form is None else form.param, tag=tag, custom=custom_names)
         trigger = syntax.first + syntax.call_prefix
+        tagged_auto = tagged_calls(syntax, callable_tools, request.parallel_tool_calls, raws) if structural and form is None else None
+        if tagged_auto is not None:
+            return OutputPlan(tagged_auto, content, tools, calls, param="tools", tag=tag, custom=custom_names, blocks=True)
         if form is None:
             return OutputPlan(free_text_or(syntax.tag, trigger), content, tools, calls, trigger, param="tools", tag=tag,
                               custom=custom_names)
@@ -415,13 +425,46 @@ def check_schema(schema: Any, param: str) -> None:
         raise bad_request(f"{param}: not a valid JSON Schema at #/{where}: {exc.message}", param) from None
 
 
+@dataclass(frozen=True)
+class CallsGrammars:
+    """A tool set's calls: the envelope with the calls (``constraint``), the calls
+    alone (``body``: one, or several with the separator), how the schemas were
+    translated (``report``)."""
+
+    constraint: Constraint
+    body: Grammar
+    report: Report
+
+
 def calls_constraint(syntax: ToolSyntax, tools: list[Tool], parallel: bool,
                      raws: dict[str, tuple[str, str] | None] | None = None) -> Constraint:
     """One call of one of ``tools`` (``parallel``: one or more) in the syntax's envelope.
     ``raws``: custom tools' input grammars (``custom_tools.CustomTool.raw``), which a
     syntax that writes raw text enforces itself (the others, a regex as the input's pattern)."""
+    return _calls_grammars(syntax, tools, parallel, raws or {}).constraint
+
+
+def tagged_calls(syntax: ToolSyntax, tools: list[Tool], parallel: bool,
+                 raws: dict[str, tuple[str, str] | None] | None = None) -> Constraint | None:
+    """``auto`` as a structural tag (``structgen.structural_tag``): free text in which
+    the syntax's tag opens a block of calls, then text again (``parallel`` False: the
+    output ends with its one call). None where the envelope does not begin with the
+    tag (Llama 3's bare JSON) or the tag is a special token."""
+    if syntax.tag_token is not None or not syntax.written_first.startswith(syntax.tag):
+        return None
+    calls = _calls_grammars(syntax, tools, parallel, raws or {})
+    return _tagged(calls.body, syntax.tag, syntax.written_first, syntax.last, parallel)
+
+
+@lru_cache(maxsize=64)
+def _tagged(body: Grammar, tag: str, first: str, last: str, parallel: bool) -> Constraint:
+    tags = StructuralTag((tag,), (Tag(first, body, last),), stop_after_first=not parallel)
+    return make_constraint(structural_tag=tags)
+
+
+def _calls_grammars(syntax: ToolSyntax, tools: list[Tool], parallel: bool, raws: dict[str, tuple[str, str] | None]) -> CallsGrammars:
     if syntax.per_tool:
-        return _per_tool_calls_constraint(syntax, tools, parallel, raws or {})
+        return _per_tool_calls_grammars(syntax, tools, parallel, raws)
     if len(tools) == 1:
         schema = syntax.call_schema(_arguments_of(tools[0], f"#/properties/{syntax.arguments_key}"))
     else:
@@ -432,42 +475,42 @@ def calls_constraint(syntax: ToolSyntax, tools: list[Tool], parallel: bool,
             ]
         }
     envelope = (syntax.written_first, syntax.between, syntax.last)
-    constraint, report = _composed(lambda: _calls(json.dumps(schema, ensure_ascii=False), envelope, parallel), "tools",
-                                   "tools: a tool's parameters cannot be translated")
+    calls = _composed(lambda: _calls(json.dumps(schema, ensure_ascii=False), envelope, parallel), "tools",
+                      "tools: a tool's parameters cannot be translated")
     strict = [f"/anyOf/{i}" if len(tools) > 1 else "" for i, tool in enumerate(tools) if tool.strict]
     if strict:  # the grammar may have stepped down its lexer-limit ladder: strict tools must stay exact
         arguments = [f"{prefix}/properties/{syntax.arguments_key}" for prefix in strict]
-        check_sound(_restricted(report, arguments), "tools")
-    return constraint
+        check_sound(_restricted(calls.report, arguments), "tools")
+    return calls
 
 
-def _per_tool_calls_constraint(syntax: ToolSyntax, tools: list[Tool], parallel: bool,
-                               raws: dict[str, tuple[str, str] | None]) -> Constraint:
-    """``calls_constraint`` for a syntax that builds each tool's calls itself
+def _per_tool_calls_grammars(syntax: ToolSyntax, tools: list[Tool], parallel: bool,
+                             raws: dict[str, tuple[str, str] | None]) -> CallsGrammars:
+    """``_calls_grammars`` for a syntax that builds each tool's calls itself
     (``ToolSyntax.per_tool``: the name outside the arguments' JSON)."""
     key = json.dumps([[t.name, t.description, object_arguments(t.schema), t.strict, raws.get(t.name) if syntax.raw_text else None]
                       for t in tools], ensure_ascii=False)
-    constraint, report = _composed(lambda: _per_tool_calls(syntax, key, parallel), "tools",
-                                   f"tools: a tool's parameters cannot be written in {syntax.name}'s call syntax")
+    calls = _composed(lambda: _per_tool_calls(syntax, key, parallel), "tools",
+                      f"tools: a tool's parameters cannot be written in {syntax.name}'s call syntax")
     strict = [f"#/{i}" for i, tool in enumerate(tools) if tool.strict]
     if strict:
-        check_sound(_restricted(report, strict), "tools")
-    return constraint
+        check_sound(_restricted(calls.report, strict), "tools")
+    return calls
 
 
 @lru_cache(maxsize=64)
-def _per_tool_calls(syntax: ToolSyntax, key: str, parallel: bool) -> tuple[Constraint, Report]:
+def _per_tool_calls(syntax: ToolSyntax, key: str, parallel: bool) -> CallsGrammars:
     report = Report()
     read = json.loads(key)
     tools = [Tool(name, description, schema, strict) for name, description, schema, strict, _ in read]
     options = CONTENT_OPTIONS if syntax.spaced_values else SCHEMA_OPTIONS
     calls = [syntax.tool_call_grammar(tool, f"#/{i}", report, options, tuple(raw) if raw else None)
              for i, (tool, (*_, raw)) in enumerate(zip(tools, read))]
-    call = calls[0] if len(calls) == 1 else Grammar.union(*calls)
+    body = calls[0] if len(calls) == 1 else Grammar.union(*calls)
     if parallel:
-        call = Grammar.repeat(call, Grammar.literal(syntax.between))
-    parts = [Grammar.literal(syntax.written_first), call, Grammar.literal(syntax.last)]
-    return make_constraint(grammar=Grammar.sequence(*parts)), report
+        body = Grammar.repeat(body, Grammar.literal(syntax.between))
+    parts = [Grammar.literal(syntax.written_first), body, Grammar.literal(syntax.last)]
+    return CallsGrammars(make_constraint(grammar=Grammar.sequence(*parts)), body, report)
 
 
 def _restricted(report: Report, pointers: list[str]) -> Report:
@@ -476,17 +519,17 @@ def _restricted(report: Report, pointers: list[str]) -> Report:
 
 
 @lru_cache(maxsize=64)
-def _calls(schema_text: str, envelope: tuple[str, str, str], parallel: bool) -> tuple[Constraint, Report]:
-    """The calls' constraint, and how the calls' schema was translated for it: the
+def _calls(schema_text: str, envelope: tuple[str, str, str], parallel: bool) -> CallsGrammars:
+    """The calls' grammars, and how the calls' schema was translated for them: the
     envelope's parts (an empty one, as Llama 3's bare JSON, is left out) around one
     call, or calls with the separator between."""
     first, between, last = envelope
-    call = Grammar.from_json_schema(schema_text, **SCHEMA_OPTIONS)
-    report = call.report
+    body = Grammar.from_json_schema(schema_text, **SCHEMA_OPTIONS)
+    report = body.report
     if parallel:
-        call = Grammar.repeat(call, Grammar.literal(between) if between else None)
-    parts = ([Grammar.literal(first)] if first else []) + [call] + ([Grammar.literal(last)] if last else [])
-    return make_constraint(grammar=Grammar.sequence(*parts)), report
+        body = Grammar.repeat(body, Grammar.literal(between) if between else None)
+    parts = ([Grammar.literal(first)] if first else []) + [body] + ([Grammar.literal(last)] if last else [])
+    return CallsGrammars(make_constraint(grammar=Grammar.sequence(*parts)), body, report)
 
 
 def _composed(build: Callable[[], T], param: str, problem: str) -> T:

@@ -46,10 +46,14 @@ def read_output(plan: OutputPlan, syntax: ToolSyntax, text: str, final: bool, st
     if plan.tools is None:
         return Reading(text, [], reasoning)
     parsed = syntax.parse(text, final, plan.text_first, plan.tools)
-    content = parsed.content
-    if not content.strip() and (parsed.calls or not final):
-        return Reading(None, parsed.calls, reasoning)  # whitespace before calls is no content
-    return Reading(content, parsed.calls, reasoning)
+    content, calls = parsed.content, parsed.calls
+    while plan.blocks and parsed.end is not None:  # text after a block of calls, maybe another block
+        text = text[parsed.end :]
+        parsed = syntax.parse(text, final, True, plan.tools)
+        content, calls = content + parsed.content, calls + parsed.calls
+    if not content.strip() and (calls or not final):
+        return Reading(None, calls, reasoning)  # whitespace around calls is no content
+    return Reading(content, calls, reasoning)
 
 
 def settled(plan: OutputPlan, text: str, stops: tuple[str, ...]) -> str:

@@ -203,3 +203,24 @@ def test_custom_tools_in_the_responses_api(coder: tuple[openai.OpenAI, Steer]) -
                                      input=[{"type": "custom_tool_call_output", "call_id": item.call_id, "output": "Ana, Bo"}],  # type: ignore[union-attr]
                                      max_output_tokens=10)
     assert follow.output_text == "Ana and Bo."
+
+
+def test_auto_calls_between_texts(coder: tuple[openai.OpenAI, Steer]) -> None:
+    """``auto`` is a structural tag: text, a block of calls, text again, another block."""
+    client, steer = coder
+    steer.text = "First Paris.\n" + call("Paris", "2") + "\nNow Rome.\n" + call("Rome", "3") + "\nDone."
+    whole = client.chat.completions.create(model=MODEL, messages=ASK, tools=[FORECAST], max_tokens=160)
+    message = whole.choices[0].message
+    assert message.content == "First Paris.\n\nNow Rome.\n\nDone."
+    assert [json.loads(c.function.arguments)["city"] for c in message.tool_calls or []] == ["Paris", "Rome"]  # type: ignore[union-attr]
+    assert whole.choices[0].finish_reason == "tool_calls"
+    content, arguments = "", ["", ""]
+    for chunk in client.chat.completions.create(model=MODEL, messages=ASK, tools=[FORECAST], max_tokens=160, stream=True):
+        for choice in chunk.choices:
+            content += choice.delta.content or ""
+            for delta in choice.delta.tool_calls or ():
+                arguments[delta.index] += (delta.function.arguments or "") if delta.function else ""
+    assert content == message.content and arguments == [c.function.arguments for c in message.tool_calls or []]  # type: ignore[union-attr]
+    steer.text = "Only Paris.\n" + call("Paris", "2") + "\nAnd more text."
+    single = client.chat.completions.create(model=MODEL, messages=ASK, tools=[FORECAST], max_tokens=120, parallel_tool_calls=False)
+    assert single.choices[0].message.content == "Only Paris.\n" and len(single.choices[0].message.tool_calls or []) == 1  # ends with its call
