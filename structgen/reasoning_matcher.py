@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import operator
 from collections import OrderedDict
-from typing import Any
+from typing import Any, TypeAlias, Union
 
 import numpy as np
 import numpy.typing as npt
@@ -38,7 +38,7 @@ from structgen.utf8 import whole_characters
 
 OPENING, THINKING, SEPARATING, ANSWERING, DONE = range(5)
 
-Answer = Matcher | TaggedMatcher
+Answer: TypeAlias = Union[Matcher, TaggedMatcher]
 """What follows the section: a grammar's matcher, or a structural tag's."""
 
 _MAX_TABLES = 8

@@ -264,9 +264,7 @@ class TaggedMatcher:
         holding = tables.holding(point.trigger)
         if holding:
             row &= ~tables.bits(holding)
-            start = point
-            kept = [i for i in holding if tables.feed(_Cursor(start), tables.vocab[i])]
-            row |= tables.bits(kept)
+            row |= tables.bits([i for i in holding if tables.feed(_Cursor(point), tables.vocab[i])])
         return row
 
     def _ends_with(self, inner: Matcher, rest: bytes, row: int) -> bool:

@@ -134,7 +134,8 @@ def plan_output(request: ChatCompletionRequest, syntax: ToolSyntax, structural: 
     raws = {name: custom.raw() for name, custom in customs.items()}
     if not syntax.raw_text:
         for index, param in enumerate(request.tools or ()):
-            if isinstance(param, CustomToolParam) and raws.get(param.custom.name, ("",))[0] == "lark":
+            raw = raws.get(param.custom.name) if isinstance(param, CustomToolParam) else None
+            if raw is not None and raw[0] == "lark":
                 raise bad_request(f"tools[{index}].custom.format: a lark grammar constrains raw text, and this model's "
                                   f"tool-call syntax ({syntax.name}) writes a custom tool's input inside a JSON string; "
                                   "give a regex format, or serve a model whose calls are XML (qwen3_coder)",
