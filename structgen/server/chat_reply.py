@@ -9,8 +9,8 @@ from structgen.decoding import Sequence
 from structgen.server.engine import Engine, Handle
 from structgen.server.grammars import OutputPlan
 from structgen.server.metrics import ServerMetrics
-from structgen.server.output import ChoiceStream, check_output, finish_reason, message, read_output
-from structgen.server.protocol import ChatCompletion, ChatCompletionChunk, Choice, ChunkChoice, Usage
+from structgen.server.output import ChoiceStream, check_output, finish_reason, message, read_output, reasoning_tokens
+from structgen.server.protocol import ChatCompletion, ChatCompletionChunk, Choice, ChunkChoice, CompletionTokensDetails, Usage
 from structgen.server.serving import Updates
 from structgen.server.sse import event, guarded
 from structgen.server.tool_syntax import ToolSyntax
@@ -77,4 +77,9 @@ class ChatReply:
         prompt = len(sequences[0].prompt_ids)
         self.metrics.prompt_tokens.add(prompt)
         self.metrics.completion_tokens.add(completion)
-        return Usage(prompt_tokens=prompt, completion_tokens=completion, total_tokens=prompt + completion)
+        usage = Usage(prompt_tokens=prompt, completion_tokens=completion, total_tokens=prompt + completion)
+        if self.plan.reasoning is not None:
+            vocab = self.engine.info.decoded_vocab
+            thought = sum(reasoning_tokens(self.plan, s.output, vocab) for s in sequences)
+            usage.completion_tokens_details = CompletionTokensDetails(reasoning_tokens=thought)
+        return usage

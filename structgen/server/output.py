@@ -69,6 +69,24 @@ def settled(plan: OutputPlan, text: str, stops: tuple[str, ...]) -> str:
     return hold_back(text[:scope], stops) + text[scope:]
 
 
+def reasoning_tokens(plan: OutputPlan, output: list[int], vocab: list[bytes]) -> int:
+    """How many of ``output``'s tokens the reasoning section took (its tags included;
+    a token that crosses into the answer counts as the section's)."""
+    if plan.reasoning is None:
+        return 0
+    text = b"".join(vocab[t] for t in output).decode("utf-8", errors="replace")
+    begins = plan.reasoning.answer_offset(text)
+    if begins is None:
+        return len(output)
+    section = len(text[:begins].encode("utf-8"))
+    written = 0
+    for count, token_id in enumerate(output, 1):
+        written += len(vocab[token_id])
+        if written >= section:
+            return count
+    return len(output)
+
+
 def finish_reason(plan: OutputPlan, reason: str | None, calls: list[ParsedCall]) -> str:
     if reason == "length":
         return "length"

@@ -272,10 +272,15 @@ class Choice(BaseModel):
     finish_reason: str
 
 
+class CompletionTokensDetails(BaseModel):
+    reasoning_tokens: int = 0
+
+
 class Usage(BaseModel):
     prompt_tokens: int
     completion_tokens: int
     total_tokens: int
+    completion_tokens_details: CompletionTokensDetails | None = None  # with a reasoning section: its tokens
 
 
 class ChatCompletion(BaseModel):

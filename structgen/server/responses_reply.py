@@ -25,7 +25,7 @@ from structgen.server.engine import Engine, Handle
 from structgen.server.errors import APIError
 from structgen.server.grammars import OutputPlan
 from structgen.server.metrics import ServerMetrics
-from structgen.server.output import ChoiceStream, Reading, check_output, read_output
+from structgen.server.output import ChoiceStream, Reading, check_output, read_output, reasoning_tokens
 from structgen.server.response_store import ResponseStore
 from structgen.server.responses import Translation
 from structgen.server.custom_tools import input_of
@@ -109,6 +109,7 @@ class ResponsesReply:
         self.metrics.prompt_tokens.add(prompt)
         self.metrics.completion_tokens.add(output)
         response.usage = ResponseUsage(input_tokens=prompt, output_tokens=output, total_tokens=prompt + output)
+        response.usage.output_tokens_details.reasoning_tokens = reasoning_tokens(self.plan, sequence.output, self.engine.info.decoded_vocab)
         if response.status == "incomplete":
             response.incomplete_details = IncompleteDetails(reason="max_output_tokens")
         if self.body.store is not False:

@@ -71,6 +71,9 @@ def test_reasoning_then_the_answer_in_its_schema(r1: tuple[openai.OpenAI, Steer]
     assert message.reasoning_content == THOUGHT  # type: ignore[attr-defined]
     assert json.loads(message.content or "") == {"city": "Paris"}
     assert reply.choices[0].finish_reason == "stop"
+    assert reply.usage is not None and reply.usage.completion_tokens_details is not None
+    thought = reply.usage.completion_tokens_details.reasoning_tokens
+    assert 0 < thought < reply.usage.completion_tokens
 
 
 def test_the_answer_is_constrained_after_the_section(r1: tuple[openai.OpenAI, Steer]) -> None:
@@ -158,6 +161,7 @@ def test_responses_api_reasoning_item(r1: tuple[openai.OpenAI, Steer]) -> None:
     response = client.responses.create(model=MODEL, input=ASK, text=text, max_output_tokens=80)  # type: ignore[arg-type]
     kinds = [item.type for item in response.output]
     assert kinds == ["reasoning", "message"]
+    assert response.usage is not None and 0 < response.usage.output_tokens_details.reasoning_tokens < response.usage.output_tokens
     assert response.output[0].content[0].text == THOUGHT  # type: ignore[union-attr, index]
     assert json.loads(response.output_text) == {"city": "Paris"}
     events = list(client.responses.create(model=MODEL, input=ASK, text=text, max_output_tokens=80, stream=True))  # type: ignore[arg-type]
