@@ -59,6 +59,7 @@ docs: $(DOCS_INSTALLED)
 bench: $(INSTALLED) $(BENCH_INSTALLED)
 	$(PY) benchmarks/bench_masks.py
 	$(PY) benchmarks/bench_tools.py
+	$(PY) benchmarks/bench_sections.py
 	$(PY) benchmarks/bench_generate.py
 	$(PY) benchmarks/bench_server.py
 

@@ -35,6 +35,7 @@ from structgen.reasoning import MAX_SEPARATOR, SEPARATOR_BYTES, Reasoning
 from structgen.tagged_matcher import TaggedMatcher
 from structgen.tokenizer_info import TokenizerInfo
 from structgen.utf8 import whole_characters
+from structgen.vocab_index import index_for
 
 OPENING, THINKING, SEPARATING, ANSWERING, DONE = range(5)
 
@@ -83,16 +84,14 @@ class _Tables:
         self.start = reasoning.start.encode("utf-8")
         self.end = reasoning.end.encode("utf-8")
         self.answer = answer  # at its start; only forks of it are fed
-        self.by_bytes: dict[bytes, int] = {}
-        for token_id, data in enumerate(self.vocab):
-            if data:
-                self.by_bytes.setdefault(data, token_id)
-        self.text_row = self._bits([i for i, data in enumerate(self.vocab) if data])
+        self.index = index_for(self.vocab)
+        self.by_bytes = self.index.by_bytes
+        self.text_row = self._bits(self.index.text_ids)
         self.stop_row = self._bits(sorted(self.stops))
         self._answer_row: int | None = None
         self._rows: dict[tuple[int, int, bool], int] = {}
         self._verdicts: dict[bytes, bool] = {}
-        self._spaced_tokens: list[tuple[int, int, bool]] | None = None
+        self._spaced_tokens: tuple[npt.NDArray[np.int64], npt.NDArray[np.int64], npt.NDArray[np.bool_]] | None = None
 
     def row(self, phase: int, n: int, forced: bool) -> int:
         key = (phase, n, forced)
@@ -133,68 +132,86 @@ class _Tables:
 
     def _build(self, phase: int, n: int, forced: bool) -> int:
         vocab, start, end = self.vocab, self.start, self.end
-        if phase == OPENING:
-            first = start[n]
-            candidates = [i for i, data in enumerate(vocab) if data and data[0] == first]
-            return self._of(candidates, _State(OPENING, n, 0, 0, None), forced)
-        if phase == THINKING and forced:
-            first = end[n]
-            candidates = [i for i, data in enumerate(vocab) if data and data[0] == first]
-            return self._of(candidates, _State(THINKING, n, 0, 0, None), forced)
+        if phase == OPENING or (phase == THINKING and forced):
+            rest = start[n:] if phase == OPENING else end[n:]
+            return self._of(self._writing(rest), _State(phase, n, 0, 0, None), forced)
         if phase == THINKING:
-            head = end[:n]
-            closing = [i for i, data in enumerate(vocab) if data and (head + data).find(end) >= 0]
+            closing = self.index.completing(end[:n], end)
             state = _State(THINKING, n, 0, 0, None)
             refused = [i for i in closing if not self.allowed(step(self, state, i, vocab[i], None))]
             return self.text_row & ~self._bits(refused)
         assert phase == SEPARATING
-        spaced = self._spaced()
+        ids, widths, verdicts = self._spaced()
         room = MAX_SEPARATOR - n
-        taken = [i for i, width, verdict in spaced if width <= room and verdict]
+        fits = widths <= room
         state = _State(SEPARATING, n, 0, 0, None)
-        taken += [i for i, width, _ in spaced if width > room and self.allowed(step(self, state, i, vocab[i], None))]
-        return self.answer_row() & ~self._bits([i for i, _, _ in spaced]) | self._bits(taken)
+        longer = [i for i in ids[~fits].tolist() if self.allowed(step(self, state, i, vocab[i], None))]
+        return self.answer_row() & ~self._bits(ids) | self._bits(ids[fits & verdicts]) | self._bits(longer)
 
-    def _spaced(self) -> list[tuple[int, int, bool]]:
-        """The tokens that begin with whitespace: each with how much, and whether
+    def _spaced(self) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64], npt.NDArray[np.bool_]]:
+        """The tokens that begin with whitespace: their ids, how much, and whether
         the answer takes the rest (or the rest is empty) once all of it is separator."""
         if self._spaced_tokens is None:
-            row, by_bytes = self.answer_row(), self.by_bytes
-            refused = bytes(b for b in range(256) if (t := by_bytes.get(bytes([b]))) is not None and not row >> t & 1)
-            self._spaced_tokens = [
-                (token_id, width, not rest or (rest[0] not in refused and self.takes(rest)))
-                for token_id, width, rest in _spaced_vocabulary(self.vocab)
-            ]
+            spaced = _spaced_vocabulary(self.vocab)
+            first_ok = np.ones(257, dtype=np.bool_)  # 256: the rest is empty
+            if self.answer is not None:
+                row, by_bytes = self.answer_row(), self.by_bytes
+                for byte in range(256):  # a rest whose first byte is refused is refused (the masks are exact)
+                    token_id = by_bytes.get(bytes([byte]))
+                    first_ok[byte] = token_id is None or bool(row >> token_id & 1)
+            verdicts = first_ok[spaced.firsts]
+            if self.answer is not None:
+                for j in np.nonzero(verdicts & (spaced.firsts < 256))[0].tolist():
+                    verdicts[j] = self.takes(spaced.rests[j])
+            self._spaced_tokens = (spaced.ids, spaced.widths, verdicts)
         return self._spaced_tokens
+
+    def _writing(self, rest: bytes) -> list[int]:
+        """The tokens that go on writing ``rest``: a beginning of it, or all of it and more."""
+        shorter = [self.by_bytes[rest[:size]] for size in range(1, len(rest)) if rest[:size] in self.by_bytes]
+        return shorter + self.index.starting_with(rest)
 
     def _of(self, candidates: list[int], state: _State, forced: bool) -> int:
         budget = 0 if forced else None
         vocab = self.vocab
         return self._bits([i for i in candidates if self.allowed(step(self, state, i, vocab[i], budget))])
 
-    def _bits(self, token_ids: list[int]) -> int:
-        """A row of ``token_ids`` (built in a bytearray: or-ing bits into an int
-        one by one copies the whole row each time)."""
-        bits = bytearray(4 * self.words)
-        for token_id in token_ids:
-            bits[token_id >> 3] |= 1 << (token_id & 7)
-        return int.from_bytes(bits, "little")
+    def _bits(self, token_ids: list[int] | npt.NDArray[np.int64]) -> int:
+        """A row of ``token_ids`` (built with numpy: or-ing bits into an int one by
+        one copies the whole row each time)."""
+        bits = np.zeros(32 * self.words, dtype=np.uint8)
+        bits[np.asarray(token_ids, dtype=np.int64)] = 1
+        return int.from_bytes(np.packbits(bits, bitorder="little").tobytes(), "little")
 
 
-_spaced_by_vocabulary: OrderedDict[int, tuple[list[bytes], list[tuple[int, int, bytes]]]] = OrderedDict()
+class _SpacedTokens:
+    """The tokens of a vocabulary that begin with whitespace: ids, how much
+    whitespace, the rest's first byte (256: no rest) and the rests."""
+
+    def __init__(self, vocab: list[bytes]) -> None:
+        ids, widths, firsts, rests = [], [], [], []
+        for token_id, data in enumerate(vocab):
+            if data and data[0] in SEPARATOR_BYTES:
+                rest = data.lstrip(SEPARATOR_BYTES)
+                ids.append(token_id)
+                widths.append(len(data) - len(rest))
+                firsts.append(rest[0] if rest else 256)
+                rests.append(rest)
+        self.ids = np.array(ids, dtype=np.int64)
+        self.widths = np.array(widths, dtype=np.int64)
+        self.firsts = np.array(firsts, dtype=np.int64)
+        self.rests = rests
 
 
-def _spaced_vocabulary(vocab: list[bytes]) -> list[tuple[int, int, bytes]]:
-    """The tokens of ``vocab`` that begin with whitespace: id, how much, and the
-    rest (once per vocabulary: every answer grammar reads the same list)."""
+_spaced_by_vocabulary: OrderedDict[int, tuple[list[bytes], _SpacedTokens]] = OrderedDict()
+
+
+def _spaced_vocabulary(vocab: list[bytes]) -> _SpacedTokens:
+    """``_SpacedTokens`` of ``vocab``, once per vocabulary: every answer grammar reads the same."""
     found = _spaced_by_vocabulary.get(id(vocab))
     if found is not None and found[0] is vocab:
         return found[1]
-    spaced = []
-    for token_id, data in enumerate(vocab):
-        if data and data[0] in SEPARATOR_BYTES:
-            rest = data.lstrip(SEPARATOR_BYTES)
-            spaced.append((token_id, len(data) - len(rest), rest))
+    spaced = _SpacedTokens(vocab)
     _spaced_by_vocabulary[id(vocab)] = (vocab, spaced)
     if len(_spaced_by_vocabulary) > 4:
         _spaced_by_vocabulary.popitem(last=False)
@@ -274,6 +291,9 @@ def tables_for(info: TokenizerInfo, reasoning: Reasoning, answer: Answer | None)
         _tables.move_to_end(key)
         return found[1]
     tables = _Tables(info, reasoning, answer.fork() if answer is not None else None)
+    # built now, with the grammars, rather than in a step: the section's first row and the separator's
+    tables.row(THINKING if reasoning.opened else OPENING, 0, reasoning.budget == 0)
+    tables.row(SEPARATING, 0, False)
     _tables[key] = (owner, tables)
     if len(_tables) > _MAX_TABLES:
         _tables.popitem(last=False)

@@ -31,6 +31,7 @@ from structgen.engine.tokenset import row_token_ids
 from structgen.matcher import Matcher, compile
 from structgen.structural_tag import StructuralTag
 from structgen.tokenizer_info import TokenizerInfo
+from structgen.vocab_index import index_for
 
 TEXT, SECTION, END, DONE = range(4)
 _MAX_TABLES = 8
@@ -79,21 +80,25 @@ class _Tables:
                 raise ValueError(f"structural tag: no tag can begin with its trigger {trigger!r} in this vocabulary")
             self.opened.append(opened)
         self.ends = [sorted({tag.end.encode("utf-8") for tag in tags.tags if tag.begin.startswith(t)}) for t in tags.triggers]
-        self.by_bytes: dict[bytes, int] = {}
-        for token_id, data in enumerate(self.vocab):
-            if data:
-                self.by_bytes.setdefault(data, token_id)
-        self.text_row = self.bits([i for i, data in enumerate(self.vocab) if data])
+        self.index = index_for(self.vocab)
+        self.by_bytes = self.index.by_bytes
+        self.text_row = self.bits(self.index.text_ids)
         self.stop_row = self.bits(sorted(self.stops))
         self._text_rows: dict[tuple[bytes, bool], int] = {}
         self._leaving: dict[tuple[int, bytes], tuple[int, int]] = {}
         self._holding: list[list[int] | None] = [None] * self.triggers
+        # built now, with the grammars, rather than in a step: the rows of text before
+        # and after a section, and the tokens that hold a whole end tag
+        self.text_row_for(b"", 0)
+        self.text_row_for(b"", 1)
+        for trigger in range(self.triggers):
+            self.holding(trigger)
 
     def bits(self, token_ids: list[int]) -> int:
-        bits = bytearray(4 * self.words_count)
-        for token_id in token_ids:
-            bits[token_id >> 3] |= 1 << (token_id & 7)
-        return int.from_bytes(bits, "little")
+        """A row of ``token_ids`` (numpy: or-ing bits one by one copies the row each time)."""
+        bits = np.zeros(32 * self.words_count, dtype=np.uint8)
+        bits[np.asarray(token_ids, dtype=np.int64)] = 1
+        return int.from_bytes(np.packbits(bits, bitorder="little").tobytes(), "little")
 
     def fresh(self, trigger: int) -> Matcher:
         """A section's matcher, just after its ``trigger``."""
@@ -125,7 +130,7 @@ class _Tables:
         row = self._text_rows.get(key)
         if row is None:
             vocab = self.vocab
-            hits = [i for i, data in enumerate(vocab) if data and any(w in tail + data for w in self.words)]
+            hits = sorted({i for word in self.words for i in self.index.completing(tail, word)})
             start = _Point(TEXT, tail, count, -1, None, None)
             kept = [i for i in hits if self.feed(_Cursor(start), vocab[i])]
             row = (self.text_row & ~self.bits(hits)) | self.bits(kept) | (self.stop_row if key[1] else 0)
@@ -142,19 +147,27 @@ class _Tables:
         found = self._leaving.get(key)
         if found is None:
             vocab = self.vocab
-            longer = [i for i, data in enumerate(vocab) if len(data) > len(rest) and data.startswith(rest)]
+            longer = [i for i in self.index.starting_with(rest) if len(vocab[i]) > len(rest)]
             after = _Point(END if self.tags.stop_after_first else TEXT, b"", count, -1, None, None)
-            kept = [i for i in longer if self.feed(_Cursor(after), vocab[i][len(rest) :])]
+            kept = [i for i in longer if self._text_after(after, vocab[i][len(rest) :])]
             found = (self.bits(longer), self.bits(kept))
             self._leaving[key] = found
         return found
+
+    def _text_after(self, point: _Point, data: bytes) -> bool:
+        """Whether ``data`` may follow a closed section (``point``): as text with no
+        word in it at once (most tokens), else followed step by step."""
+        if point.phase == TEXT and isinstance(self.scan(b"", data), bytes):
+            return True
+        return self.feed(_Cursor(point), data)
 
     def holding(self, trigger: int) -> list[int]:
         """The tokens that hold a whole end tag of ``trigger``'s tags with more after it."""
         found = self._holding[trigger]
         if found is None:
-            ends = self.ends[trigger]
-            found = [i for i, data in enumerate(self.vocab) if any(0 <= data.find(e) < len(data) - len(e) for e in ends)]
+            ends, vocab = self.ends[trigger], self.vocab
+            held = sorted({i for e in ends for i in self.index.holding(e)})
+            found = [i for i in held if any(0 <= vocab[i].find(e) < len(vocab[i]) - len(e) for e in ends)]
             self._holding[trigger] = found
         return found
 
