@@ -199,6 +199,18 @@ def test_a_grammar_that_does_not_compile_is_a_400(client: openai.OpenAI) -> None
     assert client.chat.completions.create(model=MODEL, messages=ASK, max_tokens=1).choices[0].finish_reason == "length"
 
 
+def test_a_structural_tag_is_a_400_on_vllm(client: openai.OpenAI) -> None:
+    """The vLLM backend does not follow structural tags yet: a 400 naming the
+    field, never a constraint dropped; the engine goes on serving."""
+    tags = {"type": "structural_tag", "format": {"type": "triggered_tags", "triggers": ["<a>"], "tags": [
+        {"begin": "<a>", "content": {"type": "json_schema", "json_schema": {"type": "integer"}}, "end": "</a>"}]}}
+    with pytest.raises(openai.BadRequestError) as raised:
+        client.chat.completions.create(model=MODEL, messages=ASK, max_tokens=5, response_format=tags)  # type: ignore[arg-type]
+    assert isinstance(raised.value.body, dict) and raised.value.body["param"] == "response_format"
+    assert "vLLM" in raised.value.body["message"]
+    assert client.chat.completions.create(model=MODEL, messages=ASK, max_tokens=1).choices[0].finish_reason == "length"
+
+
 def test_serve_without_a_model_names_make_vllm_model(capsys: pytest.CaptureFixture[str]) -> None:
     from structgen.cli import main
 
