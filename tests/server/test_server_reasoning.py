@@ -142,6 +142,18 @@ def test_reasoning_then_a_required_call(r1: tuple[openai.OpenAI, Steer]) -> None
     assert reply.choices[0].finish_reason == "tool_calls"
 
 
+def test_reasoning_then_a_named_call(r1: tuple[openai.OpenAI, Steer]) -> None:
+    client, steer = r1
+    steer.text = "<think>\n" + THOUGHT + '</think>\n\nSure, here: {"city": "Rome"}'  # prose, then no tag: the mask refuses both
+    named = {"type": "function", "function": {"name": "get_weather"}}
+    reply = client.chat.completions.create(model=MODEL, messages=ASK, tools=[WEATHER], tool_choice=named, max_tokens=80)  # type: ignore[arg-type]
+    message = reply.choices[0].message
+    assert message.reasoning_content == THOUGHT  # type: ignore[attr-defined]
+    [call] = message.tool_calls or []
+    assert call.function.name == "get_weather" and json.loads(call.function.arguments)["city"] in CITY["enum"]
+    assert reply.choices[0].finish_reason == "stop"  # as OpenAI answers a named tool_choice
+
+
 def test_reasoning_then_text_and_a_call_in_auto(r1: tuple[openai.OpenAI, Steer]) -> None:
     client, steer = r1
     call = '<tool_call>\n{"name":"get_weather","arguments":{"city":"Berlin"}}\n</tool_call>'
