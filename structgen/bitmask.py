@@ -38,6 +38,25 @@ def check_bitmask(bitmask: Any, words: int, vocab_size: int, index: int = 0) -> 
         raise ValueError("the bitmask is read-only")
 
 
+def write_row(bitmask: Any, row: bytes, words: int, vocab_size: int, index: int = 0) -> None:
+    """Write one allowed-tokens ``row`` (``words`` little-endian 32-bit words) into
+    row ``index`` of ``bitmask``, the words past it cleared: what every matcher's
+    ``fill_next_token_bitmask`` does."""
+    check_bitmask(bitmask, words, vocab_size, index)
+    target = bitmask if bitmask.ndim == 1 else bitmask[index]
+    target[:words] = np.frombuffer(row, dtype="<i4")
+    if target.shape[0] > words:
+        target[words:] = 0
+
+
+def ids_row(token_ids: Any, words: int) -> int:
+    """The row of ``token_ids`` as one int (bit ``i`` for token ``i``), built with
+    numpy: or-ing bits into an int one by one copies the whole row each time."""
+    bits = np.zeros(32 * words, dtype=np.uint8)
+    bits[np.asarray(token_ids, dtype=np.int64)] = 1
+    return int.from_bytes(np.packbits(bits, bitorder="little").tobytes(), "little")
+
+
 def allowed_in_row(bitmask: npt.NDArray[np.int32], index: int, vocab_size: int) -> list[int]:
     """The token ids allowed by row ``index`` (for tests and debugging)."""
     words = np.ascontiguousarray(bitmask[index]).astype("<i4")

@@ -15,7 +15,7 @@ import numpy.typing as npt
 
 from typing import Any
 
-from structgen.bitmask import check_bitmask
+from structgen.bitmask import write_row
 from structgen.checks import REFUSED, TextCheck
 from structgen.engine.matcher import CompiledGrammar
 from structgen.engine.matcher import Matcher as _EngineMatcher
@@ -96,13 +96,7 @@ class Matcher:
     def fill_next_token_bitmask(self, bitmask: npt.NDArray[np.int32], index: int = 0) -> None:
         """Write the allowed next tokens into row ``index`` of ``bitmask`` (all
         bits clear once a stop token was accepted; words past the vocabulary clear)."""
-        words = self.compiled.words
-        check_bitmask(bitmask, words, self.compiled.vocab_size, index)
-        row = np.frombuffer(self._row(), dtype="<i4")
-        target = bitmask if bitmask.ndim == 1 else bitmask[index]
-        target[:words] = row
-        if target.shape[0] > words:
-            target[words:] = 0
+        write_row(bitmask, self._row(), self.compiled.words, self.compiled.vocab_size, index)
 
     def allowed_tokens(self) -> list[int]:
         if self._points is None:

@@ -28,7 +28,7 @@ from typing import Any, TypeAlias, Union
 import numpy as np
 import numpy.typing as npt
 
-from structgen.bitmask import check_bitmask
+from structgen.bitmask import ids_row, write_row
 from structgen.engine.tokenset import row_token_ids
 from structgen.matcher import Matcher
 from structgen.reasoning import MAX_SEPARATOR, SEPARATOR_BYTES, Reasoning
@@ -177,11 +177,7 @@ class _Tables:
         return self._bits([i for i in candidates if self.allowed(step(self, state, i, vocab[i], budget))])
 
     def _bits(self, token_ids: list[int] | npt.NDArray[np.int64]) -> int:
-        """A row of ``token_ids`` (built with numpy: or-ing bits into an int one by
-        one copies the whole row each time)."""
-        bits = np.zeros(32 * self.words, dtype=np.uint8)
-        bits[np.asarray(token_ids, dtype=np.int64)] = 1
-        return int.from_bytes(np.packbits(bits, bitorder="little").tobytes(), "little")
+        return ids_row(token_ids, self.words)
 
 
 class _SpacedTokens:
@@ -364,11 +360,7 @@ class ReasoningMatcher:
         return row.to_bytes(4 * self.words, "little")
 
     def fill_next_token_bitmask(self, bitmask: npt.NDArray[np.int32], index: int = 0) -> None:
-        check_bitmask(bitmask, self.words, self.vocab_size, index)
-        target = bitmask if bitmask.ndim == 1 else bitmask[index]
-        target[: self.words] = np.frombuffer(self.allowed_row(), dtype="<i4")
-        if target.shape[0] > self.words:
-            target[self.words :] = 0
+        write_row(bitmask, self.allowed_row(), self.words, self.vocab_size, index)
 
     def allowed_tokens(self) -> list[int]:
         return row_token_ids(self.allowed_row())

@@ -26,7 +26,7 @@ from collections import OrderedDict
 import numpy as np
 import numpy.typing as npt
 
-from structgen.bitmask import check_bitmask
+from structgen.bitmask import ids_row, write_row
 from structgen.engine.tokenset import row_token_ids
 from structgen.matcher import Matcher, compile
 from structgen.structural_tag import StructuralTag
@@ -87,18 +87,19 @@ class _Tables:
         self._text_rows: dict[tuple[bytes, bool], int] = {}
         self._leaving: dict[tuple[int, bytes], tuple[int, int]] = {}
         self._holding: list[list[int] | None] = [None] * self.triggers
+        # per trigger, what may be left of an end tag, longest first: a token the section
+        # could leave at two cuts leaves at the earlier one (``split``), so the shorter rest
+        # has the last word in ``TaggedMatcher._row``
+        self.rests = [sorted({end[-size:] for end in ends for size in range(1, len(end) + 1)}, key=len, reverse=True)
+                      for ends in self.ends]
         # built now, with the grammars, rather than in a step: the rows of text before
         # and after a section, and the tokens that hold a whole end tag
         self.text_row_for(b"", 0)
         self.text_row_for(b"", 1)
-        for trigger in range(self.triggers):
-            self.holding(trigger)
+        self.holding_rows = [self.bits(self.holding(trigger)) for trigger in range(self.triggers)]
 
     def bits(self, token_ids: list[int]) -> int:
-        """A row of ``token_ids`` (numpy: or-ing bits one by one copies the row each time)."""
-        bits = np.zeros(32 * self.words_count, dtype=np.uint8)
-        bits[np.asarray(token_ids, dtype=np.int64)] = 1
-        return int.from_bytes(np.packbits(bits, bitorder="little").tobytes(), "little")
+        return ids_row(token_ids, self.words_count)
 
     def fresh(self, trigger: int) -> Matcher:
         """A section's matcher, just after its ``trigger``."""
@@ -266,17 +267,14 @@ class TaggedMatcher:
         assert inner is not None
         base = int.from_bytes(inner.allowed_row(), "little") & ~tables.stop_row
         row = base
-        # longest first: a token the section could leave at two cuts leaves at the
-        # earlier one (``_Tables.split``), so the shorter rest has the last word
-        rests = sorted({end[-size:] for end in tables.ends[point.trigger] for size in range(1, len(end) + 1)}, key=len, reverse=True)
-        for rest in rests:
+        for rest in tables.rests[point.trigger]:
             if not self._ends_with(inner, rest, base):
                 continue
             longer, kept = tables.leaving(point.trigger, rest, point.count + 1)
             row = (row & ~longer) | kept
         holding = tables.holding(point.trigger)
         if holding:
-            row &= ~tables.bits(holding)
+            row &= ~tables.holding_rows[point.trigger]
             row |= tables.bits([i for i in holding if tables.feed(_Cursor(point), tables.vocab[i])])
         return row
 
@@ -289,11 +287,7 @@ class TaggedMatcher:
         return trial.accept_string(rest) and trial.can_terminate()
 
     def fill_next_token_bitmask(self, bitmask: npt.NDArray[np.int32], index: int = 0) -> None:
-        check_bitmask(bitmask, self.words, self.vocab_size, index)
-        target = bitmask if bitmask.ndim == 1 else bitmask[index]
-        target[: self.words] = np.frombuffer(self.allowed_row(), dtype="<i4")
-        if target.shape[0] > self.words:
-            target[self.words :] = 0
+        write_row(bitmask, self.allowed_row(), self.words, self.vocab_size, index)
 
     def allowed_tokens(self) -> list[int]:
         return row_token_ids(self.allowed_row())

@@ -48,6 +48,7 @@ class NamedCallSyntax(ToolSyntax):
     arguments_end: str = ""
 
     per_tool: ClassVar[bool] = True
+    how_to_call: ClassVar[str] = "write the function's name and its arguments as a JSON object"
 
     @property
     def call_prefix(self) -> str:
@@ -58,19 +59,6 @@ class NamedCallSyntax(ToolSyntax):
 
     def render_calls(self, calls: list[tuple[str, Any]]) -> str:
         return self.first + self.between.join(self.call_text(name, arguments) for name, arguments in calls) + self.last
-
-    def system_block(self, tools: list[Tool]) -> str:
-        listed = "\n".join(
-            json.dumps({"type": "function", "function": {"name": t.name, "description": t.description, "parameters": t.schema}},
-                       ensure_ascii=False)
-            for t in tools
-        )
-        example = self.render_calls([("<function-name>", {"<argument>": "<value>"})])
-        return (
-            "You may call one or more functions to assist with the user query. "
-            f"The available functions are listed within <tools></tools> tags:\n<tools>\n{listed}\n</tools>\n"
-            f"For each function call, write the function's name and its arguments as a JSON object as follows:\n{example}"
-        )
 
     def parse(self, text: str, final: bool, text_first: bool = True, tools: ToolSet | None = None) -> ParsedOutput:
         start = text.find(self.tag) if text_first else 0 if text.startswith(self.tag) else -1

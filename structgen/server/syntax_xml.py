@@ -61,6 +61,8 @@ class XmlToolSyntax(ToolSyntax):
 
     per_tool: ClassVar[bool] = True
     raw_text: ClassVar[bool] = True
+    how_to_call: ClassVar[str] = "write the function's name and each parameter's value (text as it is, anything else as JSON)"
+    example_argument: ClassVar[str] = "<parameter-name>"
     spaced_values: ClassVar[bool] = True  # a parameter's JSON as the template's tojson writes it
 
     def tool_call_grammar(self, tool: Tool, pointer: str, report: Report, options: dict[str, Any],
@@ -73,20 +75,6 @@ class XmlToolSyntax(ToolSyntax):
 
     def render_calls(self, calls: list[tuple[str, Any]]) -> str:
         return self.first + self.between.join(render_call(name, arguments) for name, arguments in calls) + self.last
-
-    def system_block(self, tools: list[Tool]) -> str:
-        listed = "\n".join(
-            json.dumps({"type": "function", "function": {"name": t.name, "description": t.description, "parameters": t.schema}},
-                       ensure_ascii=False)
-            for t in tools
-        )
-        example = self.render_calls([("<function-name>", {"<parameter-name>": "<value>"})])
-        return (
-            "You may call one or more functions to assist with the user query. "
-            f"The available functions are listed within <tools></tools> tags:\n<tools>\n{listed}\n</tools>\n"
-            f"For each function call, write the function's name and each parameter's value (text as it is, "
-            f"anything else as JSON) as follows:\n{example}"
-        )
 
     def parse(self, text: str, final: bool, text_first: bool = True, tools: ToolSet | None = None) -> ParsedOutput:
         start = text.find(self.tag) if text_first else 0 if text.startswith(self.tag) else -1

@@ -64,6 +64,9 @@ class ToolSyntax:
     """Whether a call's grammar is built tool by tool (``tool_call_grammar``: the name
     is outside the arguments' JSON) rather than from one JSON Schema of every call
     (``call_schema``)."""
+    how_to_call: ClassVar[str] = "return a JSON object with the function name and arguments"
+    """How ``system_block`` tells a model to write a call, before its example."""
+    example_argument: ClassVar[str] = "<argument>"
     raw_text: ClassVar[bool] = False
     """Whether a custom tool's input is written as raw text (else inside a JSON string)."""
     spaced_values: ClassVar[bool] = False
@@ -147,11 +150,11 @@ class ToolSyntax:
             )
             for t in tools
         )
-        example = self.render_calls([("<function-name>", {"<argument>": "<value>"})])
+        example = self.render_calls([("<function-name>", {self.example_argument: "<value>"})])
         return (
             "You may call one or more functions to assist with the user query. "
             f"The available functions are listed within <tools></tools> tags:\n<tools>\n{listed}\n</tools>\n"
-            f"For each function call, return a JSON object with the function name and arguments as follows:\n{example}"
+            f"For each function call, {self.how_to_call} as follows:\n{example}"
         )
 
     def parse(self, text: str, final: bool, text_first: bool = True, tools: ToolSet | None = None) -> ParsedOutput:
