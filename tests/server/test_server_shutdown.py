@@ -34,15 +34,16 @@ LONG = {"model": MODEL, "messages": ASK, "max_tokens": 3_000}  # NoStop: it runs
 
 def refused(url: str) -> bool:
     """True once a new connection is refused. A connection accepted in the instant
-    before uvicorn closes its socket is then dropped unanswered: that is not yet a
-    refusal, so the caller asks again."""
+    before uvicorn closes its socket is then dropped unanswered (closed or reset,
+    while the request is written or its answer read): that is not yet a refusal, so
+    the caller asks again."""
     import httpx2
 
     try:
         httpx2.get(url, headers=HEADERS, timeout=10)
     except httpx2.ConnectError:
         return True
-    except httpx2.RemoteProtocolError:
+    except (httpx2.RemoteProtocolError, httpx2.ReadError, httpx2.WriteError):
         return False
     return False
 
