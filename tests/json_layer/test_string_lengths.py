@@ -279,6 +279,9 @@ def started(raw: str) -> int:
 def oracle(allowed: list[int], written: bytes, vocab: list[bytes]) -> set[int]:
     """The grammar's tokens, less those that write the value of ``d`` past 40
     characters."""
+    closed = re.match(r'\{"d": "((?:[^"\\]|\\.)*)"', written.decode("utf-8", "replace"))
+    if closed is not None:  # the value is written: no token can change its length
+        return set(allowed) if started(closed.group(1)) <= 40 else set()
     kept = set()
     for token in allowed:
         text = (written + vocab[token]).decode("utf-8", "replace")  # a cut UTF-8 sequence: one character begun
