@@ -14,6 +14,7 @@ from structgen.engine.matcher import CompiledGrammar
 from structgen.engine.step_bound import StepBound
 from structgen.matcher import Matcher, compile
 from structgen.grammar import Grammar
+from structgen.indenter import Indenter
 from structgen.lark_rules import GrammarError
 from structgen.models import ModelNotFoundError, bundled_model_path, load_model, load_tokenizer
 from structgen.constraint import OutputValidationError
@@ -47,6 +48,7 @@ __all__ = [
     "Grammar",
     "GrammarError",
     "IncompleteOutputError",
+    "Indenter",
     "Matcher",
     "ModelNotFoundError",
     "OutputValidationError",

@@ -50,6 +50,9 @@ def composed(parts: Sequence[LarkRules], alternatives: Sequence[Sequence[int]]) 
         raise GrammarError("a composition needs at least one grammar")
     if len(parts) > MAX_PARTS:
         raise GrammarError(f"a composition joins at most {MAX_PARTS} grammars, not {len(parts)}")
+    if any(part.indentation is not None for part in parts):
+        raise GrammarError("an indentation-sensitive grammar (structgen.indenter) cannot be composed: its levels "
+                           "are the whole text's")
     for alternative in alternatives:
         for index in alternative:
             if index != SELF and not 0 <= index < len(parts):

@@ -10,15 +10,18 @@ automaton (``engine.regex`` / ``engine.dfa``), all of them one maximal-munch lex
 from __future__ import annotations
 
 import time
+from dataclasses import replace
 from typing import Any, TypeVar
 
 from structgen.engine.deadline import check_deadline
 from structgen.engine.dfa import DEAD, AutomatonLimitError, build_dfa
 from structgen.engine.lexer import START, Lexer, LexerError
 from structgen.engine.lr import GrammarTooLargeError, LRTable, build_lalr
-from structgen.engine.regex import Node, RegexError, literal
+from structgen.engine.indentation import Indentation
+from structgen.engine.regex import Node, RegexError, chars, last_line_width, literal
 from structgen.engine.stack import GLRParser
 from structgen.gc_pause import paused_gc
+from structgen.indenter import Indenter, indented
 from structgen.composition import SELF, composed, literal_rules
 from structgen.lark_rules import GrammarError, LarkRules, LexerTooLarge, ParserTooLarge, Terminal, read_lark
 from structgen.lark_writer import write_lark
@@ -79,13 +82,17 @@ class Grammar:
         except RegexError as exc:
             raise GrammarError(f"the terminals' automaton: {exc}") from None
         # only rules that can be part of a whole derivation: none left for start, no text matches
-        self.rules = rules = productive_rules(rules, self.lexer.reachable_terminals[START])
+        self.rules = rules = productive_rules(rules, self.lexer.reachable_terminals[START] + _made_by_parser(rules))
         check_deadline()
         try:
             self.table: LRTable = build_lalr(len(rules.terminals), rules.rules, rules.start)
         except GrammarTooLargeError as exc:
             raise ParserTooLarge(f"the grammar is too large: {exc}") from None
         check_deadline()
+        places = rules.indentation
+        if places is not None:  # structgen.indenter: the parser reads the levels off its stack
+            self.table.indentation = Indentation(places.newline, places.lexed, places.indents, places.dedent,
+                                                 places.opens, places.closes, len(rules.terminals), self.table.actions)
         self.ignored = [False] * len(rules.terminals)  # per terminal: %ignore'd
         for terminal in rules.ignore:
             self.ignored[terminal] = True
@@ -102,8 +109,14 @@ class Grammar:
         return next((check for check in self.checks if isinstance(check, kind)), None)
 
     @classmethod
-    def from_lark(cls, text: str, start: str = "start") -> Grammar:
-        return cls(read_lark(text, start))
+    def from_lark(cls, text: str, start: str = "start", indenter: Any = None) -> Grammar:
+        """The grammar of lark text. ``indenter``: a ``structgen.Indenter`` (or a
+        lark ``Indenter``) for a grammar whose ``_INDENT``/``_DEDENT`` a postlexer
+        writes (docs/indentation.md)."""
+        if indenter is None:
+            return cls(read_lark(text, start))
+        chosen = Indenter.of(indenter)
+        return cls(read_lark(text, start, lambda *read: indented(*read, chosen)))
 
     @classmethod
     def from_json_schema(cls, schema: Any, **options: Any) -> Grammar:
@@ -322,9 +335,22 @@ UNCOUNTED_NOTE = ("past the length_bound the lexer counts to, and beside another
 """Why a ``maxLength`` the matcher would count is not (``structgen.json.string_lengths.mixed_strings``)."""
 
 
+def _made_by_parser(rules: LarkRules) -> list[int]:
+    """The terminals no text matches that the parser writes itself (``structgen.indenter``)."""
+    places = rules.indentation
+    if places is None:
+        return []
+    return [places.newline, places.dedent] + [terminal for terminal in places.indents if terminal >= 0]
+
+
 def _terminal_node(terminal: Terminal) -> tuple[Node, bool]:
     """The terminal's regex tree, and whether it ends at its first match."""
     try:
+        if terminal.kind == "none":  # the parser writes it (structgen.indenter): no text is one
+            return chars([]), False
+        if terminal.width >= 0:
+            node, shortest = _terminal_node(replace(terminal, width=-1))
+            return last_line_width(node, terminal.width, terminal.tab_len), shortest
         if terminal.kind == "str":
             return literal(terminal.value, ignore_case="i" in terminal.flags), False
         return TERMINAL_TREES.parsed(terminal.value, terminal.flags)

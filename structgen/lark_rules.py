@@ -18,7 +18,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any
+from typing import Any, Callable
 
 from lark.exceptions import LarkError
 from lark.lexer import Token
@@ -46,10 +46,27 @@ class ParserTooLarge(GrammarError):
 @dataclass(frozen=True)
 class Terminal:
     name: str
-    kind: str  # "str" for a literal, "re" for a regex
+    kind: str  # "str" for a literal, "re" for a regex, "none" for one the parser makes (structgen.indenter)
     value: str
     flags: str
     priority: int
+    width: int = -1  # >= 0: only the texts whose last line holds this many columns (structgen.indenter)
+    tab_len: int = 0  # the columns of a tab, where ``width`` counts them
+
+
+@dataclass(frozen=True)
+class IndentTerminals:
+    """Where ``structgen.indenter`` put an indentation-sensitive grammar's parts,
+    as terminal numbers: the grammar's newline (which the parser writes), the
+    lexed newlines by the width of the line they leave, ``_INDENT`` by the width
+    it opens (-1 at 0), ``_DEDENT``, and the bracket terminals."""
+
+    newline: int
+    lexed: list[int]
+    indents: list[int]
+    dedent: int
+    opens: list[int]
+    closes: list[int]
 
 
 @dataclass
@@ -59,6 +76,7 @@ class LarkRules:
     rules: list[tuple[int, list[int]]]
     start: int
     ignore: list[int]
+    indentation: IndentTerminals | None = None
 
     @property
     def end(self) -> int:
@@ -71,12 +89,17 @@ class LarkRules:
         raise KeyError(name)
 
 
-def read_lark(text: str, start: str = "start") -> LarkRules:
-    """Read a lark grammar; errors name what lark found wrong."""
-    read = _read_plain(text, start)
+def read_lark(text: str, start: str = "start", rewrite: Rewrite | None = None) -> LarkRules:
+    """Read a lark grammar; errors name what lark found wrong. ``rewrite``: what
+    gives the terminals that have no pattern (``%declare``) to the parser
+    (``structgen.indenter``)."""
+    read = _read_plain(text, start) if rewrite is None else None
     if read is None:
         read = _read_with_lark(text, start)
     terminals, rule_defs, ignore_names = read
+    indentation = None
+    if rewrite is not None:
+        terminals, rule_defs, indentation = rewrite(terminals, rule_defs, ignore_names)
     index = {t.name: i for i, t in enumerate(terminals)}
     nonterminal_index: dict[str, int] = {}
 
@@ -102,11 +125,15 @@ def read_lark(text: str, start: str = "start") -> LarkRules:
         rules=rules,
         start=nonterminal(start),
         ignore=[index[name] for name in ignore_names],
+        indentation=indentation,
     )
 
 
 Symbol = tuple[str, bool]  # a rule's symbol: its name, and whether it is a terminal
 RuleDefs = list[tuple[str, list[Symbol]]]  # BNF rules: origin, expansion
+Rewrite = Callable[[list[Terminal], RuleDefs, list[str]], tuple[list[Terminal], RuleDefs, IndentTerminals]]
+"""Turns a grammar's terminals, rules and ignored names into new ones and where
+its indentation lives (``structgen.indenter.indented``)."""
 
 
 @lru_cache(maxsize=1)

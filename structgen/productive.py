@@ -61,7 +61,7 @@ def productive_rules(rules: LarkRules, matchable: Collection[int]) -> LarkRules:
     kept = [rule for index, rule in enumerate(rules.rules) if not waiting[index]]
     if len(kept) == len(rules.rules):
         return rules
-    return LarkRules(rules.terminals, rules.nonterminals, kept, rules.start, rules.ignore)
+    return LarkRules(rules.terminals, rules.nonterminals, kept, rules.start, rules.ignore, rules.indentation)
 
 
 def _why_empty(rules: LarkRules, matched: set[int]) -> str:

@@ -16,6 +16,7 @@ PUBLIC = [
     "Grammar",
     "GrammarError",
     "IncompleteOutputError",
+    "Indenter",
     "Matcher",
     "ModelNotFoundError",
     "OutputValidationError",

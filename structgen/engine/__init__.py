@@ -22,7 +22,7 @@ from types import ModuleType
 from typing import Final, Sequence
 
 ENGINE_MODULES: Final = (
-    "charset", "deadline", "dfa", "lexeme_groups", "lexer", "lr", "matcher", "minimize", "precompute_order", "regex",
+    "charset", "deadline", "dfa", "indentation", "lexeme_groups", "lexer", "line_widths", "lr", "matcher", "minimize", "precompute_order", "regex",
     "regex_subset", "remainders", "spanner", "stack", "step_bound", "table_memory", "tables", "tokenset", "views",
     "vocab",
 )
@@ -74,7 +74,7 @@ def all_compiled(package: str, names: Sequence[str]) -> bool:
 load_sources(__name__, __file__)
 
 from structgen.engine import (  # noqa: E402  (after the finder is in place)
-    charset, deadline, dfa, lexeme_groups, lexer, lr, matcher, minimize, regex, regex_subset, remainders, spanner, stack,
+    charset, deadline, dfa, indentation, lexeme_groups, lexer, line_widths, lr, matcher, minimize, regex, regex_subset, remainders, spanner, stack,
     step_bound, tables, tokenset, views, vocab,
 )
 
@@ -82,7 +82,8 @@ from structgen.engine import (  # noqa: E402  (after the finder is in place)
 COMPILED: Final = all_compiled(__name__, ENGINE_MODULES)
 
 __all__ = [
-    "COMPILED", "ENGINE_MODULES", "PURE", "all_compiled", "charset", "deadline", "dfa", "lexeme_groups", "lexer",
+    "COMPILED", "ENGINE_MODULES", "PURE", "all_compiled", "charset", "deadline", "dfa", "indentation", "lexeme_groups",
+    "lexer", "line_widths",
     "load_sources", "lr", "matcher", "minimize", "precompute_order", "regex", "regex_subset", "remainders", "spanner",
     "stack", "step_bound", "table_memory", "tables", "tokenset", "views", "vocab",
 ]

@@ -21,6 +21,7 @@ from structgen.engine import charset
 from structgen.engine.deadline import check_deadline
 from structgen.engine.minimize import DEAD as DEAD  # re-exported: what every automaton here writes for "no move"
 from structgen.engine.minimize import Part, minimize, minimize_acyclic, trim
+from structgen.engine.line_widths import line_width
 from structgen.engine.remainders import remainders
 from structgen.engine.regex import (
     ALT,
@@ -30,6 +31,7 @@ from structgen.engine.regex import (
     DIVISIBLE,
     EMPTY,
     INTERSECT,
+    LAST_LINE_WIDTH,
     REPEAT,
     UNBOUNDED,
     Node,
@@ -170,6 +172,8 @@ def _build_pattern(nfa: _Nfa, tasks: list[_Task], max_states: int) -> None:
             _add_part(nfa, _intersection(node.children, max_states, kind == DIFFERENCE), start, end)
         elif kind == DIVISIBLE:
             _add_part(nfa, _divisible(node, max_states), start, end)
+        elif kind == LAST_LINE_WIDTH:
+            _add_part(nfa, _last_line_width(node, max_states), start, end)
         else:
             raise RegexError(f"unknown regex node kind {kind}")
 
@@ -279,6 +283,14 @@ def _divisible(node: Node, max_states: int) -> Part:
     make a multiple of its divisor: the body side by side with ``remainders.remainders``."""
     counter = _Nfa()
     _add_part(counter, remainders(node.low), counter.new_state(), counter.new_state())
+    return _side_by_side([_build_nfa(node.children[0], max_states), counter], max_states, False)
+
+
+def _last_line_width(node: Node, max_states: int) -> Part:
+    """The texts of a ``LAST_LINE_WIDTH`` node's body whose last line is its
+    width: the body side by side with ``line_widths.line_width``."""
+    counter = _Nfa()
+    _add_part(counter, line_width(node.low, node.high), counter.new_state(), counter.new_state())
     return _side_by_side([_build_nfa(node.children[0], max_states), counter], max_states, False)
 
 

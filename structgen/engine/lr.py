@@ -17,6 +17,7 @@ from __future__ import annotations
 from typing import Final
 
 from structgen.engine.deadline import check_deadline
+from structgen.engine.indentation import Indentation
 
 ACCEPT: Final = -1
 """The action taken on ``END`` once the start symbol is complete."""
@@ -90,6 +91,8 @@ class LRTable:
         self.rule_length = rule_length
         self.default_reduce: list[int] = [_default_reduction(row) for row in actions]
         self.work = 0  # the closure items its construction visited (``build_lalr``)
+        # an indentation-sensitive grammar's (structgen.indenter): set once, before any parser reads the table
+        self.indentation: Indentation | None = None
 
     @property
     def state_count(self) -> int:

@@ -45,6 +45,7 @@ REPEAT: Final = 4
 INTERSECT: Final = 5
 DIFFERENCE: Final = 6
 DIVISIBLE: Final = 7
+LAST_LINE_WIDTH: Final = 8
 
 MAX_DIVISOR: Final = 10_000
 """Largest ``D`` of a ``divisible_by_D`` group (its automaton has ``D`` + 2 states)."""
@@ -74,6 +75,9 @@ class Node:
     ``DIFFERENCE``: the texts of ``children[0]`` that are no text of ``children[1]``;
     ``DIVISIBLE``: the texts of ``children[0]`` whose digits before any ``e``/``E``
     are, as one decimal integer, a multiple of ``low``;
+    ``LAST_LINE_WIDTH``: the texts of ``children[0]`` with a newline whose last
+    line holds ``low`` columns of spaces and tabs, a tab worth ``high``
+    (``engine.line_widths``);
     ``EMPTY``: the empty string.
 
     A grammar's lexer keeps its patterns' trees (``views`` rebuilds parts of the
@@ -119,6 +123,10 @@ def difference(kept: Node, removed: Node) -> Node:
 
 def divisible(body: Node, divisor: int) -> Node:
     return Node(DIVISIBLE, [], [body], divisor)
+
+
+def last_line_width(body: Node, width: int, tab_len: int) -> Node:
+    return Node(LAST_LINE_WIDTH, [], [body], width, tab_len)
 
 
 def literal(text: str, ignore_case: bool = False) -> Node:

@@ -18,12 +18,16 @@ from __future__ import annotations
 
 from typing import Final
 
+from structgen.engine.indentation import BOTTOM, Indentation, View
 from structgen.engine.lr import ACCEPT, LRTable
 
 MAX_STEP_WORK: Final = 200_000
 """Default for the most reduction paths one terminal may take across all parses;
 past it the grammar is too ambiguous to follow (``AmbiguityLimitError``)."""
 
+
+MAX_VIEWS: Final = 1_000_000
+"""Stack views (``engine.indentation``) a parser remembers; past it they are forgotten."""
 
 MAX_TRIAL_WORK: Final = 1_000
 """Default for the most steps (actions followed, nodes reached by a reduction) one
@@ -121,6 +125,8 @@ class GLRParser:
         self._next_uid = 0
         self._work = 0  # reduction paths for the current terminal
         self._start = self._settle(self._intern(StackNode(0, [], -1)))
+        self.indentation: Indentation | None = table.indentation
+        self._views: dict[int, View] = {}  # node uid -> its stack's view (indentation only)
 
     def initial(self) -> list[StackNode]:
         return [self._start]
@@ -128,6 +134,9 @@ class GLRParser:
     def feed(self, tops: list[StackNode], terminal: int) -> list[StackNode]:
         """The tops after ``terminal`` is shifted (after all reductions it needs);
         empty when no parse can take it. ``tops`` is left untouched."""
+        indentation = self.indentation
+        if indentation is not None and terminal < len(indentation.lexed) and indentation.lexed[terminal] >= 0:
+            return self._feed_newline(tops, indentation.lexed[terminal], indentation)
         if len(tops) == 1:
             single = self._feed_deterministic(tops[0], terminal)
             if single is not None:
@@ -176,6 +185,9 @@ class GLRParser:
         graph: a branch is another trial). Without ``out``, 1 at the first shift (or
         accept); with it, each shifted stack is appended. 0 when none, -1 past
         ``max_trial_work`` steps (a cyclic or very ambiguous grammar)."""
+        indentation = self.indentation
+        if indentation is not None and terminal < len(indentation.lexed) and indentation.lexed[terminal] >= 0:
+            return self._trial_newline(trial, indentation.lexed[terminal], out, indentation)
         table = self.table
         work: list[Trial] = [trial]
         found = 0
@@ -244,6 +256,91 @@ class GLRParser:
             following.extend(tops if ignored[terminal] else self.feed(tops, terminal))
         return self._merge_by_state(following)
 
+    def view_of(self, node: StackNode) -> View:
+        """The view (``engine.indentation``) of the stacks under ``node``;
+        ``AmbiguityLimitError`` where two of its parses disagree on it."""
+        view = self._view(node)
+        if view is None:
+            raise AmbiguityLimitError("two parses of the text disagree on its indentation: the grammar is too "
+                                      "ambiguous to follow with an indenter")
+        return view
+
+    def _view(self, node: StackNode) -> View | None:
+        """``view_of``, None where parses disagree (or a cycle of empty rules
+        stands under ``node``), remembered per node."""
+        indentation = self.indentation
+        assert indentation is not None
+        memo = self._views
+        known = memo.get(node.uid)
+        if known is not None:
+            return known
+        if len(memo) > MAX_VIEWS:
+            memo.clear()
+        pending = [node]
+        steps = 0
+        while pending:
+            current = pending[len(pending) - 1]
+            if current.uid in memo:
+                pending.pop()
+                continue
+            missing = [parent for parent in current.parents if parent.uid not in memo]
+            if missing:
+                steps += 1
+                if steps > self.max_step_work:
+                    return None
+                pending.extend(missing)
+                continue
+            pending.pop()
+            if not current.parents:
+                view = indentation.apply(BOTTOM, current.state)
+            else:
+                view = indentation.apply(memo[current.parents[0].uid], current.state)
+                for parent in current.parents:
+                    if indentation.apply(memo[parent.uid], current.state) != view:
+                        return None
+            memo[current.uid] = view
+        return memo[node.uid]
+
+    def _feed_newline(self, tops: list[StackNode], width: int, indentation: Indentation) -> list[StackNode]:
+        """``feed`` for a lexed newline of ``width``: on each top, what it stands
+        for there (``Indentation.after_newline``)."""
+        out: list[StackNode] = []
+        for top in tops:
+            made = indentation.after_newline(self.view_of(top), width)
+            if made is None:
+                continue
+            current = [top]
+            for terminal in made:
+                current = self.feed(current, terminal)
+                if not current:
+                    break
+            out.extend(current)
+        return self._merge_by_state(out) if len(out) > 1 else out
+
+    def _trial_newline(self, trial: Trial, width: int, out: list[Trial] | None, indentation: Indentation) -> int:
+        """``_trial_run`` for a lexed newline of ``width``: 1 or 0, -1 where only
+        the real stacks can tell."""
+        view = self._view(trial.node)
+        if view is None:
+            return -1
+        for state in trial.pushed:
+            view = indentation.apply(view, state)
+        made = indentation.after_newline(view, width)
+        if made is None:
+            return 0
+        trials = [trial]
+        for terminal in made:
+            following: list[Trial] = []
+            for current in trials:
+                if self._trial_run(current, terminal, following, False) < 0:
+                    return -1
+            trials = following
+            if not trials:
+                return 0
+        if out is not None:
+            out.extend(trials)
+        return 1
+
     def _merge_by_state(self, nodes: list[StackNode]) -> list[StackNode]:
         """One top per LR state: tops in the same state become one node over all
         their parents (settling can bring two shifts to one state)."""
@@ -258,7 +355,19 @@ class GLRParser:
         return merged
 
     def accepts_end(self, tops: list[StackNode]) -> bool:
-        """Whether the input so far is a complete sentence."""
+        """Whether the input so far is a complete sentence (with the levels still
+        open closed, for an indentation-sensitive grammar)."""
+        indentation = self.indentation
+        if indentation is not None:
+            closed: list[StackNode] = []
+            for top in tops:
+                current = [top]
+                for terminal in indentation.at_end(self.view_of(top)):
+                    current = self.feed(current, terminal)
+                closed.extend(current)
+            if not closed:
+                return False
+            tops = self._merge_by_state(closed)
         unsure = False
         for top in tops:
             known = self.trial_takes(Trial(top, ()), self.table.end, True)

@@ -258,6 +258,12 @@ class MaskTables:
         # terminals as bit sets: most verdicts need no simulation of the last lexeme
         # (terminals_to_follow: _classify, and the matcher's check of a lexeme in progress)
         self._shift_bits, self._act_bits = _action_bits(table)
+        # an indentation-sensitive grammar's lexed newlines: what each stands for depends on
+        # the levels on the real stack (engine.indentation), so every state may act on one
+        # and no partial stack can tell which (_feed leaves them to the real stack)
+        self._newline_bits = table.indentation.lexed_bits() if table.indentation is not None else 0
+        if self._newline_bits:
+            self._act_bits = tuple([acted | self._newline_bits for acted in self._act_bits])
         self._reach_bits = tuple([_bits(terminals) for terminals in lexer.reachable_terminals])
         self._ignored_bits = _bits([terminal for terminal in range(len(ignored)) if ignored[terminal]])
         self.views: LexerViews | None = None  # use_views
@@ -594,7 +600,7 @@ class MaskTables:
         (a top's) acts on or an ignored one, else 0: then no group starting with
         it goes through (``_after`` would find no stack)."""
         for terminal in self.lexer.accepts[ended_state]:
-            if self.ignored[terminal] or terminal in actions:
+            if self.ignored[terminal] or terminal in actions or self._newline_bits >> terminal & 1:
                 return 1
         return 0
 
@@ -724,7 +730,10 @@ class MaskTables:
     def _feed(self, stacks: Stacks, terminal: int, below: list[bool]) -> list[tuple[int, ...]]:
         """Shift ``terminal`` on partial stacks (tuples of LR states, bottom first)
         after the reductions it needs; a reduction that would pop the known bottom
-        sets ``below[0]``."""
+        sets ``below[0]``, as does a lexed newline (only the real stack holds its levels)."""
+        if self._newline_bits >> terminal & 1:
+            below[0] = True
+            return []
         if len(stacks) == 1:
             return self._feed_one(stacks[0], terminal, below)
         return self._feed_all(stacks, terminal, below)

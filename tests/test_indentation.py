@@ -1,0 +1,207 @@
+"""Indentation-sensitive grammars (``structgen.indenter``, docs/indentation.md):
+lark's ``Indenter`` made part of the grammar, with exact masks.
+
+Whole texts are judged as lark judges them (its LALR parser with its own
+``Indenter``); masks equal the per-token oracle of ``test_exactness`` (a fork of
+the matcher fed each token) at every step of random walks, and rollback and
+fork keep the levels.
+"""
+
+from __future__ import annotations
+
+import random
+
+import lark
+import pytest
+from lark.indenter import Indenter as LarkIndenter
+
+import structgen
+from structgen import Grammar, GrammarError, Indenter, Matcher, TokenizerInfo
+from test_exactness import choose, oracle, synthetic_vocabulary
+
+BLOCKS = r"""
+start: (_NL | stmt)*
+stmt: simple | compound
+simple: NAME "=" expr _NL | "pass" _NL | "return" expr _NL
+compound: "if" expr ":" suite ("else" ":" suite)?
+        | "while" expr ":" suite
+suite: simple | _NL _INDENT stmt+ _DEDENT
+expr: NAME | NUMBER | "(" expr ("," expr)* ")" | "[" (expr ("," expr)*)? "]" | expr "+" expr
+NAME: /[a-z_]+/
+NUMBER: /[0-9]+/
+COMMENT: /#[^\n]*/
+_NL: ( /\r?\n[\t ]*/ | COMMENT )+
+%ignore /[\t ]+/
+%ignore COMMENT
+%declare _INDENT _DEDENT
+"""
+"""A small language of blocks, brackets and comments, indented as Python is."""
+
+WORDS = ("if", "while", "else", "pass", "return", " a", "x", " = ", "1", ":", "\n", "    ", "  ", "\t", " ", "\n    ",
+         "\n        ", "\n  ", "(", ")", ",", "[", "]", "+", "#", "# c", ":\n", ")\n")
+
+
+class BlocksIndenter(LarkIndenter):
+    NL_type = "_NL"
+    OPEN_PAREN_types = ["LPAR", "LSQB", "LBRACE"]
+    CLOSE_PAREN_types = ["RPAR", "RSQB", "RBRACE"]
+    INDENT_type = "_INDENT"
+    DEDENT_type = "_DEDENT"
+    tab_len = 8
+
+
+MAX_WIDTH = 12
+
+
+def blocks() -> Grammar:
+    return Grammar.from_lark(BLOCKS, indenter=Indenter(newline="_NL", max_width=MAX_WIDTH))
+
+
+def lark_accepts(text: str) -> bool:
+    """lark's verdict. lark lexes a comment the text ends with as ``_NL`` (a
+    newline token with no newline), on which its ``Indenter`` fails (an
+    ``IndexError``); structgen reads it as the ignored ``COMMENT`` (a lexed newline
+    holds a newline), which lark agrees with once the line is ended."""
+    parser = lark.Lark(BLOCKS, parser="lalr", postlex=BlocksIndenter())
+    try:
+        parser.parse(text)
+    except lark.exceptions.LarkError:
+        return False
+    except IndexError:
+        assert "#" in text.rsplit("\n", 1)[-1], text
+        return lark_accepts(text + "\n")
+    return True
+
+
+TEXTS = [
+    "x = 1\n",
+    "if a:\n    x = 1\n",
+    "if a:\n    x = 1\n  y = 2\n",  # a dedent to no enclosing level
+    "if a:\n    x = 1\ny = 2\n",
+    "if a:\n    if b:\n        x = 1\n    y = 2\nz = 3\n",  # two levels, closed one at a time
+    "if a:\n    if b:\n        x = 1\nz = 3\n",  # two levels closed by one newline
+    "if a:\n    if b:\n        x = 1\n   y = 2\n",
+    "if a:\n    x = 1\n        y = 2\n",  # an indent no rule opens
+    "x = (1,\n  2)\n",  # inside brackets a newline is nothing
+    "x = [1,\n\n      2,\n 3]\n",
+    "if a:\nx = 1\n",  # a block that does not open
+    "if a:\n    x = 1",  # no newline at the end
+    "if a:\n    x = 1\n\n\n",
+    "if a:\n    x = 1\n    # c\n    y = 2\n",
+    "if a:\n    x = 1\n# c\n    y = 2\n",  # a comment line does not close the block
+    "while a:\n\tx = 1\n        y = 2\n",  # a tab is tab_len columns
+    "while a:\n\tx = 1\n    y = 2\n",
+    "if a:\n  pass\nelse:\n  pass\n",
+    "if a:\n  pass\n else:\n  pass\n",
+    "if a: pass\n",
+    "if a:\n    if b:\n        pass\n    else:\n        pass\nelse:\n    pass\n",
+]
+
+
+@pytest.mark.parametrize("text", TEXTS)
+def test_whole_texts_are_judged_as_lark_judges_them(text: str) -> None:
+    assert blocks().accepts(text) == lark_accepts(text), text
+
+
+def test_a_line_deeper_than_max_width_cannot_be_written() -> None:
+    grammar = blocks()
+    assert grammar.accepts("if a:\n" + " " * MAX_WIDTH + "x = 1\n")
+    assert not grammar.accepts("if a:\n" + " " * (MAX_WIDTH + 1) + "x = 1\n")
+    assert grammar.accepts("x = (1,\n" + " " * MAX_WIDTH + "2)\n")
+
+
+def vocabulary() -> TokenizerInfo:
+    return synthetic_vocabulary(WORDS, 7)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_masks_equal_the_oracle_on_random_walks(seed: int) -> None:
+    """Every step of 8 walks of up to 40 tokens: the whole mask equals the oracle,
+    stop ids come exactly where the text is complete, and finished texts parse
+    in lark."""
+    grammar = blocks()
+    info = vocabulary()
+    compiled = structgen.compile(grammar, info)
+    rng = random.Random(seed)
+    finished = 0
+    for _ in range(8):
+        matcher = Matcher(compiled)
+        text = b""
+        for step in range(40):
+            allowed = sorted(matcher.allowed_tokens())
+            assert allowed == oracle(matcher, range(info.vocab_size)), text
+            complete = matcher.can_terminate()
+            assert complete == grammar.accepts(text), text
+            assert all((stop in allowed) == complete for stop in info.stop_token_ids), text
+            assert allowed, text
+            token = choose(matcher, allowed, info, rng, closing=step >= 28)
+            assert matcher.accept_token(token)
+            if matcher.is_terminated():
+                assert lark_accepts(text.decode()), text
+                finished += 1
+                break
+            text += info.decoded_vocab[token]
+    assert finished >= 1
+
+
+def test_masks_follow_the_levels_of_a_nested_program() -> None:
+    """At each point of a nested program, the mask over the vocabulary equals the
+    oracle (the levels decide which indentation may follow a newline)."""
+    grammar = blocks()
+    info = vocabulary()
+    compiled = structgen.compile(grammar, info)
+    program = "if a:\n    while b:\n        x = 1\n    y = (1,\n  2)\n    # c\nz = 3\n"
+    matcher = Matcher(compiled)
+    for index in range(len(program)):
+        assert sorted(matcher.allowed_tokens()) == oracle(matcher, range(info.vocab_size)), program[:index]
+        assert matcher.accept_string(program[index])
+    assert matcher.can_terminate()
+
+
+def test_rollback_and_fork_keep_the_levels() -> None:
+    compiled = structgen.compile(blocks(), vocabulary())
+    matcher = Matcher(compiled)
+    assert matcher.accept_string("if a:\n    if b:\n        x = 1\n")
+    fork = matcher.fork()
+    assert fork.accept_string("    y = 2\n")  # back to the first level
+    assert not matcher.accept_string("   y")  # no level at 3 columns
+    assert matcher.accept_string("z = 3\n") and matcher.can_terminate()
+    matcher.rollback(1)
+    assert matcher.accept_string("        w = 4\n") and matcher.can_terminate()
+    assert fork.accept_string("v = 5\n") and fork.can_terminate()
+
+
+def test_a_lark_indenter_is_read() -> None:
+    grammar = Grammar.from_lark(BLOCKS, indenter=BlocksIndenter())
+    assert grammar.accepts("if a:\n\tx = 1\n") and not grammar.accepts("if a:\n\tx = 1\n  y = 2\n")
+
+
+@pytest.mark.parametrize("text, options, message", [
+    (BLOCKS, {"newline": "_NEWLINE"}, "no newline terminal _NEWLINE"),
+    (BLOCKS.replace("%declare _INDENT _DEDENT", "_INDENT: \"{\"\n%declare _DEDENT"), {}, "_INDENT must have no pattern"),
+    (BLOCKS.replace('"(" expr ("," expr)* ")"', '"(" expr'), {}, "leaves RPAR"),
+    (BLOCKS.replace('| "[" (expr ("," expr)*)? "]"', '| "]" expr'), {}, "closes RSQB"),
+    (BLOCKS.replace("%ignore COMMENT", "%ignore COMMENT\n%ignore _NL"), {}, "is %ignore'd"),
+    (BLOCKS.replace("suite: simple |", "suite: _INDENT stmt _DEDENT _INDENT stmt _DEDENT | simple |"), {},
+     "opens two blocks"),
+    (BLOCKS, {"max_width": 0}, "max_width must be between"),
+    (BLOCKS, {"tab_len": 0}, "tab_len must be between"),
+])
+def test_a_grammar_the_indenter_cannot_follow_is_refused(text: str, options: dict[str, object], message: str) -> None:
+    with pytest.raises(GrammarError, match=message):
+        Grammar.from_lark(text, indenter=Indenter(**{"newline": "_NL", **options}))
+
+
+def test_an_indenter_of_another_kind_is_refused() -> None:
+    with pytest.raises(GrammarError, match="neither a structgen Indenter nor a lark Indenter"):
+        Grammar.from_lark(BLOCKS, indenter=object())
+
+
+def test_without_an_indenter_the_declared_terminals_are_refused() -> None:
+    with pytest.raises(GrammarError, match="have no pattern"):
+        Grammar.from_lark(BLOCKS)
+
+
+def test_an_indented_grammar_is_not_composed() -> None:
+    with pytest.raises(GrammarError, match="cannot be composed"):
+        Grammar.union(blocks(), Grammar.literal("x"))
