@@ -21,7 +21,7 @@ from structgen.engine.indentation import Indentation
 from structgen.engine.regex import Node, RegexError, chars, last_line_width, literal
 from structgen.engine.stack import GLRParser
 from structgen.gc_pause import paused_gc
-from structgen.indenter import Indenter, indented
+from structgen.indenter import Indenter, declared_indenter, indented
 from structgen.composition import SELF, composed, literal_rules
 from structgen.lark_rules import GrammarError, LarkRules, LexerTooLarge, ParserTooLarge, Terminal, read_lark
 from structgen.lark_writer import write_lark
@@ -112,9 +112,12 @@ class Grammar:
     def from_lark(cls, text: str, start: str = "start", indenter: Any = None) -> Grammar:
         """The grammar of lark text. ``indenter``: a ``structgen.Indenter`` (or a
         lark ``Indenter``) for a grammar whose ``_INDENT``/``_DEDENT`` a postlexer
-        writes (docs/indentation.md)."""
+        writes (docs/indentation.md); without one, a grammar that ``%declare``s
+        both is read with lark's ``PythonIndenter`` (``declared_indenter``)."""
         if indenter is None:
-            return cls(read_lark(text, start))
+            indenter = declared_indenter(text)
+            if indenter is None:
+                return cls(read_lark(text, start))
         chosen = Indenter.of(indenter)
         return cls(read_lark(text, start, lambda *read: indented(*read, chosen)))
 
@@ -206,7 +209,8 @@ class Grammar:
 
     @classmethod
     def builtin(cls, name: str) -> Grammar:
-        """A grammar that ships with structgen: ``"json"`` (ECMA-404, ``grammars/json.lark``)."""
+        """A grammar that ships with structgen: ``"json"`` (ECMA-404, ``grammars/json.lark``)
+        or ``"python"`` (Python 3 with its indentation, ``grammars/python.lark``)."""
         from importlib import resources
 
         files = resources.files("structgen.grammars")
@@ -349,8 +353,8 @@ def _terminal_node(terminal: Terminal) -> tuple[Node, bool]:
         if terminal.kind == "none":  # the parser writes it (structgen.indenter): no text is one
             return chars([]), False
         if terminal.width >= 0:
-            node, shortest = _terminal_node(replace(terminal, width=-1))
-            return last_line_width(node, terminal.width, terminal.tab_len), shortest
+            node, shortest = _terminal_node(replace(terminal, width=-1, wider=False))
+            return last_line_width(node, terminal.width, terminal.tab_len, terminal.wider), shortest
         if terminal.kind == "str":
             return literal(terminal.value, ignore_case="i" in terminal.flags), False
         return TERMINAL_TREES.parsed(terminal.value, terminal.flags)

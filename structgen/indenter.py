@@ -11,7 +11,7 @@ the levels:
 - the newline terminal is lexed as one terminal per width of the line it leaves
   (``NL@w``: the newline's pattern whose last line holds ``w`` columns,
   ``engine.regex.last_line_width``); the parser turns each into the grammar's
-  newline followed by ``_INDENT`` or ``_DEDENT``\\s, from the levels on its stack
+  newline followed by ``_INDENT`` or one ``_DEDENT`` per level it closes, from the levels on its stack
   (``engine.indentation``);
 - ``_INDENT`` becomes one terminal per width (``_INDENT@w``), each rule using it
   copied per width, so the state after it says the level it opened;
@@ -19,11 +19,13 @@ the levels:
   itself the brackets it opens, as Python's grammars do (checked here).
 
 Levels are bounded by ``Indenter.max_width`` columns (``MAX_INDENT_WIDTH``): a
-line indented deeper cannot be written.
+line indented deeper can only be written inside brackets (one lexed newline
+stands for every wider line).
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -59,8 +61,8 @@ class Indenter:
     def __post_init__(self) -> None:
         if not 1 <= self.max_width <= MAX_INDENT_LIMIT:
             raise GrammarError(f"an indenter's max_width must be between 1 and {MAX_INDENT_LIMIT}, not {self.max_width}")
-        if not 1 <= self.tab_len <= self.max_width:
-            raise GrammarError(f"an indenter's tab_len must be between 1 and max_width, not {self.tab_len}")
+        if self.tab_len < 1:
+            raise GrammarError(f"an indenter's tab_len must be at least 1, not {self.tab_len}")
         if len(self.open_brackets) != len(self.close_brackets):
             raise GrammarError("an indenter needs as many closing brackets as opening ones")
 
@@ -84,6 +86,20 @@ class Indenter:
             raise GrammarError(f"indenter: neither a structgen Indenter nor a lark Indenter ({exc})") from None
 
 
+_DECLARED = re.compile(r"^[ \t]*%declare\b([^\n]*)", re.MULTILINE)
+
+
+def declared_indenter(text: str) -> Indenter | None:
+    """The indenter a grammar asks for by itself: lark's ``PythonIndenter``
+    where its text ``%declare``s ``_INDENT`` and ``_DEDENT``, its newline
+    ``_NEWLINE`` (or ``_NL`` where no ``_NEWLINE`` is named); None otherwise."""
+    declared = {name for names in _DECLARED.findall(text) for name in names.split()}
+    if not {"_INDENT", "_DEDENT"} <= declared:
+        return None
+    newline = "_NEWLINE" if re.search(r"\b_NEWLINE\b", text) else "_NL"
+    return Indenter.python(newline=newline)
+
+
 def indented(terminals: list[Terminal], rule_defs: RuleDefs, ignore: list[str], indenter: Indenter
              ) -> tuple[list[Terminal], RuleDefs, IndentTerminals]:
     """The terminals and rules of a grammar rewritten for ``indenter`` (see the
@@ -105,6 +121,9 @@ def indented(terminals: list[Terminal], rule_defs: RuleDefs, ignore: list[str], 
     first_lexed = len(out)
     out += [replace(lexed, name=f"{lexed.name}{WIDTH_MARK}{width}", width=width, tab_len=indenter.tab_len)
             for width in range(indenter.max_width + 1)]
+    # a line wider than max_width: nothing inside brackets, refused elsewhere (no level opens there)
+    out.append(replace(lexed, name=f"{lexed.name}{WIDTH_MARK}wider", width=indenter.max_width + 1,
+                       tab_len=indenter.tab_len, wider=True))
     first_indent = len(out)
     out += [Terminal(f"{indenter.indent}{WIDTH_MARK}{width}", "none", "", "", 0) for width in range(1, indenter.max_width + 1)]
     dedent = len(out)
@@ -123,7 +142,7 @@ def indented(terminals: list[Terminal], rule_defs: RuleDefs, ignore: list[str], 
             rules.append((origin, copy))
     found = IndentTerminals(
         newline=newline,
-        lexed=list(range(first_lexed, first_lexed + indenter.max_width + 1)),
+        lexed=list(range(first_lexed, first_lexed + indenter.max_width + 2)),
         indents=[-1] + list(range(first_indent, first_indent + indenter.max_width)),
         dedent=dedent,
         opens=[names.index(name) for name in opens],

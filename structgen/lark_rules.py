@@ -52,14 +52,16 @@ class Terminal:
     priority: int
     width: int = -1  # >= 0: only the texts whose last line holds this many columns (structgen.indenter)
     tab_len: int = 0  # the columns of a tab, where ``width`` counts them
+    wider: bool = False  # ``width`` columns or more
 
 
 @dataclass(frozen=True)
 class IndentTerminals:
     """Where ``structgen.indenter`` put an indentation-sensitive grammar's parts,
     as terminal numbers: the grammar's newline (which the parser writes), the
-    lexed newlines by the width of the line they leave, ``_INDENT`` by the width
-    it opens (-1 at 0), ``_DEDENT``, and the bracket terminals."""
+    lexed newlines by the width of the line they leave (the last one: any
+    wider), ``_INDENT`` by the width it opens (-1 at 0), ``_DEDENT``, and the
+    bracket terminals."""
 
     newline: int
     lexed: list[int]

@@ -32,6 +32,11 @@ def shortest_text_bytes(grammar: Grammar) -> int:
     lexeme = _shortest_lexemes(grammar)
     for ignored in rules.ignore:  # optional wherever they may stand
         lexeme[ignored] = 0
+    places = rules.indentation
+    if places is not None:  # terminals the parser writes (structgen.indenter): in the lexed newlines' bytes
+        lexeme[places.newline] = min([lexeme[t] for t in places.lexed if t in lexeme], default=0)
+        for made in [places.dedent] + [t for t in places.indents if t >= 0]:
+            lexeme[made] = 0
     end = rules.end
     cost: dict[int, int] = {}
     waiting = [0] * len(rules.rules)

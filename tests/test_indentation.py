@@ -108,6 +108,8 @@ def test_a_line_deeper_than_max_width_cannot_be_written() -> None:
     assert grammar.accepts("if a:\n" + " " * MAX_WIDTH + "x = 1\n")
     assert not grammar.accepts("if a:\n" + " " * (MAX_WIDTH + 1) + "x = 1\n")
     assert grammar.accepts("x = (1,\n" + " " * MAX_WIDTH + "2)\n")
+    assert grammar.accepts("x = (1,\n" + " " * (MAX_WIDTH + 30) + "2)\n")  # inside brackets any width
+    assert not grammar.accepts("x = 1\n" + " " * (MAX_WIDTH + 30) + "y = 2\n")
 
 
 def vocabulary() -> TokenizerInfo:
@@ -185,7 +187,7 @@ def test_a_lark_indenter_is_read() -> None:
     (BLOCKS.replace("suite: simple |", "suite: _INDENT stmt _DEDENT _INDENT stmt _DEDENT | simple |"), {},
      "opens two blocks"),
     (BLOCKS, {"max_width": 0}, "max_width must be between"),
-    (BLOCKS, {"tab_len": 0}, "tab_len must be between"),
+    (BLOCKS, {"tab_len": 0}, "tab_len must be at least 1"),
 ])
 def test_a_grammar_the_indenter_cannot_follow_is_refused(text: str, options: dict[str, object], message: str) -> None:
     with pytest.raises(GrammarError, match=message):
@@ -197,9 +199,19 @@ def test_an_indenter_of_another_kind_is_refused() -> None:
         Grammar.from_lark(BLOCKS, indenter=object())
 
 
-def test_without_an_indenter_the_declared_terminals_are_refused() -> None:
+def test_a_grammar_that_declares_both_is_read_with_the_python_indenter() -> None:
+    """Without ``indenter=``, ``%declare _INDENT _DEDENT`` means lark's
+    ``PythonIndenter`` (its newline ``_NL`` here, the grammar naming no ``_NEWLINE``)."""
+    grammar = Grammar.from_lark(BLOCKS)
+    assert grammar.accepts("if a:\n\tx = 1\n") and not grammar.accepts("if a:\n\tx = 1\n  y = 2\n")
+
+
+def test_other_declared_terminals_are_refused() -> None:
     with pytest.raises(GrammarError, match="have no pattern"):
-        Grammar.from_lark(BLOCKS)
+        Grammar.from_lark(BLOCKS.replace("%declare _INDENT _DEDENT", "%declare _INDENT _DEDENT _OTHER")
+                          .replace('| "pass" _NL', '| "pass" _OTHER _NL'))
+    with pytest.raises(GrammarError, match="have no pattern"):
+        Grammar.from_lark('start: "a" _X\n%declare _X')
 
 
 def test_an_indented_grammar_is_not_composed() -> None:

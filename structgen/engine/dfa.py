@@ -290,7 +290,8 @@ def _last_line_width(node: Node, max_states: int) -> Part:
     """The texts of a ``LAST_LINE_WIDTH`` node's body whose last line is its
     width: the body side by side with ``line_widths.line_width``."""
     counter = _Nfa()
-    _add_part(counter, line_width(node.low, node.high), counter.new_state(), counter.new_state())
+    width, at_least = (node.low, False) if node.low >= 0 else (-node.low - 1, True)
+    _add_part(counter, line_width(width, node.high, at_least), counter.new_state(), counter.new_state())
     return _side_by_side([_build_nfa(node.children[0], max_states), counter], max_states, False)
 
 

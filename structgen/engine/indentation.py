@@ -45,7 +45,8 @@ class Indentation:
 
     def __init__(self, newline: int, lexed_terminals: list[int], indents: list[int], dedent: int, opens: list[int],
                  closes: list[int], terminal_count: int, actions: list[dict[int, list[int]]]) -> None:
-        """``lexed_terminals[w]``: the lexed newline of width ``w``; ``indents[w]``:
+        """``lexed_terminals[w]``: the lexed newline of width ``w`` (the last one
+        stands for every wider line, which opens no level); ``indents[w]``:
         ``_INDENT`` of width ``w`` (-1 at 0); ``actions``: the LR table's."""
         self.newline = newline
         self.dedent = dedent
@@ -100,7 +101,7 @@ class Indentation:
             return []
         innermost = view[len(view) - 1]
         if width > innermost:
-            return [self.newline, self.indents[width]]
+            return [self.newline, self.indents[width]] if width < len(self.indents) else None
         if width == innermost:
             return [self.newline]
         closed = [self.newline]
@@ -111,5 +112,5 @@ class Indentation:
         return closed if view[index] == width else None
 
     def at_end(self, view: View) -> list[int]:
-        """The ``_DEDENT``\\s that close every level still open at the end."""
+        """The ``_DEDENT`` terminals that close every level still open at the end."""
         return [self.dedent] * (len(view) - 2)

@@ -20,10 +20,11 @@ _TAB_CLASS: Final = 2
 _OTHER_CLASS: Final = 3
 
 
-def line_width(width: int, tab_len: int) -> Part:
+def line_width(width: int, tab_len: int, at_least: bool = False) -> Part:
     """The counter: state 0 before any newline; state ``c + 1`` after one, with
     ``c`` columns counted since the last; state ``width + 2`` past ``width``
-    (until the next newline). Texts end well in state ``width + 1``."""
+    (until the next newline). Texts end well in state ``width + 1`` (and, with
+    ``at_least``, past it too: the last line holds ``width`` columns or more)."""
     class_of = [_OTHER_CLASS] * 256
     class_of[0x0A] = _NEWLINE_CLASS
     class_of[0x20] = _SPACE_CLASS
@@ -38,4 +39,5 @@ def line_width(width: int, tab_len: int) -> Part:
     table.extend([1, over, over, over])
     accepting = [False] * (width + 3)
     accepting[width + 1] = True
+    accepting[over] = at_least
     return Part(table, 4, class_of, accepting)

@@ -28,6 +28,7 @@ from mypy_extensions import i32
 
 from structgen.engine.deadline import check_deadline, optional_work_over
 from structgen.engine.dfa import DEAD
+from structgen.engine.indentation import BOTTOM
 from structgen.engine.lexer import START, Lexer
 from structgen.engine.lr import LRTable
 from structgen.engine.precompute_order import alone_left, precompute_order
@@ -41,6 +42,7 @@ from structgen.engine.tables import (
     MAX_PRECOMPUTED_CHAIN,
     MAX_SHIFT_CHAIN,
     REFINE_AT,
+    UNKNOWN_VIEW,
     MaskEntry,
     MaskTables,
 )
@@ -454,7 +456,7 @@ class Matcher:
         ``budget[0]`` refinements are built (and counted off): the groups still
         dependent past them are checked against the stack."""
         tables = self.compiled.tables
-        work: list[tuple[MaskEntry, StackNode]] = [(tables.entry(lexer_state, top.state), top)]
+        work: list[tuple[MaskEntry, StackNode]] = [(tables.entry(lexer_state, top.state, self._view_under(top)), top)]
         while work:
             entry, node = work.pop()
             while len(entry.dependent) > REFINE_AT and len(entry.context) < MAX_CONTEXT:
@@ -466,10 +468,26 @@ class Matcher:
                     break
                 budget[0] -= missing
                 for other in parents[1:]:
-                    work.append((tables.refine(entry, other.state), other))
+                    work.append((tables.refine(entry, other.state, self._view_under(other)), other))
                 node = parents[0]
-                entry = tables.refine(entry, node.state)
+                entry = tables.refine(entry, node.state, self._view_under(node))
             found.append(entry)
+
+    def _view_under(self, node: StackNode) -> int:
+        """The view id (``MaskTables.view_id``) of the stacks under ``node``, for an
+        indentation-sensitive grammar: ``UNKNOWN_VIEW`` where its parents' views
+        differ (and for any other grammar)."""
+        parser = self.parser
+        if parser.indentation is None:
+            return UNKNOWN_VIEW
+        parents = node.parents
+        if not parents:
+            return self.compiled.tables.view_id(BOTTOM)
+        view = parser.known_view(parents[0])
+        for parent in parents:
+            if parser.known_view(parent) != view:
+                return UNKNOWN_VIEW
+        return UNKNOWN_VIEW if view is None else self.compiled.tables.view_id(view)
 
     def _takes_group(
         self,

@@ -14,9 +14,13 @@ start with a text of ``X``; a negative one ``(?!X)``, a difference: the texts of
 than the terminal's own text, which is how lookaheads are written to bound a
 quoted string's length (``(?="[^"]{1,8}")"[a-z]+"``) or to leave some quoted
 strings out (``(?!"(?:id|type)")"[^"]*"``); a text that needs what follows the
-terminal to decide ``X`` is judged on the terminal's text alone. What no finite
-automaton can express (lookbehinds, other lookaheads, backreferences, anchors,
-atomic groups, possessive repeats) is an error that says which construct it was.
+terminal to decide ``X`` is judged on the terminal's text alone. A lookbehind
+``(?<!X)`` (or ``(?<=X)``) after items of its own group that always hold at least
+``X``'s width (``'''(?<!\\)``: a long string's quotes) is a difference (an intersection) of those items
+with the texts that end with ``X``. What no finite automaton can express
+(lookbehinds that may see past their group's start, other lookaheads,
+backreferences, anchors, atomic groups, possessive repeats) is an error that
+says which construct it was.
 
 One construct is the engine's own: a group named ``divisible_by_D`` (or
 ``divisible_by_D_`` and any suffix, to tell two apart in one pattern) keeps the
@@ -76,8 +80,8 @@ class Node:
     ``DIVISIBLE``: the texts of ``children[0]`` whose digits before any ``e``/``E``
     are, as one decimal integer, a multiple of ``low``;
     ``LAST_LINE_WIDTH``: the texts of ``children[0]`` with a newline whose last
-    line holds ``low`` columns of spaces and tabs, a tab worth ``high``
-    (``engine.line_widths``);
+    line holds ``low`` columns of spaces and tabs (``-low - 1`` columns or more
+    where ``low`` is negative), a tab worth ``high`` (``engine.line_widths``);
     ``EMPTY``: the empty string.
 
     A grammar's lexer keeps its patterns' trees (``views`` rebuilds parts of the
@@ -125,8 +129,8 @@ def divisible(body: Node, divisor: int) -> Node:
     return Node(DIVISIBLE, [], [body], divisor)
 
 
-def last_line_width(body: Node, width: int, tab_len: int) -> Node:
-    return Node(LAST_LINE_WIDTH, [], [body], width, tab_len)
+def last_line_width(body: Node, width: int, tab_len: int, at_least: bool = False) -> Node:
+    return Node(LAST_LINE_WIDTH, [], [body], -width - 1 if at_least else width, tab_len)
 
 
 def literal(text: str, ignore_case: bool = False) -> Node:
@@ -192,6 +196,14 @@ def _read(pattern: str, flags: str) -> tuple[list[Any], int, dict[int, int]]:
 
 
 def _lazy_repeat_then_delimiter(items: list[Any]) -> bool:
+    """Whether ``items`` end with a lazy repeat and then fixed characters, or with
+    a group (or alternation) each of whose alternatives does (``"..."|'...'``):
+    the first match is then the shortest, where the delimiter first comes."""
+    if items and _name(items[-1][0]) in ("SUBPATTERN", "BRANCH"):
+        op, av = items[-1]
+        if _name(op) == "SUBPATTERN":
+            return _lazy_repeat_then_delimiter(list(av[3]))
+        return all(_lazy_repeat_then_delimiter(list(branch)) for branch in av[1])
     last_lazy = max((i for i, (op, _) in enumerate(items) if _name(op) == "MIN_REPEAT"), default=-1)
     if last_lazy < 0 or last_lazy == len(items) - 1:
         return False
@@ -227,6 +239,12 @@ def _convert(items: list[Any], flags: int, last: bool, divisors: dict[int, int])
     """
     nodes: list[Node] = []
     for i, (op, av) in enumerate(items):
+        if _name(op) in ("ASSERT", "ASSERT_NOT") and int(av[0]) == -1 and nodes:
+            before = _lookbehind(concat(nodes), _convert(list(av[1]), flags, False, divisors), int(av[1].getwidth()[1]),
+                                 _name(op) == "ASSERT")
+            if before is not None:
+                nodes = [before]
+                continue
         if _name(op) in ("ASSERT", "ASSERT_NOT") and int(av[0]) == 1 and last:
             rest = _convert(items[i + 1 :], flags, True, divisors)
             started = concat(
@@ -236,6 +254,36 @@ def _convert(items: list[Any], flags: int, last: bool, divisors: dict[int, int])
             break
         nodes.append(_convert_item(op, av, flags, last and i == len(items) - 1, divisors))
     return concat(nodes)
+
+
+def _lookbehind(before: Node, behind: Node, width: int, positive: bool) -> Node | None:
+    """``before`` kept to the texts that end (``positive``) or do not end with a
+    text of ``behind``, ``width`` characters long: exact where every text of
+    ``before`` is at least that long, so the lookbehind sees only the terminal's
+    own text before it (``'''(?<!\\\\)``); None elsewhere."""
+    if min_length(before) < width:
+        return None
+    ending = concat([repeat(chars(list(charset.ALL)), 0, UNBOUNDED), behind])
+    return intersection([before, ending]) if positive else difference(before, ending)
+
+
+def min_length(node: Node) -> int:
+    """A lower bound on the characters of ``node``'s texts (exact but for
+    intersections, where it is the longest of the parts' bounds)."""
+    kind = node.kind
+    if kind == EMPTY:
+        return 0
+    if kind == CHARS:
+        return 1
+    if kind == CONCAT:
+        return sum(min_length(child) for child in node.children)
+    if kind == ALT:
+        return min(min_length(child) for child in node.children)
+    if kind == REPEAT:
+        return node.low * min_length(node.children[0])
+    if kind == INTERSECT:
+        return max(min_length(child) for child in node.children)
+    return min_length(node.children[0])  # DIFFERENCE, DIVISIBLE, LAST_LINE_WIDTH: within their first child
 
 
 def _convert_item(op: Any, av: Any, flags: int, last: bool, divisors: dict[int, int]) -> Node:
@@ -268,9 +316,10 @@ def _convert_item(op: Any, av: Any, flags: int, last: bool, divisors: dict[int, 
         return repeat(_convert(list(body), flags, False, divisors), int(low), high_bound)
     constructs = {
         "AT": "anchors (^, $, \\A, \\Z, \\b, \\B)",
-        "ASSERT": "lookbehind assertions, and lookaheads that the rest of the pattern does not follow to its end",
-        "ASSERT_NOT": "negative lookbehind assertions, and negative lookaheads that the rest of the pattern does not "
-                      "follow to its end",
+        "ASSERT": "lookbehind assertions that may look before the pattern's own text (past the start of their "
+                  "group), and lookaheads that the rest of the pattern does not follow to its end",
+        "ASSERT_NOT": "negative lookbehind assertions that may look before the pattern's own text (past the start of "
+                      "their group), and negative lookaheads that the rest of the pattern does not follow to its end",
         "GROUPREF": "backreferences",
         "GROUPREF_EXISTS": "conditional backreferences",
         "ATOMIC_GROUP": "atomic groups (?>...)",

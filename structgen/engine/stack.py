@@ -26,7 +26,7 @@ MAX_STEP_WORK: Final = 200_000
 past it the grammar is too ambiguous to follow (``AmbiguityLimitError``)."""
 
 
-MAX_VIEWS: Final = 1_000_000
+MAX_STACK_VIEWS: Final = 1_000_000
 """Stack views (``engine.indentation``) a parser remembers; past it they are forgotten."""
 
 MAX_TRIAL_WORK: Final = 1_000
@@ -265,6 +265,10 @@ class GLRParser:
                                       "ambiguous to follow with an indenter")
         return view
 
+    def known_view(self, node: StackNode) -> View | None:
+        """``view_of``, None where parses disagree on it."""
+        return self._view(node)
+
     def _view(self, node: StackNode) -> View | None:
         """``view_of``, None where parses disagree (or a cycle of empty rules
         stands under ``node``), remembered per node."""
@@ -274,7 +278,7 @@ class GLRParser:
         known = memo.get(node.uid)
         if known is not None:
             return known
-        if len(memo) > MAX_VIEWS:
+        if len(memo) > MAX_STACK_VIEWS:
             memo.clear()
         pending = [node]
         steps = 0

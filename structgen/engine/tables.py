@@ -95,6 +95,15 @@ per this many states."""
 MAX_PRECOMPUTED_CHAIN: Final = 50_000
 """The same while ``precompute`` builds every state's groups (``chain_limit``)."""
 
+UNKNOWN_VIEW: Final = 0
+"""The view id (``MaskTables.view_id``) of a stack whose view under the known
+states is not known (or of any stack of a grammar without indentation): a lexed
+newline is then left to the real stack."""
+
+MAX_VIEW_IDS: Final = 4_096
+"""Distinct views (``engine.indentation``) the tables key entries on; past it a
+view is unknown (its newlines are checked against the real stack)."""
+
 MAX_MEMOIZED: Final = 200_000
 """Partial-stack results kept for building more entries; past it they are dropped."""
 
@@ -203,10 +212,12 @@ class Partial:
 
 
 class _Context:
-    """Simulation results from one known stack top, memoized by sequence."""
+    """Simulation results from one known stack top (and, for an indentation-sensitive
+    grammar, the view of the stack under it: ``view_id``), memoized by sequence."""
 
-    def __init__(self, states: list[int]) -> None:
+    def __init__(self, states: list[int], view_id: int) -> None:
         self.states = states
+        self.view_id = view_id
         self.after: dict[int, Partial] = {}  # sequence -> partial stacks after it
         self.takes: dict[int, int] = {}  # sequence * symbols + terminal -> verdict
 
@@ -262,6 +273,10 @@ class MaskTables:
         # the levels on the real stack (engine.indentation), so every state may act on one
         # and no partial stack can tell which (_feed leaves them to the real stack)
         self._newline_bits = table.indentation.lexed_bits() if table.indentation is not None else 0
+        # views of the stack under an entry's known states, numbered from 1 (0: UNKNOWN_VIEW)
+        self._view_ids: dict[tuple[int, ...], int] = {}
+        self._views_by_id: list[tuple[int, ...]] = [()]
+        self._below_view: tuple[int, ...] = ()  # the view under the context being classified (_build)
         if self._newline_bits:
             self._act_bits = tuple([acted | self._newline_bits for acted in self._act_bits])
         self._reach_bits = tuple([_bits(terminals) for terminals in lexer.reachable_terminals])
@@ -464,9 +479,21 @@ class MaskTables:
         pending = 1 if self.views is not None and not self.views_ready else 0
         return [len(self._groups) + pending, len(sizes), max(sizes, default=0), len(dependent), max(dependent, default=0)]
 
-    def entry(self, lexer_state: int, lr_state: int) -> MaskEntry:
-        """The entry for ``lexer_state`` with only the top LR state known."""
-        index = lexer_state * self.lr_state_count + lr_state
+    def view_id(self, view: tuple[int, ...]) -> int:
+        """The number of a stack view (``engine.indentation``) that entries are
+        keyed on; ``UNKNOWN_VIEW`` past ``MAX_VIEW_IDS`` of them."""
+        found = self._view_ids.get(view, UNKNOWN_VIEW)
+        if found == UNKNOWN_VIEW and len(self._views_by_id) < MAX_VIEW_IDS:
+            found = len(self._views_by_id)
+            self._view_ids[view] = found
+            self._views_by_id.append(view)
+        return found
+
+    def entry(self, lexer_state: int, lr_state: int, view_id: int = UNKNOWN_VIEW) -> MaskEntry:
+        """The entry for ``lexer_state`` with only the top LR state known (and
+        ``view_id``: the view of the stack under it, for an indentation-sensitive
+        grammar's lexed newlines)."""
+        index = (lexer_state * self.lr_state_count + lr_state) * MAX_VIEW_IDS + view_id
         found = self._entries.get(index)
         if found is None:
             terminals = self._act_bits[lr_state] | self._ignored_bits
@@ -475,7 +502,7 @@ class MaskTables:
                 found = MaskEntry(self.empty_row, (), [lr_state])
             else:
                 seen_from = self._seen_from(lexer_state, terminals)
-                found = self._build([lr_state], self.groups(seen_from), self.empty_row)
+                found = self._build([lr_state], self.groups(seen_from), self.empty_row, view_id)
             self._entries[index] = found
         return found
 
@@ -522,19 +549,23 @@ class MaskTables:
                 [_bits(reachable) for reachable in self.lexer.reachable_terminals[-grown:]]
             )
 
-    def refine(self, entry: MaskEntry, below: int) -> MaskEntry:
-        """``entry`` with LR state ``below`` known under its context: only its
-        dependent groups need classifying again (more context never undoes a verdict)."""
-        found = entry.deeper.get(below)
+    def refine(self, entry: MaskEntry, below: int, view_id: int = UNKNOWN_VIEW) -> MaskEntry:
+        """``entry`` with LR state ``below`` known under its context (and
+        ``view_id``: the view of the stack under that state): only its dependent
+        groups need classifying again (more context never undoes a verdict)."""
+        key = below * MAX_VIEW_IDS + view_id
+        found = entry.deeper.get(key)
         if found is None:
-            found = self._build([below] + entry.context, entry.dependent, entry.row)
-            entry.deeper[below] = found
+            found = self._build([below] + entry.context, entry.dependent, entry.row, view_id)
+            entry.deeper[key] = found
         return found
 
-    def _build(self, states: list[int], groups: Groups, base: bytes) -> MaskEntry:
-        """Classify ``groups`` from the stack top ``states``; the tokens always
-        accepted are ``base`` (a row: the coarser entry's) and the groups found so."""
-        context = self._context(states)
+    def _build(self, states: list[int], groups: Groups, base: bytes, view_id: int) -> MaskEntry:
+        """Classify ``groups`` from the stack top ``states`` (over a stack of view
+        ``view_id``); the tokens always accepted are ``base`` (a row: the coarser
+        entry's) and the groups found so."""
+        context = self._context(states, view_id)
+        self._below_view = self._views_by_id[view_id]
         accepted: list[TokenGroup] = []
         dependent: list[TokenGroup] = []
         self._builds += 1
@@ -627,15 +658,15 @@ class MaskTables:
         self._rows[key] = row
         return row
 
-    def _context(self, states: list[int]) -> _Context:
-        key = tuple(states)
+    def _context(self, states: list[int], view_id: int) -> _Context:
+        key = tuple([view_id] + states)
         found = self._contexts.get(key)
         if found is None:
             if self._memoized > MAX_MEMOIZED:
                 # a memo, not a table: forgetting it costs time, never results
                 self._contexts.clear()
                 self._memoized = 0
-            found = _Context(states)
+            found = _Context(states, view_id)
             self._contexts[key] = found
         return found
 
@@ -730,13 +761,42 @@ class MaskTables:
     def _feed(self, stacks: Stacks, terminal: int, below: list[bool]) -> list[tuple[int, ...]]:
         """Shift ``terminal`` on partial stacks (tuples of LR states, bottom first)
         after the reductions it needs; a reduction that would pop the known bottom
-        sets ``below[0]``, as does a lexed newline (only the real stack holds its levels)."""
+        sets ``below[0]``. A lexed newline is what the view of each stack makes it
+        (``_feed_newline``)."""
         if self._newline_bits >> terminal & 1:
-            below[0] = True
-            return []
+            return self._feed_newline(stacks, terminal, below)
         if len(stacks) == 1:
             return self._feed_one(stacks[0], terminal, below)
         return self._feed_all(stacks, terminal, below)
+
+    def _feed_newline(self, stacks: Stacks, terminal: int, below: list[bool]) -> list[tuple[int, ...]]:
+        """``_feed`` for a lexed newline: on each partial stack, the terminals its
+        view makes of it (``Indentation.after_newline``), the view being that of
+        the stack under the known states (``_below_view``) with the partial
+        stack's own states on it. Under an unknown view, ``below[0]``."""
+        indentation = self.table.indentation
+        base = self._below_view
+        if indentation is None or not base:
+            below[0] = True
+            return []
+        width = indentation.lexed[terminal]
+        out: list[tuple[int, ...]] = []
+        for stack in stacks:
+            view = base
+            for state in stack:
+                view = indentation.apply(view, state)
+            made = indentation.after_newline(view, width)
+            if made is None:
+                continue
+            current: list[tuple[int, ...]] = [stack]
+            for real in made:
+                current = self._feed(tuple(current), real, below)
+                if not current:
+                    break
+            for found in current:
+                if found not in out:
+                    out.append(found)
+        return out
 
     def _feed_one(self, stack: tuple[int, ...], terminal: int, below: list[bool]) -> list[tuple[int, ...]]:
         """``_feed`` on one stack while every state on the way has one action for
