@@ -26,6 +26,8 @@ JSON_SEED = 20260
 QUICK_JSON = 10
 QUICK_PROGRAMS = 2
 PROGRAM_SUFFIX = {"go": ".go", "java": ".java"}
+PYTHON_MODULES = ["bisect.py", "colorsys.py", "copy.py", "fnmatch.py", "sched.py"]
+"""The Python documents: these modules of the running Python's standard library, as written."""
 
 GRAMMARS = ["json", "go", "java", "python"]
 VOCABS = ["mistral_v3", "smollm2", "deepseek"]
@@ -95,8 +97,13 @@ def load_workloads(grammars: list[str], maskbench: Path, quick: bool) -> list[Wo
             documents, source = json_documents(maskbench, QUICK_JSON if quick else JSON_SAMPLE)
             workloads.append(Workload(name, (REPO / "grammars" / "json.lark").read_text(), documents, source))
         elif name == "python":
-            # Indentation needs a postlexer (INDENT/DEDENT); see docs/benchmarks.md.
-            workloads.append(Workload(name, syncode_grammar("python"), [], "compile probe only"))
+            # structgen's own grammar (lark's, strings as automata) with lark's PythonIndenter
+            # (it %declares _INDENT and _DEDENT); docs/indentation.md
+            stdlib = Path(os.__file__).parent
+            modules = PYTHON_MODULES[:QUICK_PROGRAMS] if quick else PYTHON_MODULES
+            texts = [(stdlib / module).read_text() for module in modules]
+            source = f"grammars/python.lark; Python {platform.python_version()}'s {', '.join(modules)}"
+            workloads.append(Workload(name, (REPO / "grammars" / "python.lark").read_text(), texts, source))
         else:
             texts = programs(name, QUICK_PROGRAMS if quick else None)
             source = f"benchmarks/inputs/{name}/ ({len(texts)} programs)"

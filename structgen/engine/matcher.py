@@ -43,6 +43,7 @@ from structgen.engine.tables import (
     MAX_SHIFT_CHAIN,
     REFINE_AT,
     UNKNOWN_VIEW,
+    refined_key,
     MaskEntry,
     MaskTables,
 )
@@ -456,21 +457,28 @@ class Matcher:
         ``budget[0]`` refinements are built (and counted off): the groups still
         dependent past them are checked against the stack."""
         tables = self.compiled.tables
-        work: list[tuple[MaskEntry, StackNode]] = [(tables.entry(lexer_state, top.state, self._view_under(top)), top)]
+        first = tables.entry(lexer_state, top.state)
+        if self.parser.indentation is not None and first.dependent:
+            view = self._view_under(top)
+            if view != UNKNOWN_VIEW:
+                first = tables.in_view(first, view)
+        work: list[tuple[MaskEntry, StackNode]] = [(first, top)]
         while work:
             entry, node = work.pop()
             while len(entry.dependent) > REFINE_AT and len(entry.context) < MAX_CONTEXT:
                 parents = node.parents
                 if not parents or (len(parents) > 1 and len(found) + len(work) + len(parents) > MAX_PATHS):
                     break  # the bottom, or a branch past MAX_PATHS: this entry serves every path
-                missing = sum(1 for parent in parents if parent.state not in entry.deeper)
+                views = [self._view_under(parent) for parent in parents]
+                missing = sum(1 for parent, view in zip(parents, views)
+                              if refined_key(parent.state, view) not in entry.deeper)
                 if missing > budget[0]:
                     break
                 budget[0] -= missing
-                for other in parents[1:]:
-                    work.append((tables.refine(entry, other.state, self._view_under(other)), other))
+                for index in range(1, len(parents)):
+                    work.append((tables.refine(entry, parents[index].state, views[index]), parents[index]))
                 node = parents[0]
-                entry = tables.refine(entry, node.state, self._view_under(node))
+                entry = tables.refine(entry, node.state, views[0])
             found.append(entry)
 
     def _view_under(self, node: StackNode) -> int:

@@ -175,8 +175,10 @@ class MaskEntry:
     ``row`` is the tokens always accepted, as a bitmask row (one object for every
     entry with the same set); ``context`` is the known LR states, bottom first;
     ``deeper`` holds entries for the same lexer state with one more state known
-    under ``context``, keyed by that state, built when too many groups depend on
-    what lies there.
+    under ``context``, keyed by that state and the view under it
+    (``refined_key``), built when too many groups depend on what lies there;
+    and, for an indentation-sensitive grammar, the entry with the view under
+    ``context`` known (``MaskTables.in_view``, keyed ``-1 - view``).
     """
 
     row: Final[bytes]
@@ -220,6 +222,12 @@ class _Context:
         self.view_id = view_id
         self.after: dict[int, Partial] = {}  # sequence -> partial stacks after it
         self.takes: dict[int, int] = {}  # sequence * symbols + terminal -> verdict
+
+
+def refined_key(below: int, view_id: int) -> int:
+    """The key in ``MaskEntry.deeper`` of the entry with LR state ``below`` known
+    under the context, the view under it ``view_id``."""
+    return below * MAX_VIEW_IDS + view_id
 
 
 _tags = [0]
@@ -277,6 +285,7 @@ class MaskTables:
         self._view_ids: dict[tuple[int, ...], int] = {}
         self._views_by_id: list[tuple[int, ...]] = [()]
         self._below_view: tuple[int, ...] = ()  # the view under the context being classified (_build)
+        self._newline_sequences: dict[int, bool] = {}  # sequence -> whether it may hold a lexed newline
         if self._newline_bits:
             self._act_bits = tuple([acted | self._newline_bits for acted in self._act_bits])
         self._reach_bits = tuple([_bits(terminals) for terminals in lexer.reachable_terminals])
@@ -489,11 +498,9 @@ class MaskTables:
             self._views_by_id.append(view)
         return found
 
-    def entry(self, lexer_state: int, lr_state: int, view_id: int = UNKNOWN_VIEW) -> MaskEntry:
-        """The entry for ``lexer_state`` with only the top LR state known (and
-        ``view_id``: the view of the stack under it, for an indentation-sensitive
-        grammar's lexed newlines)."""
-        index = (lexer_state * self.lr_state_count + lr_state) * MAX_VIEW_IDS + view_id
+    def entry(self, lexer_state: int, lr_state: int) -> MaskEntry:
+        """The entry for ``lexer_state`` with only the top LR state known."""
+        index = lexer_state * self.lr_state_count + lr_state
         found = self._entries.get(index)
         if found is None:
             terminals = self._act_bits[lr_state] | self._ignored_bits
@@ -502,7 +509,7 @@ class MaskTables:
                 found = MaskEntry(self.empty_row, (), [lr_state])
             else:
                 seen_from = self._seen_from(lexer_state, terminals)
-                found = self._build([lr_state], self.groups(seen_from), self.empty_row, view_id)
+                found = self._build([lr_state], self.groups(seen_from), self.empty_row, UNKNOWN_VIEW)
             self._entries[index] = found
         return found
 
@@ -549,21 +556,55 @@ class MaskTables:
                 [_bits(reachable) for reachable in self.lexer.reachable_terminals[-grown:]]
             )
 
+    def in_view(self, entry: MaskEntry, view_id: int) -> MaskEntry:
+        """``entry`` (built under an unknown view) with the view of the stack under
+        its context known: its dependent groups classified again, those holding a
+        lexed newline now by what the view makes of it (an indentation-sensitive
+        grammar; every other group's verdict is the same under any view)."""
+        key = -1 - view_id
+        found = entry.deeper.get(key)
+        if found is None:
+            found = self._build(entry.context, entry.dependent, entry.row, view_id, True)
+            entry.deeper[key] = found
+        return found
+
+    def _holds_newline(self, group: TokenGroup) -> bool:
+        """Whether one of ``group``'s lexemes, or the one it leaves in progress, may
+        be a lexed newline (remembered per sequence)."""
+        if group.end_state != START and self._reach_bits[group.end_state] & self._newline_bits:
+            return True
+        sequence = group.sequence
+        known = self._newline_sequences.get(sequence)
+        if known is not None:
+            return known
+        found = False
+        current = sequence
+        while current != EMPTY_SEQUENCE and not found:
+            for terminal in self.lexer.accepts[self.sequences.last[current]]:
+                if self._newline_bits >> terminal & 1:
+                    found = True
+            current = self.sequences.parent[current]
+        self._newline_sequences[sequence] = found
+        return found
+
     def refine(self, entry: MaskEntry, below: int, view_id: int = UNKNOWN_VIEW) -> MaskEntry:
         """``entry`` with LR state ``below`` known under its context (and
         ``view_id``: the view of the stack under that state): only its dependent
         groups need classifying again (more context never undoes a verdict)."""
-        key = below * MAX_VIEW_IDS + view_id
+        key = refined_key(below, view_id)
         found = entry.deeper.get(key)
         if found is None:
             found = self._build([below] + entry.context, entry.dependent, entry.row, view_id)
             entry.deeper[key] = found
         return found
 
-    def _build(self, states: list[int], groups: Groups, base: bytes, view_id: int) -> MaskEntry:
+    def _build(self, states: list[int], groups: Groups, base: bytes, view_id: int,
+               newlines_only: bool = False) -> MaskEntry:
         """Classify ``groups`` from the stack top ``states`` (over a stack of view
         ``view_id``); the tokens always accepted are ``base`` (a row: the coarser
-        entry's) and the groups found so."""
+        entry's) and the groups found so. ``newlines_only``: ``groups`` are an
+        entry's dependent ones and only the view is new (``in_view``), so a group
+        that holds no lexed newline stays dependent unclassified."""
         context = self._context(states, view_id)
         self._below_view = self._views_by_id[view_id]
         accepted: list[TokenGroup] = []
@@ -583,6 +624,9 @@ class MaskTables:
         for index in range(len(groups)):
             group = groups[index]
             sequence = group.sequence
+            if newlines_only and not self._holds_newline(group):
+                dependent.append(group)
+                continue
             if by_first and sequence != EMPTY_SEQUENCE:
                 lexeme = first[sequence]
                 memo = first_memo[lexeme]
