@@ -23,12 +23,10 @@ print(code)
 ast.parse(code)  # the grammar is lark's: it parses; Python's later checks are the compiler's
 print("parsed by ast: yes")
 
-# what a mask allows after a block opener and inside a block, over the model's vocabulary
+# where the next line may start, at each point: a fork of the matcher tries each width
 info = structgen.TokenizerInfo.from_huggingface(tokenizer)
 matcher = structgen.Matcher(structgen.compile(python, info))
-for text in ("def f(x):\n", "    if x:\n", "        return 1\n"):
-    matcher.accept_string(text)
-    allowed = set(matcher.allowed_tokens())
-    widths = sorted({len(t) - len(t.lstrip(" ")) for i in allowed
-                     if (t := info.decoded_vocab[i].decode("utf-8", "replace")).strip() and t[0] == " "})
-    print(f"after {text!r}: {len(allowed)} tokens; leading spaces a token may start with: {widths[:12]}")
+for line in ("def f(x):\n", "    if x:\n", "        return 1\n"):
+    assert matcher.accept_string(line)
+    widths = [width for width in range(13) if matcher.fork().accept_string(" " * width + "pass\n")]
+    print(f"after {line!r}: the next line may start at columns {widths}")

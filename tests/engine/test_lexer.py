@@ -118,6 +118,7 @@ def test_terminal_matching_the_empty_string_is_an_error() -> None:
         (r"<[a-z]+?>", "<", ">"),
         (r"'(\\.|[^\\'])*?'", "'", "'"),
         (r"x+?y", "x", "y"),
+        (r"""[ub]?("(?!"").*?"|'(?!'').*?')""", '"', '"'),  # in each alternative of its last group (SynCode's STRING)
     ],
 )
 def test_lazy_terminals_end_at_their_first_match_as_re_match_does(pattern: str, opener: str, closer: str) -> None:

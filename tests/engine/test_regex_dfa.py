@@ -61,6 +61,12 @@ PATTERNS = [
     (r"x(?:(?!.{0,2}y)\w+|z)", ""),
     (r"(?!a|bb)[ab]{0,3}", ""),
     (r"(?![\s\S])", ""),
+    # lookbehinds that see only their own group's text: a difference / an intersection
+    (r"a.(?<!x)c", ""),
+    (r"xx+(?<=xx)y", ""),
+    (r"ab(?<!b)c", ""),
+    (r"(\"\"\"(?<!\\).*?\"\"\"|'''(?<!\\).*?''')", "s"),
+    (r"(?:ab|a)(?<=b)z?", ""),
 ]
 
 ALPHABET_EXTRAS = "aAbBcz09_ .\n\t\"\\/-+eE{}xyzkKK\u212aß\u1e9eSsſİıéé日本😀\u0301\u00a0\u2028"
@@ -173,8 +179,9 @@ def test_empty_language() -> None:
         (r"((?=a)a)b", "lookaheads that the rest of the pattern does not follow to its end"),
         (r"(?:(?=a)a)*", "lookaheads that the rest of the pattern does not follow to its end"),
         (r"(?=a(?=b))ab", "lookaheads that the rest of the pattern does not follow to its end"),
-        (r"(?<=a)b", "lookbehind assertions"),
-        (r"(?<!a)b", "negative lookbehind assertions"),
+        (r"(?<=a)b", "lookbehind assertions that may look before the pattern's own text"),
+        (r"(?<!a)b", "negative lookbehind assertions that may look before"),
+        (r"a?(?<!a)b", "negative lookbehind assertions that may look before"),  # ``a?`` may hold no character
         (r"((?!a)a)b", "negative lookaheads that the rest of the pattern does not follow to its end"),
         (r"(a)\1", "backreferences"),
         (r"^a", "anchors"),
