@@ -43,7 +43,6 @@ from structgen.engine.tables import (
     MAX_SHIFT_CHAIN,
     REFINE_AT,
     UNKNOWN_VIEW,
-    refined_key,
     MaskEntry,
     MaskTables,
 )
@@ -455,31 +454,38 @@ class Matcher:
         the stack under it branches (``MAX_PATHS`` in all). A group is allowed when
         some path takes it, so the mask is the union over the entries. At most
         ``budget[0]`` refinements are built (and counted off): the groups still
-        dependent past them are checked against the stack."""
+        dependent past them are checked against the stack. For an
+        indentation-sensitive grammar, entries are refined under an unknown view
+        (shared by every view) and each is seen in the view under its known states
+        (``MaskTables.in_view``: only its newline groups classified again)."""
         tables = self.compiled.tables
-        first = tables.entry(lexer_state, top.state)
-        if self.parser.indentation is not None and first.dependent:
-            view = self._view_under(top)
-            if view != UNKNOWN_VIEW:
-                first = tables.in_view(first, view)
-        work: list[tuple[MaskEntry, StackNode]] = [(first, top)]
+        work: list[tuple[MaskEntry, StackNode]] = [(tables.entry(lexer_state, top.state), top)]
         while work:
             entry, node = work.pop()
-            while len(entry.dependent) > REFINE_AT and len(entry.context) < MAX_CONTEXT:
+            seen = self._in_view(entry, node)
+            while len(seen.dependent) > REFINE_AT and len(entry.context) < MAX_CONTEXT:
                 parents = node.parents
                 if not parents or (len(parents) > 1 and len(found) + len(work) + len(parents) > MAX_PATHS):
                     break  # the bottom, or a branch past MAX_PATHS: this entry serves every path
-                views = [self._view_under(parent) for parent in parents]
-                missing = sum(1 for parent, view in zip(parents, views)
-                              if refined_key(parent.state, view) not in entry.deeper)
+                missing = sum(1 for parent in parents if parent.state not in entry.deeper)
                 if missing > budget[0]:
                     break
                 budget[0] -= missing
-                for index in range(1, len(parents)):
-                    work.append((tables.refine(entry, parents[index].state, views[index]), parents[index]))
+                for other in parents[1:]:
+                    work.append((tables.refine(entry, other.state), other))
                 node = parents[0]
-                entry = tables.refine(entry, node.state, views[0])
-            found.append(entry)
+                entry = tables.refine(entry, node.state)
+                seen = self._in_view(entry, node)
+            found.append(seen)
+
+    def _in_view(self, entry: MaskEntry, node: StackNode) -> MaskEntry:
+        """``entry`` (whose deepest known state is ``node``'s) in the view of the
+        stacks under ``node``, where the grammar is indentation-sensitive and that
+        view is known; else ``entry``."""
+        if self.parser.indentation is None or not entry.dependent:
+            return entry
+        view = self._view_under(node)
+        return entry if view == UNKNOWN_VIEW else self.compiled.tables.in_view(entry, view)
 
     def _view_under(self, node: StackNode) -> int:
         """The view id (``MaskTables.view_id``) of the stacks under ``node``, for an

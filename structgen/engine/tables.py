@@ -35,6 +35,7 @@ from structgen.engine.deadline import check_deadline, optional_work_over
 from structgen.engine.dfa import DEAD
 from structgen.engine.lexer import START, Lexer
 from structgen.engine.lr import ACCEPT, LRTable
+from structgen.engine.partial_stacks import PartialStacks, Stacks
 from structgen.engine.lexeme_groups import converged_groups, ends_lexeme, first_moves, lexeme_groups
 from structgen.engine.spanner import (
     EMPTY_SEQUENCE,
@@ -134,7 +135,7 @@ def _bits(terminals: list[int]) -> int:
 
 def _action_bits(table: LRTable) -> tuple[tuple[int, ...], tuple[int, ...]]:
     """Per LR state, the terminals it shifts (in a conflict too) and those it has
-    an action for other than accepting (which ``_feed`` does not follow). A schema
+    an action for other than accepting (which ``PartialStacks.feed`` does not follow). A schema
     grammar's string states reach hundreds of terminals (each key is one): checked
     one by one, they made most of an entry's cost."""
     shifts: list[int] = []
@@ -175,10 +176,9 @@ class MaskEntry:
     ``row`` is the tokens always accepted, as a bitmask row (one object for every
     entry with the same set); ``context`` is the known LR states, bottom first;
     ``deeper`` holds entries for the same lexer state with one more state known
-    under ``context``, keyed by that state and the view under it
-    (``refined_key``), built when too many groups depend on what lies there;
-    and, for an indentation-sensitive grammar, the entry with the view under
-    ``context`` known (``MaskTables.in_view``, keyed ``-1 - view``).
+    under ``context``, keyed by that state, built when too many groups depend on
+    what lies there; and, for an indentation-sensitive grammar, the entry with
+    the view under ``context`` known (``MaskTables.in_view``, keyed ``-1 - view``).
     """
 
     row: Final[bytes]
@@ -192,10 +192,6 @@ class MaskEntry:
         self.context = context
         self.deeper = {}
 
-
-Stacks = tuple[tuple[int, ...], ...]
-"""Partial stacks (LR states, bottom first). Tuples of ints: the collector stops
-tracking them, which matters when hundreds of thousands are memoized."""
 
 @mypyc_attr(acyclic=True)  # untracked: a dict of them is too, and full collections skip the memo
 class Partial:
@@ -222,12 +218,6 @@ class _Context:
         self.view_id = view_id
         self.after: dict[int, Partial] = {}  # sequence -> partial stacks after it
         self.takes: dict[int, int] = {}  # sequence * symbols + terminal -> verdict
-
-
-def refined_key(below: int, view_id: int) -> int:
-    """The key in ``MaskEntry.deeper`` of the entry with LR state ``below`` known
-    under the context, the view under it ``view_id``."""
-    return below * MAX_VIEW_IDS + view_id
 
 
 _tags = [0]
@@ -279,12 +269,12 @@ class MaskTables:
         self._shift_bits, self._act_bits = _action_bits(table)
         # an indentation-sensitive grammar's lexed newlines: what each stands for depends on
         # the levels on the real stack (engine.indentation), so every state may act on one
-        # and no partial stack can tell which (_feed leaves them to the real stack)
+        # and a partial stack tells which only from the view under it (PartialStacks.feed)
         self._newline_bits = table.indentation.lexed_bits() if table.indentation is not None else 0
         # views of the stack under an entry's known states, numbered from 1 (0: UNKNOWN_VIEW)
         self._view_ids: dict[tuple[int, ...], int] = {}
         self._views_by_id: list[tuple[int, ...]] = [()]
-        self._below_view: tuple[int, ...] = ()  # the view under the context being classified (_build)
+        self._partial = PartialStacks(table, self._newline_bits, MAX_PARTIAL_DEPTH, MAX_PARTIAL_WORK)
         self._newline_sequences: dict[int, bool] = {}  # sequence -> whether it may hold a lexed newline
         if self._newline_bits:
             self._act_bits = tuple([acted | self._newline_bits for acted in self._act_bits])
@@ -587,15 +577,13 @@ class MaskTables:
         self._newline_sequences[sequence] = found
         return found
 
-    def refine(self, entry: MaskEntry, below: int, view_id: int = UNKNOWN_VIEW) -> MaskEntry:
-        """``entry`` with LR state ``below`` known under its context (and
-        ``view_id``: the view of the stack under that state): only its dependent
-        groups need classifying again (more context never undoes a verdict)."""
-        key = refined_key(below, view_id)
-        found = entry.deeper.get(key)
+    def refine(self, entry: MaskEntry, below: int) -> MaskEntry:
+        """``entry`` with LR state ``below`` known under its context: only its
+        dependent groups need classifying again (more context never undoes a verdict)."""
+        found = entry.deeper.get(below)
         if found is None:
-            found = self._build([below] + entry.context, entry.dependent, entry.row, view_id)
-            entry.deeper[key] = found
+            found = self._build([below] + entry.context, entry.dependent, entry.row, UNKNOWN_VIEW)
+            entry.deeper[below] = found
         return found
 
     def _build(self, states: list[int], groups: Groups, base: bytes, view_id: int,
@@ -606,7 +594,7 @@ class MaskTables:
         entry's dependent ones and only the view is new (``in_view``), so a group
         that holds no lexed newline stays dependent unclassified."""
         context = self._context(states, view_id)
-        self._below_view = self._views_by_id[view_id]
+        self._partial.below_view = self._views_by_id[view_id]
         accepted: list[TokenGroup] = []
         dependent: list[TokenGroup] = []
         self._builds += 1
@@ -702,7 +690,7 @@ class MaskTables:
         self._rows[key] = row
         return row
 
-    def _context(self, states: list[int], view_id: int) -> _Context:
+    def _context(self, states: list[int], view_id: int = UNKNOWN_VIEW) -> _Context:
         key = tuple([view_id] + states)
         found = self._contexts.get(key)
         if found is None:
@@ -740,7 +728,7 @@ class MaskTables:
             takes = context.takes.get(key, -1)
             if takes < 0:
                 flag = [False]
-                takes = ALWAYS if self._feed(stacks, terminal, flag) else DEPENDS if flag[0] else NEVER
+                takes = ALWAYS if self._partial.feed(stacks, terminal, flag) else DEPENDS if flag[0] else NEVER
                 context.takes[key] = takes
             if takes == ALWAYS:
                 return ALWAYS
@@ -785,14 +773,14 @@ class MaskTables:
                 return before  # nothing goes on after a dead prefix: share its result, keep no entry
             flag = [before.below]
             terminals = self.lexer.accepts[self.sequences.last[sequence]]
-            if len(terminals) == 1:  # the usual lexeme: one terminal, whose stacks _feed keeps distinct
+            if len(terminals) == 1:  # the usual lexeme: one terminal, whose stacks feed keeps distinct
                 terminal = terminals[0]
-                stacks = list(before_stacks) if self.ignored[terminal] else self._feed(before_stacks, terminal, flag)
+                stacks = list(before_stacks) if self.ignored[terminal] else self._partial.feed(before_stacks, terminal, flag)
             else:
                 stacks = []
                 seen: set[tuple[int, ...]] = set()
                 for terminal in terminals:
-                    following = list(before_stacks) if self.ignored[terminal] else self._feed(before_stacks, terminal, flag)
+                    following = list(before_stacks) if self.ignored[terminal] else self._partial.feed(before_stacks, terminal, flag)
                     for stack in following:
                         if stack not in seen:
                             seen.add(stack)
@@ -801,112 +789,3 @@ class MaskTables:
         context.after[sequence] = found
         self._memoized += 1
         return found
-
-    def _feed(self, stacks: Stacks, terminal: int, below: list[bool]) -> list[tuple[int, ...]]:
-        """Shift ``terminal`` on partial stacks (tuples of LR states, bottom first)
-        after the reductions it needs; a reduction that would pop the known bottom
-        sets ``below[0]``. A lexed newline is what the view of each stack makes it
-        (``_feed_newline``)."""
-        if self._newline_bits >> terminal & 1:
-            return self._feed_newline(stacks, terminal, below)
-        if len(stacks) == 1:
-            return self._feed_one(stacks[0], terminal, below)
-        return self._feed_all(stacks, terminal, below)
-
-    def _feed_newline(self, stacks: Stacks, terminal: int, below: list[bool]) -> list[tuple[int, ...]]:
-        """``_feed`` for a lexed newline: on each partial stack, the terminals its
-        view makes of it (``Indentation.after_newline``), the view being that of
-        the stack under the known states (``_below_view``) with the partial
-        stack's own states on it. Under an unknown view, ``below[0]``."""
-        indentation = self.table.indentation
-        base = self._below_view
-        if indentation is None or not base:
-            below[0] = True
-            return []
-        width = indentation.lexed[terminal]
-        out: list[tuple[int, ...]] = []
-        for stack in stacks:
-            view = base
-            for state in stack:
-                view = indentation.apply(view, state)
-            made = indentation.after_newline(view, width)
-            if made is None:
-                continue
-            current: list[tuple[int, ...]] = [stack]
-            for real in made:
-                current = self._feed(tuple(current), real, below)
-                if not current:
-                    break
-            for found in current:
-                if found not in out:
-                    out.append(found)
-        return out
-
-    def _feed_one(self, stack: tuple[int, ...], terminal: int, below: list[bool]) -> list[tuple[int, ...]]:
-        """``_feed`` on one stack while every state on the way has one action for
-        ``terminal`` (an LALR grammar's usual case): no sets of stacks to keep."""
-        table = self.table
-        done = 0
-        while True:
-            actions = table.actions[stack[-1]].get(terminal)
-            if actions is None:
-                return []
-            if len(actions) != 1:
-                return self._feed_all((stack,), terminal, below)  # a conflict: every branch
-            action = actions[0]
-            if action == ACCEPT:
-                return []
-            if action & 1 == 0:
-                return [stack + (action >> 1,)]
-            rule = action >> 1
-            keep = len(stack) - table.rule_length[rule]
-            if keep < 1:
-                below[0] = True
-                return []
-            base = stack[:keep]
-            stack = base + (table.gotos[base[-1]][table.rule_lhs[rule]],)
-            done += 1
-            if len(stack) > MAX_PARTIAL_DEPTH or done > MAX_PARTIAL_WORK:
-                below[0] = True  # as in _feed_all; a cycle of unit rules ends here too
-                return []
-
-    def _feed_all(self, stacks: Stacks, terminal: int, below: list[bool]) -> list[tuple[int, ...]]:
-        """``_feed`` following every branch, each distinct stack once."""
-        table = self.table
-        work = list(stacks)
-        seen: set[tuple[int, ...]] = set(stacks)
-        shifted: list[tuple[int, ...]] = []
-        shifted_seen: set[tuple[int, ...]] = set()
-        done = 0
-        while work:
-            stack = work.pop()
-            actions = table.actions[stack[-1]].get(terminal)
-            if actions is None:
-                continue
-            for action in actions:
-                if action == ACCEPT:
-                    continue
-                if action & 1 == 0:
-                    pushed = stack + (action >> 1,)
-                    if pushed not in shifted_seen:
-                        shifted_seen.add(pushed)
-                        shifted.append(pushed)
-                    continue
-                rule = action >> 1
-                keep = len(stack) - table.rule_length[rule]
-                if keep < 1:
-                    below[0] = True
-                    continue
-                base = stack[:keep]
-                reduced = base + (table.gotos[base[-1]][table.rule_lhs[rule]],)
-                if len(reduced) > MAX_PARTIAL_DEPTH:
-                    below[0] = True  # empty rules piling up (a cyclic grammar): leave it to the real stack
-                    continue
-                if reduced not in seen:
-                    seen.add(reduced)
-                    work.append(reduced)
-                    done += 1
-                    if done > MAX_PARTIAL_WORK:
-                        below[0] = True
-                        return shifted
-        return shifted

@@ -1,0 +1,147 @@
+"""Partial stacks: a terminal sequence simulated on a stack of which only the top
+is known (GreatGramma seed, Alg. 5; ``tables`` classifies token groups by it).
+
+A partial stack is a tuple of LR states, bottom first, its bottom the known
+context. LR actions read only the states they pop, so a sequence that goes
+through without popping the known bottom goes through on every stack with that
+top; a reduction that would pop it sets the ``below`` flag (the verdict then
+depends on the real stack), as does passing the depth or work limits.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+from structgen.engine.lr import ACCEPT, LRTable
+
+Stacks = tuple[tuple[int, ...], ...]
+"""Partial stacks (LR states, bottom first). Tuples of ints: the collector stops
+tracking them, which matters when hundreds of thousands are memoized."""
+
+
+class PartialStacks:
+    """Feeds terminals to partial stacks of one LR table, within ``max_depth``
+    states and ``max_work`` reductions. For an indentation-sensitive grammar,
+    ``below_view`` is the view (``engine.indentation``) of the stack under the
+    known states, set by the classification under way (empty: unknown)."""
+
+    table: Final[LRTable]
+    newline_bits: Final[int]
+    max_depth: Final[int]
+    max_work: Final[int]
+
+    def __init__(self, table: LRTable, newline_bits: int, max_depth: int, max_work: int) -> None:
+        self.table = table
+        self.newline_bits = newline_bits
+        self.max_depth = max_depth
+        self.max_work = max_work
+        self.below_view: tuple[int, ...] = ()
+
+    def feed(self, stacks: Stacks, terminal: int, below: list[bool]) -> list[tuple[int, ...]]:
+        """Shift ``terminal`` on partial stacks (tuples of LR states, bottom first)
+        after the reductions it needs; a reduction that would pop the known bottom
+        sets ``below[0]``. A lexed newline is what the view of each stack makes it
+        (``_feed_newline``)."""
+        if self.newline_bits >> terminal & 1:
+            return self._feed_newline(stacks, terminal, below)
+        if len(stacks) == 1:
+            return self._feed_one(stacks[0], terminal, below)
+        return self._feed_all(stacks, terminal, below)
+
+    def _feed_newline(self, stacks: Stacks, terminal: int, below: list[bool]) -> list[tuple[int, ...]]:
+        """``_feed`` for a lexed newline: on each partial stack, the terminals its
+        view makes of it (``Indentation.after_newline``), the view being that of
+        the stack under the known states (``below_view``) with the partial
+        stack's own states on it. Under an unknown view, ``below[0]``."""
+        indentation = self.table.indentation
+        base = self.below_view
+        if indentation is None or not base:
+            below[0] = True
+            return []
+        width = indentation.lexed[terminal]
+        out: list[tuple[int, ...]] = []
+        for stack in stacks:
+            view = base
+            for state in stack:
+                view = indentation.apply(view, state)
+            made = indentation.after_newline(view, width)
+            if made is None:
+                continue
+            current: list[tuple[int, ...]] = [stack]
+            for real in made:
+                current = self.feed(tuple(current), real, below)
+                if not current:
+                    break
+            for found in current:
+                if found not in out:
+                    out.append(found)
+        return out
+
+    def _feed_one(self, stack: tuple[int, ...], terminal: int, below: list[bool]) -> list[tuple[int, ...]]:
+        """``_feed`` on one stack while every state on the way has one action for
+        ``terminal`` (an LALR grammar's usual case): no sets of stacks to keep."""
+        table = self.table
+        done = 0
+        while True:
+            actions = table.actions[stack[-1]].get(terminal)
+            if actions is None:
+                return []
+            if len(actions) != 1:
+                return self._feed_all((stack,), terminal, below)  # a conflict: every branch
+            action = actions[0]
+            if action == ACCEPT:
+                return []
+            if action & 1 == 0:
+                return [stack + (action >> 1,)]
+            rule = action >> 1
+            keep = len(stack) - table.rule_length[rule]
+            if keep < 1:
+                below[0] = True
+                return []
+            base = stack[:keep]
+            stack = base + (table.gotos[base[-1]][table.rule_lhs[rule]],)
+            done += 1
+            if len(stack) > self.max_depth or done > self.max_work:
+                below[0] = True  # as in _feed_all; a cycle of unit rules ends here too
+                return []
+
+    def _feed_all(self, stacks: Stacks, terminal: int, below: list[bool]) -> list[tuple[int, ...]]:
+        """``_feed`` following every branch, each distinct stack once."""
+        table = self.table
+        work = list(stacks)
+        seen: set[tuple[int, ...]] = set(stacks)
+        shifted: list[tuple[int, ...]] = []
+        shifted_seen: set[tuple[int, ...]] = set()
+        done = 0
+        while work:
+            stack = work.pop()
+            actions = table.actions[stack[-1]].get(terminal)
+            if actions is None:
+                continue
+            for action in actions:
+                if action == ACCEPT:
+                    continue
+                if action & 1 == 0:
+                    pushed = stack + (action >> 1,)
+                    if pushed not in shifted_seen:
+                        shifted_seen.add(pushed)
+                        shifted.append(pushed)
+                    continue
+                rule = action >> 1
+                keep = len(stack) - table.rule_length[rule]
+                if keep < 1:
+                    below[0] = True
+                    continue
+                base = stack[:keep]
+                reduced = base + (table.gotos[base[-1]][table.rule_lhs[rule]],)
+                if len(reduced) > self.max_depth:
+                    below[0] = True  # empty rules piling up (a cyclic grammar): leave it to the real stack
+                    continue
+                if reduced not in seen:
+                    seen.add(reduced)
+                    work.append(reduced)
+                    done += 1
+                    if done > self.max_work:
+                        below[0] = True
+                        return shifted
+        return shifted
