@@ -17,7 +17,8 @@ from lark.indenter import Indenter as LarkIndenter
 
 import structgen
 from structgen import Grammar, GrammarError, Indenter, Matcher, TokenizerInfo
-from test_exactness import choose, oracle, synthetic_vocabulary
+from test_exactness import oracle, synthetic_vocabulary
+from walking import walk
 
 BLOCKS = r"""
 start: (_NL | stmt)*
@@ -123,27 +124,17 @@ def test_masks_equal_the_oracle_on_random_walks(seed: int) -> None:
     in lark."""
     grammar = blocks()
     info = vocabulary()
-    compiled = structgen.compile(grammar, info)
-    rng = random.Random(seed)
-    finished = 0
-    for _ in range(8):
-        matcher = Matcher(compiled)
-        text = b""
-        for step in range(40):
-            allowed = sorted(matcher.allowed_tokens())
-            assert allowed == oracle(matcher, range(info.vocab_size)), text
-            complete = matcher.can_terminate()
-            assert complete == grammar.accepts(text), text
-            assert all((stop in allowed) == complete for stop in info.stop_token_ids), text
-            assert allowed, text
-            token = choose(matcher, allowed, info, rng, closing=step >= 28)
-            assert matcher.accept_token(token)
-            if matcher.is_terminated():
-                assert lark_accepts(text.decode()), text
-                finished += 1
-                break
-            text += info.decoded_vocab[token]
-    assert finished >= 1
+
+    def at_step(matcher: Matcher, allowed: list[int], text: bytes) -> None:
+        assert allowed == oracle(matcher, range(info.vocab_size)), text
+        complete = matcher.can_terminate()
+        assert complete == grammar.accepts(text), text
+        assert all((stop in allowed) == complete for stop in info.stop_token_ids), text
+
+    def finished(text: bytes) -> None:
+        assert lark_accepts(text.decode()), text
+
+    assert walk(structgen.compile(grammar, info), info, random.Random(seed), 8, 40, 28, at_step, finished) >= 1
 
 
 def test_masks_follow_the_levels_of_a_nested_program() -> None:
