@@ -11,8 +11,8 @@ the levels:
 - the newline terminal is lexed as one terminal per width of the line it leaves
   (``NL@w``: the newline's pattern whose last line holds ``w`` columns,
   ``engine.regex.last_line_width``); the parser turns each into the grammar's
-  newline followed by ``_INDENT`` or one ``_DEDENT`` per level it closes, from the levels on its stack
-  (``engine.indentation``);
+  newline followed by ``_INDENT`` or one ``_DEDENT`` per level it closes, from
+  the levels on its stack (``engine.indentation``);
 - ``_INDENT`` becomes one terminal per width (``_INDENT@w``), each rule using it
   copied per width, so the state after it says the level it opened;
 - a bracket is open while its terminal is on the stack: each rule must close in
