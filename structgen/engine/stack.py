@@ -259,17 +259,13 @@ class GLRParser:
     def view_of(self, node: StackNode) -> View:
         """The view (``engine.indentation``) of the stacks under ``node``;
         ``AmbiguityLimitError`` where two of its parses disagree on it."""
-        view = self._view(node)
+        view = self.known_view(node)
         if view is None:
             raise AmbiguityLimitError("two parses of the text disagree on its indentation: the grammar is too "
                                       "ambiguous to follow with an indenter")
         return view
 
     def known_view(self, node: StackNode) -> View | None:
-        """``view_of``, None where parses disagree on it."""
-        return self._view(node)
-
-    def _view(self, node: StackNode) -> View | None:
         """``view_of``, None where parses disagree (or a cycle of empty rules
         stands under ``node``), remembered per node."""
         indentation = self.indentation
@@ -324,7 +320,7 @@ class GLRParser:
     def _trial_newline(self, trial: Trial, width: int, out: list[Trial] | None, indentation: Indentation) -> int:
         """``_trial_run`` for a lexed newline of ``width``: 1 or 0, -1 where only
         the real stacks can tell."""
-        view = self._view(trial.node)
+        view = self.known_view(trial.node)
         if view is None:
             return -1
         for state in trial.pushed:

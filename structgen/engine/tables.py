@@ -211,11 +211,11 @@ class Partial:
 
 class _Context:
     """Simulation results from one known stack top (and, for an indentation-sensitive
-    grammar, the view of the stack under it: ``view_id``), memoized by sequence."""
+    grammar, one view of the stack under it: ``MaskTables._context``'s key), memoized
+    by sequence."""
 
-    def __init__(self, states: list[int], view_id: int) -> None:
+    def __init__(self, states: list[int]) -> None:
         self.states = states
-        self.view_id = view_id
         self.after: dict[int, Partial] = {}  # sequence -> partial stacks after it
         self.takes: dict[int, int] = {}  # sequence * symbols + terminal -> verdict
 
@@ -570,9 +570,8 @@ class MaskTables:
         found = False
         current = sequence
         while current != EMPTY_SEQUENCE and not found:
-            for terminal in self.lexer.accepts[self.sequences.last[current]]:
-                if self._newline_bits >> terminal & 1:
-                    found = True
+            ended = self.lexer.accepts[self.sequences.last[current]]
+            found = any(self._newline_bits >> terminal & 1 for terminal in ended)
             current = self.sequences.parent[current]
         self._newline_sequences[sequence] = found
         return found
@@ -698,7 +697,7 @@ class MaskTables:
                 # a memo, not a table: forgetting it costs time, never results
                 self._contexts.clear()
                 self._memoized = 0
-            found = _Context(states, view_id)
+            found = _Context(states)
             self._contexts[key] = found
         return found
 
@@ -775,12 +774,18 @@ class MaskTables:
             terminals = self.lexer.accepts[self.sequences.last[sequence]]
             if len(terminals) == 1:  # the usual lexeme: one terminal, whose stacks feed keeps distinct
                 terminal = terminals[0]
-                stacks = list(before_stacks) if self.ignored[terminal] else self._partial.feed(before_stacks, terminal, flag)
+                if self.ignored[terminal]:
+                    stacks = list(before_stacks)
+                else:
+                    stacks = self._partial.feed(before_stacks, terminal, flag)
             else:
                 stacks = []
                 seen: set[tuple[int, ...]] = set()
                 for terminal in terminals:
-                    following = list(before_stacks) if self.ignored[terminal] else self._partial.feed(before_stacks, terminal, flag)
+                    if self.ignored[terminal]:
+                        following = list(before_stacks)
+                    else:
+                        following = self._partial.feed(before_stacks, terminal, flag)
                     for stack in following:
                         if stack not in seen:
                             seen.add(stack)
