@@ -46,8 +46,9 @@ class Unspellable(GrammarError):
     code = "unspellable"  # the server's error code (docs/server.md)
 
 
-# per grammar: id(TokenizerInfo) -> (that TokenizerInfo, the grammar to compile for it)
-_spelled: weakref.WeakKeyDictionary[Grammar, dict[int, tuple[TokenizerInfo, Grammar]]] = weakref.WeakKeyDictionary()
+# per grammar: id(TokenizerInfo) -> (that TokenizerInfo, the grammar to compile for it, None for the
+# grammar itself: a value that held its own key would keep every grammar ever compiled alive)
+_spelled: weakref.WeakKeyDictionary[Grammar, dict[int, tuple[TokenizerInfo, Grammar | None]]] = weakref.WeakKeyDictionary()
 _absent: weakref.WeakKeyDictionary[TokenizerInfo, frozenset[int]] = weakref.WeakKeyDictionary()
 
 
@@ -69,12 +70,12 @@ def spellable(grammar: Grammar, info: TokenizerInfo) -> Grammar:
     cached = _spelled.setdefault(grammar, {})
     entry = cached.get(id(info))
     if entry is not None and entry[0] is info:
-        return entry[1]
+        return entry[1] if entry[1] is not None else grammar
     absent = absent_bytes(info)
     lost = _terminals_lost(grammar, absent) if absent else set()
-    spelled = _restricted(grammar, lost, absent) if lost else grammar
+    spelled = _restricted(grammar, lost, absent) if lost else None
     cached[id(info)] = (info, spelled)
-    return spelled
+    return spelled if spelled is not None else grammar
 
 
 def _terminals_lost(grammar: Grammar, absent: frozenset[int]) -> set[int]:
