@@ -23,8 +23,7 @@ class ByteMatcher:
     def __init__(self, grammar: Grammar) -> None:
         self.grammar = grammar
         self.parser = GLRParser(grammar.table)
-        self.state = START
-        self.tops: list[StackNode] = self.parser.initial()
+        self.state, self.tops = self.parser.start(grammar.lexer, grammar.ignored)
         # (lexer reach class, stack top ids) -> can the lexeme in progress still end well
         self._viable: dict[tuple[int, ...], bool] = {}
 

@@ -23,7 +23,7 @@ from structgen.engine.stack import GLRParser
 from structgen.gc_pause import paused_gc
 from structgen.indenter import Indenter, declared_indenter, indented
 from structgen.composition import SELF, composed, literal_rules
-from structgen.lark_rules import GrammarError, LarkRules, LexerTooLarge, ParserTooLarge, Terminal, read_lark
+from structgen.lark_rules import GrammarError, IndentTerminals, LarkRules, LexerTooLarge, ParserTooLarge, Terminal, read_lark
 from structgen.lark_writer import write_lark
 from structgen.pattern_caches import SHARED_AUTOMATA, TERMINAL_TREES
 from structgen.productive import EmptyLanguage, productive_rules
@@ -91,8 +91,15 @@ class Grammar:
         check_deadline()
         places = rules.indentation
         if places is not None:  # structgen.indenter: the parser reads the levels off its stack
-            self.table.indentation = Indentation(places.newline, places.lexed, places.indents, places.dedent,
-                                                 places.opens, places.closes, len(rules.terminals), self.table.actions)
+            indentation = Indentation(places.newline, places.lexed, places.indents, places.dedent,
+                                      places.opens, places.closes, len(rules.terminals), self.table.actions)
+            self.table.indentation = indentation
+            if places.starts_line is not False and _begins_line(self.lexer, self.table, places):
+                indentation.line_start = b"\n"
+            elif places.starts_line:
+                name = rules.terminals[places.newline].name
+                raise GrammarError(f"indenter: starts_line: the text cannot begin a line, as {name} matches no "
+                                   f"text starting with a newline or the start rule cannot take {name} first")
         self.ignored = [False] * len(rules.terminals)  # per terminal: %ignore'd
         for terminal in rules.ignore:
             self.ignored[terminal] = True
@@ -272,8 +279,7 @@ class Grammar:
         if not all(check.text_kept(data) for check in self.checks):
             return False
         parser = GLRParser(self.table)
-        tops = parser.initial()
-        state = 0
+        state, tops = parser.start(self.lexer, self.ignored)
         start = 0  # where the lexeme in progress began
         for index, byte in enumerate(data):
             state, finished = self.lexer.step(state, byte)
@@ -345,6 +351,17 @@ def _made_by_parser(rules: LarkRules) -> list[int]:
     if places is None:
         return []
     return [places.newline, places.dedent] + [terminal for terminal in places.indents if terminal >= 0]
+
+
+def _begins_line(lexer: Lexer, table: LRTable, places: IndentTerminals) -> bool:
+    """Whether a newline can come before the text (``Indenter.starts_line``): the
+    lexer reads ``\\n`` as the start of a lexed newline, and the start takes the
+    grammar's newline first."""
+    state, finished = lexer.step(START, ord("\n"))
+    if state == DEAD or finished or not set(places.lexed) & set(lexer.reachable_terminals[state]):
+        return False
+    parser = GLRParser(table)
+    return bool(parser.feed(parser.initial(), places.newline))
 
 
 def _terminal_node(terminal: Terminal) -> tuple[Node, bool]:

@@ -16,7 +16,11 @@ the levels:
 - ``_INDENT`` becomes one terminal per width (``_INDENT@w``), each rule using it
   copied per width, so the state after it says the level it opened;
 - a bracket is open while its terminal is on the stack: each rule must close in
-  itself the brackets it opens, as Python's grammars do (checked here).
+  itself the brackets it opens, as Python's grammars do (checked here);
+- a text may begin a line (``Indenter.starts_line``): it is read as if a newline
+  came before it, so its first line keeps the rule as every other line does
+  (Python's "unexpected indent"), where lark ignores whitespace before the
+  first token.
 
 Levels are bounded by ``Indenter.max_width`` columns (``MAX_INDENT_WIDTH``): a
 line indented deeper can only be written inside brackets (one lexed newline
@@ -48,7 +52,14 @@ lark name holds it)."""
 class Indenter:
     """Where a grammar's indentation lives, as lark's ``Indenter`` says it:
     the newline terminal, the two declared terminals, the bracket terminals
-    (lark names ``"("`` ``LPAR`` and so on) and a tab's width in columns."""
+    (lark names ``"("`` ``LPAR`` and so on) and a tab's width in columns.
+
+    ``starts_line``: whether the text begins a line, as a Python file does (read
+    as if a newline came before it: a first line indented is refused, as Python
+    refuses it). None, the default, decides by the grammar: a text begins a line
+    where the grammar's start can take its newline first (``file_input: (_NEWLINE
+    | stmt)*``), so the newline read before the text changes nothing else. False
+    is lark's postlexer, which lets whitespace come before the first token."""
 
     newline: str = "_NEWLINE"
     indent: str = "_INDENT"
@@ -57,6 +68,7 @@ class Indenter:
     close_brackets: tuple[str, ...] = ("RPAR", "RSQB", "RBRACE")
     tab_len: int = 8
     max_width: int = MAX_INDENT_WIDTH
+    starts_line: bool | None = None
 
     def __post_init__(self) -> None:
         if not 1 <= self.max_width <= MAX_INDENT_LIMIT:
@@ -75,13 +87,14 @@ class Indenter:
     def of(cls, indenter: Any) -> Indenter:
         """An ``Indenter``, or one read from a lark ``Indenter`` (class or instance):
         ``NL_type``, ``INDENT_type``, ``DEDENT_type``, ``OPEN_PAREN_types``,
-        ``CLOSE_PAREN_types``, ``tab_len``."""
+        ``CLOSE_PAREN_types``, ``tab_len`` (and ``starts_line`` where it has one)."""
         if isinstance(indenter, Indenter):
             return indenter
         try:
             return cls(newline=str(indenter.NL_type), indent=str(indenter.INDENT_type),
                        dedent=str(indenter.DEDENT_type), open_brackets=tuple(indenter.OPEN_PAREN_types),
-                       close_brackets=tuple(indenter.CLOSE_PAREN_types), tab_len=int(indenter.tab_len))
+                       close_brackets=tuple(indenter.CLOSE_PAREN_types), tab_len=int(indenter.tab_len),
+                       starts_line=getattr(indenter, "starts_line", None))
         except AttributeError as exc:
             raise GrammarError(f"indenter: neither a structgen Indenter nor a lark Indenter ({exc})") from None
 
@@ -147,6 +160,7 @@ def indented(terminals: list[Terminal], rule_defs: RuleDefs, ignore: list[str], 
         dedent=dedent,
         opens=[names.index(name) for name in opens],
         closes=[names.index(name) for name in closes],
+        starts_line=indenter.starts_line,
     )
     return out, rules, found
 

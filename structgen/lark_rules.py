@@ -60,8 +60,9 @@ class IndentTerminals:
     """Where ``structgen.indenter`` put an indentation-sensitive grammar's parts,
     as terminal numbers: the grammar's newline (which the parser writes), the
     lexed newlines by the width of the line they leave (the last one: any
-    wider), ``_INDENT`` by the width it opens (-1 at 0), ``_DEDENT``, and the
-    bracket terminals."""
+    wider), ``_INDENT`` by the width it opens (-1 at 0), ``_DEDENT``, the
+    bracket terminals, and whether the text begins a line (``Indenter.starts_line``;
+    None: where the start can take the newline first)."""
 
     newline: int
     lexed: list[int]
@@ -69,6 +70,7 @@ class IndentTerminals:
     dedent: int
     opens: list[int]
     closes: list[int]
+    starts_line: bool | None = None
 
 
 @dataclass

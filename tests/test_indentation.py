@@ -104,6 +104,40 @@ def test_whole_texts_are_judged_as_lark_judges_them(text: str) -> None:
     assert blocks().accepts(text) == lark_accepts(text), text
 
 
+FIRST_LINES = [
+    "  x = 1\n",
+    "\tx = 1\n",
+    "\n\n    x = 1\n",
+    "# c\n  x = 1\n",
+    "   \n\t\n# c\n  # c\nx = 1\n",  # blank and comment lines first: no line indented
+    "\nx = 1\n",
+    "",
+    "  ",
+    "# c",
+]
+
+
+@pytest.mark.parametrize("text", FIRST_LINES)
+def test_a_text_begins_a_line_where_the_start_takes_a_newline_first(text: str) -> None:
+    """``start: (_NL | stmt)*`` takes a newline first, so the text is read as
+    beginning a line: judged as lark judges the text after a newline (its first
+    line indented is refused, as Python refuses it); with ``starts_line=False``,
+    as lark judges the text itself (whitespace before the first token ignored)."""
+    assert blocks().accepts(text) == lark_accepts("\n" + text), text
+    lenient = Grammar.from_lark(BLOCKS, indenter=Indenter(newline="_NL", max_width=MAX_WIDTH, starts_line=False))
+    assert lenient.accepts(text) == lark_accepts(text), text
+
+
+def test_a_text_begins_no_line_where_the_start_takes_no_newline_first() -> None:
+    """``start: stmt+`` cannot take a newline first: the text is lark's, whitespace
+    before the first token ignored; asking for ``starts_line`` is an error."""
+    grammar = BLOCKS.replace("start: (_NL | stmt)*", "start: stmt+")
+    assert Grammar.from_lark(grammar).accepts("  x = 1\n")
+    assert not Grammar.from_lark(grammar).accepts("\nx = 1\n")
+    with pytest.raises(GrammarError, match="starts_line: the text cannot begin a line"):
+        Grammar.from_lark(grammar, indenter=Indenter(newline="_NL", starts_line=True))
+
+
 def test_a_line_deeper_than_max_width_cannot_be_written() -> None:
     grammar = blocks()
     assert grammar.accepts("if a:\n" + " " * MAX_WIDTH + "x = 1\n")

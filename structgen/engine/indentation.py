@@ -42,12 +42,16 @@ class Indentation:
     indents: Final[list[int]]
     lexed: Final[list[int]]
     effects: Final[list[int]]
+    line_start: bytes
 
     def __init__(self, newline: int, lexed_terminals: list[int], indents: list[int], dedent: int, opens: list[int],
                  closes: list[int], terminal_count: int, actions: list[dict[int, list[int]]]) -> None:
         """``lexed_terminals[w]``: the lexed newline of width ``w`` (the last one
         stands for every wider line, which opens no level); ``indents[w]``:
         ``_INDENT`` of width ``w`` (-1 at 0); ``actions``: the LR table's."""
+        # read before every text (``GLRParser.start``): b"\n" where the text begins a line, so
+        # its first line's indentation is judged as any other line's (``Indenter.starts_line``)
+        self.line_start = b""
         self.newline = newline
         self.dedent = dedent
         self.indents = indents

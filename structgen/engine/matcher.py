@@ -255,7 +255,7 @@ class Matcher:
         self.compiled = compiled
         self.parser = parser if parser is not None else GLRParser(compiled.table)
         self.cache = cache if cache is not None else MaskCache()
-        self.config = Config(START, self.parser.initial(), None, False)
+        self.config = self._start()
 
     def fork(self) -> Matcher:
         """An independent matcher at the same point (shares the immutable history)."""
@@ -264,7 +264,11 @@ class Matcher:
         return other
 
     def reset(self) -> None:
-        self.config = Config(START, self.parser.initial(), None, False)
+        self.config = self._start()
+
+    def _start(self) -> Config:
+        state, tops = self.parser.start(self.compiled.lexer, self.compiled.ignored)
+        return Config(state, tops, None, False)
 
     def rollback(self, num_tokens: int) -> None:
         """Undo the last ``num_tokens`` accepted tokens."""

@@ -19,6 +19,7 @@ from __future__ import annotations
 from typing import Final
 
 from structgen.engine.indentation import BOTTOM, Indentation, View
+from structgen.engine.lexer import START, Lexer
 from structgen.engine.lr import ACCEPT, LRTable
 
 MAX_STEP_WORK: Final = 200_000
@@ -130,6 +131,20 @@ class GLRParser:
 
     def initial(self) -> list[StackNode]:
         return [self._start]
+
+    def start(self, lexer: Lexer, ignored: list[bool]) -> tuple[int, list[StackNode]]:
+        """The lexer state and the tops where a text begins: the start, or for a
+        text that begins a line (``Indentation.line_start``) after that newline,
+        which is no byte of the text."""
+        tops = self.initial()
+        state = START
+        indentation = self.indentation
+        if indentation is not None:
+            for byte in indentation.line_start:
+                state, finished = lexer.step(state, byte)
+                if finished:
+                    tops = self.feed_lexeme(tops, finished, ignored)
+        return state, tops
 
     def feed(self, tops: list[StackNode], terminal: int) -> list[StackNode]:
         """The tops after ``terminal`` is shifted (after all reductions it needs);
