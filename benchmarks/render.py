@@ -24,7 +24,7 @@ TARGETS: dict[tuple[str, str | None], dict[str, float]] = {
 UNITS = {"us": "µs", "s": "s"}
 
 PYTHON_NOTE = """\
-structgen's `grammars/python.lark` (lark's Python grammar, its strings written as
+structgen's `grammars/python.lark` (lark's Python grammar made Python's own, its strings written as
 finite automata) with lark's `PythonIndenter` made part of the grammar: exact masks for
 indentation (docs/indentation.md). XGrammar and llguidance have no postlexer for
 `_INDENT` / `_DEDENT` (`%declare`) and do not compile it (their errors above).
