@@ -20,10 +20,18 @@ def allocate_token_bitmask(batch_size: int, vocab_size: int) -> npt.NDArray[np.i
     return np.full((batch_size, (vocab_size + 31) // 32), -1, dtype=np.int32)
 
 
+_INT32 = np.dtype(np.int32)
+
+
 def check_bitmask(bitmask: Any, words: int, vocab_size: int, index: int = 0) -> None:
     """A ``ValueError`` (``TypeError`` for what is no array) unless ``bitmask`` is a
     writable int32 array of one row or ``(batch, words)`` rows with a row ``index``:
     written as it comes, an int8 or float64 array would hold a wrong mask."""
+    # every step passes here: the usual bitmask is judged with the cheapest tests first
+    # (a dtype compared by identity, not ``!=``, which costs a numpy call)
+    if (type(bitmask) is np.ndarray and bitmask.dtype is _INT32 and bitmask.ndim == 2
+            and bitmask.shape[1] >= words and 0 <= index < bitmask.shape[0] and bitmask.flags.writeable):
+        return
     if not isinstance(bitmask, np.ndarray):
         raise TypeError(f"the bitmask must be a numpy array (allocate_token_bitmask), not {type(bitmask).__name__}")
     if bitmask.dtype != np.int32:
