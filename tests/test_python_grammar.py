@@ -60,9 +60,11 @@ def test_the_modules_are_accepted() -> None:
 @pytest.mark.parametrize("vocab", ["smollm2", "deepseek", "mistral_v3"])
 def test_modules_are_allowed_token_by_token(vocab: str, hf_tokenizers: dict[str, Any],
                                             infos: dict[str, TokenizerInfo]) -> None:
-    """Forced paths: each module as the tokenizer encodes it, every token in the
-    mask at its step and accepted, and one random other segmentation of every
-    fifth module accepted token by token; a stop token is allowed at the end."""
+    """Forced paths: each module as the tokenizer encodes it, every token accepted
+    and, for every module under SmolLM2 and every second one under the larger
+    vocabularies (a mask at 128k tokens costs more), in the mask at its step; one
+    random other segmentation of every fifth module accepted token by token; a
+    stop token allowed at the end."""
     info = infos[vocab]
     compiled = structgen.compile(python(), info)
     rng = random.Random(vocab)
@@ -72,7 +74,8 @@ def test_modules_are_allowed_token_by_token(vocab: str, hf_tokenizers: dict[str,
         encoded = hf_tokenizers[vocab].encode(text, add_special_tokens=False)
         assert info.join_bytes(encoded) == text.encode(), path.name
         paths = [encoded] + ([random_segmentation(text.encode(), info, rng)] if number % 5 == 0 else [])
-        for masked, ids in zip((True, False), paths):
+        masks = vocab == "smollm2" or number % 2 == 0
+        for masked, ids in zip((masks, False), paths):
             matcher = Matcher(compiled)
             for step, token in enumerate(ids):
                 if masked:  # a bit test: a list of a 100k-id mask costs more

@@ -1,7 +1,9 @@
-"""The translator on every schema of the public MaskBench file (../shared/data): each
-one gives a grammar text or a clean ``SchemaError``, never another exception, and
-never unbounded work (the translator's own limits: ``MAX_SCHEMA_NODES``,
-``MAX_DEPTH``, ``MAX_ITEMS_CHAIN``, the length bound)."""
+"""The translator on the public MaskBench file (../shared/data): each schema gives a
+grammar text or a clean ``SchemaError``, never another exception, and never
+unbounded work (the translator's own limits: ``MAX_SCHEMA_NODES``, ``MAX_DEPTH``,
+``MAX_ITEMS_CHAIN``, the length bound). Every fourth schema here (a quarter of
+the file's 90 s on two cores); ``make conformance`` compiles all 8,527 and counts
+any other exception as a crash."""
 
 from __future__ import annotations
 
@@ -16,10 +18,12 @@ from schema2grammar import SchemaError, translate
 pytestmark = pytest.mark.slow
 
 
-def test_every_maskbench_schema_translates_or_fails_cleanly() -> None:
+def test_maskbench_schemas_translate_or_fail_cleanly() -> None:
     outcomes: Counter[str] = Counter()
     with gzip.open(maskbench_path(), "rt", encoding="utf-8") as lines:  # a clear error when it is missing
-        for line in lines:
+        for number, line in enumerate(lines):
+            if number % 4:
+                continue
             record = json.loads(line)
             try:
                 text, report = translate(record["schema"])
@@ -29,8 +33,8 @@ def test_every_maskbench_schema_translates_or_fails_cleanly() -> None:
                 continue
             assert text.startswith("start: ") and report.entries is not None, record["id"]
             outcomes["translated"] += 1
-    assert sum(outcomes.values()) == 8527
-    assert outcomes["translated"] > 0.98 * 8527, outcomes
+    assert sum(outcomes.values()) == len(range(0, 8527, 4))
+    assert outcomes["translated"] > 0.98 * sum(outcomes.values()), outcomes
 
 
 def test_schema_grammars_read_without_lark_as_lark_reads_them() -> None:
