@@ -242,3 +242,32 @@ def test_other_declared_terminals_are_refused() -> None:
 def test_an_indented_grammar_is_not_composed() -> None:
     with pytest.raises(GrammarError, match="cannot be composed"):
         Grammar.union(blocks(), Grammar.literal("x"))
+
+
+def test_an_entry_seen_in_a_view_is_refined_in_the_views_under_it() -> None:
+    """A refinement of an entry seen in a view is built in the view under the state
+    it learns (``MaskTables.refine_key``), so it classifies only what the view left
+    dependent, not every group holding a newline again; each refinement's
+    dependent groups are some of its parent's, and every mask equals the oracle."""
+    grammar = blocks()
+    info = vocabulary()
+    compiled = structgen.compile(grammar, info)
+    program = "if a:\n    while (b +\n  c):\n        x = [1,\n 2]\n        if d:\n            y = (1 + (2 + 3))\n"
+    matcher = Matcher(compiled)
+    for index in range(len(program)):
+        assert sorted(matcher.allowed_tokens()) == oracle(matcher, range(info.vocab_size)), program[:index]
+        assert matcher.accept_string(program[index])
+    tables = matcher._engine.compiled.tables
+    in_view_refined = 0
+    work = list(tables._entries.values())
+    while work:
+        entry = work.pop()
+        for key, deeper in entry.deeper.items():
+            assert {id(group) for group in deeper.dependent} <= {id(group) for group in entry.dependent}
+            if key < 0:  # the entry seen in a view: its refinements know the view under them
+                for refined_key, refined in deeper.deeper.items():
+                    assert refined_key >= tables.lr_state_count  # the view is part of the key
+                    assert refined.context[1:] == deeper.context
+                    in_view_refined += 1
+            work.append(deeper)
+    assert in_view_refined >= 1

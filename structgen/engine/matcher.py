@@ -459,28 +459,31 @@ class Matcher:
         some path takes it, so the mask is the union over the entries. At most
         ``budget[0]`` refinements are built (and counted off): the groups still
         dependent past them are checked against the stack. For an
-        indentation-sensitive grammar, entries are refined under an unknown view
-        (shared by every view) and each is seen in the view under its known states
-        (``MaskTables.in_view``: only its newline groups classified again)."""
+        indentation-sensitive grammar, the entry of the top (built under an unknown
+        view, shared by every view) is seen in the view under it
+        (``MaskTables.in_view``: only its newline groups classified again), and
+        refined in the views under the states it learns."""
         tables = self.compiled.tables
-        work: list[tuple[MaskEntry, StackNode]] = [(tables.entry(lexer_state, top.state), top)]
+        work: list[tuple[MaskEntry, StackNode]] = [(self._in_view(tables.entry(lexer_state, top.state), top), top)]
         while work:
             entry, node = work.pop()
-            seen = self._in_view(entry, node)
-            while len(seen.dependent) > REFINE_AT and len(entry.context) < MAX_CONTEXT:
+            while len(entry.dependent) > REFINE_AT and len(entry.context) < MAX_CONTEXT:
                 parents = node.parents
                 if not parents or (len(parents) > 1 and len(found) + len(work) + len(parents) > MAX_PATHS):
                     break  # the bottom, or a branch past MAX_PATHS: this entry serves every path
-                missing = sum(1 for parent in parents if parent.state not in entry.deeper)
+                views = [self._view_under(parent) for parent in parents]
+                missing = 0
+                for index in range(len(parents)):
+                    if tables.refine_key(parents[index].state, views[index]) not in entry.deeper:
+                        missing += 1
                 if missing > budget[0]:
                     break
                 budget[0] -= missing
-                for other in parents[1:]:
-                    work.append((tables.refine(entry, other.state), other))
+                for index in range(1, len(parents)):
+                    work.append((tables.refine(entry, parents[index].state, views[index]), parents[index]))
                 node = parents[0]
-                entry = tables.refine(entry, node.state)
-                seen = self._in_view(entry, node)
-            found.append(seen)
+                entry = tables.refine(entry, node.state, views[0])
+            found.append(entry)
 
     def _in_view(self, entry: MaskEntry, node: StackNode) -> MaskEntry:
         """``entry`` (whose deepest known state is ``node``'s) in the view of the

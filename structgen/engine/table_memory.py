@@ -32,7 +32,7 @@ ENTRY_BYTES: Final = 280
 POINTER_BYTES: Final = 8
 
 MEMO_BYTES: Final = 160
-"""One memoized partial result (``tables._Context.after``): the object, its stacks
+"""One memoized partial result (``partial_stacks.Context.after``): the object, its stacks
 tuple and the dictionary slot."""
 
 

@@ -164,7 +164,8 @@ def test_a_compile_leaves_its_objects_in_the_oldest_generation() -> None:
 
 DEEP_DEALLOCATION = (
     "from structgen.engine.spanner import TokenGroup\n"
-    "from structgen.engine.tables import MaskEntry, Partial\n"
+    "from structgen.engine.partial_stacks import Partial\n"
+    "from structgen.engine.tables import MaskEntry\n"
     "from structgen.engine.regex import CONCAT, Node\n"
     "import gc\n"
     "for _ in range(50):\n"
