@@ -586,6 +586,10 @@ class MaskTables:
         # a schema state's groups start with one, and a few lexemes start them all;
         # a refinement's groups all passed this under the same top already
         by_first = len(states) == 1
+        # under an unknown view a group holding a lexed newline is decided only where
+        # its lexemes before the newline fail: it is left dependent unsimulated and
+        # classified once, when the entry is seen in a view (or on the real stack)
+        unviewed = view_id == UNKNOWN_VIEW and self._newline_bits != 0 and not newlines_only
         actions = self.table.actions[states[-1]]
         first = self.sequences.first
         if len(self._first_memo) < self.lexer.dfa.state_count:  # views add states
@@ -608,6 +612,9 @@ class MaskTables:
                     first_memo[lexeme] = stamp + taken
                 if not taken:
                     continue
+            if unviewed and self._holds_newline(group):
+                dependent.append(group)  # a newline depends on the view: left to ``in_view`` (or the real stack)
+                continue
             # groups with the same lexemes and the same possible next terminals share a verdict
             tagged = group.verdict_class
             if tagged >> 32 != self._tag:  # not numbered here yet
