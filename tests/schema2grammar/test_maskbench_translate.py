@@ -39,11 +39,11 @@ def test_maskbench_schemas_translate_or_fail_cleanly() -> None:
 
 def test_schema_grammars_read_without_lark_as_lark_reads_them() -> None:
     """``lark_rules`` reads the plain grammars the translator writes without lark;
-    on every 20th MaskBench schema the rules are lark's, rule for rule."""
+    on every 40th MaskBench schema the rules are lark's, rule for rule."""
     from structgen import GrammarError, lark_rules
 
     compared = 0
-    for record, text in translated_schemas(every=20):
+    for record, text in translated_schemas(every=40):
         plain = lark_rules._read_plain(text, "start")
         try:
             by_lark = lark_rules._read_with_lark(text, "start")
@@ -52,4 +52,4 @@ def test_schema_grammars_read_without_lark_as_lark_reads_them() -> None:
             continue
         assert plain is None or plain == by_lark, record["id"]
         compared += plain is not None
-    assert compared > 300
+    assert compared > 150
