@@ -171,17 +171,21 @@ def test_masks_equal_the_oracle_on_random_walks(seed: int) -> None:
     assert walk(structgen.compile(grammar, info), info, random.Random(seed), 8, 40, 28, at_step, finished) >= 1
 
 
-def test_masks_follow_the_levels_of_a_nested_program() -> None:
-    """At each point of a nested program, the mask over the vocabulary equals the
-    oracle (the levels decide which indentation may follow a newline)."""
-    grammar = blocks()
+def masked_character_by_character(program: str) -> Matcher:
+    """A matcher of ``blocks()`` over ``vocabulary()`` fed ``program`` a character
+    at a time, its mask equal to the oracle before each one."""
     info = vocabulary()
-    compiled = structgen.compile(grammar, info)
-    program = "if a:\n    while b:\n        x = 1\n    y = (1,\n  2)\n    # c\nz = 3\n"
-    matcher = Matcher(compiled)
+    matcher = Matcher(structgen.compile(blocks(), info))
     for index in range(len(program)):
         assert sorted(matcher.allowed_tokens()) == oracle(matcher, range(info.vocab_size)), program[:index]
         assert matcher.accept_string(program[index])
+    return matcher
+
+
+def test_masks_follow_the_levels_of_a_nested_program() -> None:
+    """At each point of a nested program, the mask over the vocabulary equals the
+    oracle (the levels decide which indentation may follow a newline)."""
+    matcher = masked_character_by_character("if a:\n    while b:\n        x = 1\n    y = (1,\n  2)\n    # c\nz = 3\n")
     assert matcher.can_terminate()
 
 
@@ -249,14 +253,8 @@ def test_an_entry_seen_in_a_view_is_refined_in_the_views_under_it() -> None:
     it learns (``MaskTables.refine_key``), so it classifies only what the view left
     dependent, not every group holding a newline again; each refinement's
     dependent groups are some of its parent's, and every mask equals the oracle."""
-    grammar = blocks()
-    info = vocabulary()
-    compiled = structgen.compile(grammar, info)
     program = "if a:\n    while (b +\n  c):\n        x = [1,\n 2]\n        if d:\n            y = (1 + (2 + 3))\n"
-    matcher = Matcher(compiled)
-    for index in range(len(program)):
-        assert sorted(matcher.allowed_tokens()) == oracle(matcher, range(info.vocab_size)), program[:index]
-        assert matcher.accept_string(program[index])
+    matcher = masked_character_by_character(program)
     tables = matcher._engine.compiled.tables
     in_view_refined = 0
     work = list(tables._entries.values())
