@@ -33,6 +33,19 @@ before this bound, and 800 (4.8 million) stay within it. The largest grammars
 MaskBench and SynCode ship need 0.3 million (Kubernetes kb_1161, Github o9808)."""
 
 CHECK_EVERY: Final = 64
+
+MAX_UNIT_CHAINS: Final = 100_000
+"""Unit-reduction chains ``LRTable.unit_chain`` remembers (about 100 bytes each);
+past it they are forgotten: a memo, so forgetting costs time, never results."""
+
+MAX_UNIT_CHAIN: Final = 64
+"""Most unit reductions one ``unit_chain`` follows (a cyclic grammar's unit rules
+go round forever); the caller goes on from where it stopped."""
+
+CHAIN_SHIFT: Final = 20
+"""``unit_chain``'s count sits above this many bits of state (``MAX_LR_STATES`` < 2**20)."""
+
+CHAIN_STATE: Final = (1 << CHAIN_SHIFT) - 1
 """States (or propagation steps, ×1024) between two deadline checks."""
 
 
@@ -93,10 +106,40 @@ class LRTable:
         self.work = 0  # the closure items its construction visited (``build_lalr``)
         # an indentation-sensitive grammar's (structgen.indenter): set once, before any parser reads the table
         self.indentation: Indentation | None = None
+        self._chains: dict[int, int] = {}  # unit_chain's memo
+        self.max_chains = MAX_UNIT_CHAINS
 
     @property
     def state_count(self) -> int:
         return len(self.actions)
+
+    def unit_chain(self, below: int, top: int, terminal: int) -> int:
+        """Where the unit reductions ``terminal`` makes in a row leave ``top`` over
+        ``below`` (each replaces the top by its goto from ``below``, which stays):
+        ``count << CHAIN_SHIFT | state``, ``count`` 0 unless ``top``'s one action on
+        ``terminal`` reduces by a unit rule. An operand reduces through a level per
+        precedence before most terminals (Python: about fifteen), each a stack
+        slice and concatenation in the partial and trial stacks: here one lookup."""
+        key = (below * len(self.actions) + top) * (self.end + 1) + terminal
+        found = self._chains.get(key, -1)
+        if found >= 0:
+            return found
+        state = top
+        count = 0
+        while count < MAX_UNIT_CHAIN:
+            actions = self.actions[state].get(terminal)
+            if actions is None or len(actions) != 1 or actions[0] == ACCEPT or actions[0] & 1 == 0:
+                break
+            rule = actions[0] >> 1
+            if self.rule_length[rule] != 1:
+                break
+            state = self.gotos[below][self.rule_lhs[rule]]
+            count += 1
+        found = count << CHAIN_SHIFT | state
+        if len(self._chains) >= self.max_chains:
+            self._chains.clear()
+        self._chains[key] = found
+        return found
 
     def conflicts(self) -> int:
         """How many (state, terminal) cells hold more than one action (shift/reduce,

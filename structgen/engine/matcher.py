@@ -527,7 +527,7 @@ class Matcher:
                 return False
             if group.end_state == START:
                 return True
-            known = self._trials_continue(group.end_state, following, lexer)
+            known = self._trials_continue(group.end_state, following)
             if known >= 0:
                 return known == 1
         tops = self._tops_after(group.sequence, after_sequence, self.compiled.sequences, lexer.accepts)
@@ -572,19 +572,18 @@ class Matcher:
             following = distinct
         return following if len(following) <= MAX_TRIALS else None
 
-    def _trials_continue(self, lexer_state: int, trials: list[Trial], lexer: Lexer) -> int:
+    def _trials_continue(self, lexer_state: int, trials: list[Trial]) -> int:
         """``_can_continue`` on trial stacks: 1 or 0, or -1 past the parser's ``max_trial_work``."""
-        acting = self.compiled.tables.terminals_to_follow(lexer_state, [trial.top() for trial in trials])
-        if acting <= 0:
-            return 1 if acting < 0 else 0
+        follow = self.compiled.tables.to_follow(lexer_state, [trial.top() for trial in trials])
+        if follow and follow[0] < 0:
+            return 1
         unsure = False
-        for terminal in lexer.reachable_terminals[lexer_state]:
-            if acting >> terminal & 1:
-                for trial in trials:
-                    known = self.parser.trial_takes(trial, terminal, False)
-                    if known == 1:
-                        return 1
-                    unsure = unsure or known < 0
+        for terminal in follow:
+            for trial in trials:
+                known = self.parser.trial_takes(trial, terminal, False)
+                if known == 1:
+                    return 1
+                unsure = unsure or known < 0
         return -1 if unsure else 0
 
     def _tops_after(
@@ -611,7 +610,7 @@ class Matcher:
         a terminal some stack takes."""
         if lexer_state == START:
             return bool(tops)
-        known = self._trials_continue(lexer_state, [Trial(top, ()) for top in tops], lexer)
+        known = self._trials_continue(lexer_state, [Trial(top, ()) for top in tops])
         if known >= 0:
             return known == 1
         ignored = self.compiled.ignored

@@ -14,7 +14,7 @@ from typing import Final
 
 from mypy_extensions import mypyc_attr
 
-from structgen.engine.lr import ACCEPT, LRTable
+from structgen.engine.lr import ACCEPT, CHAIN_SHIFT, CHAIN_STATE, LRTable
 
 Stacks = tuple[tuple[int, ...], ...]
 """Partial stacks (LR states, bottom first). Tuples of ints: the collector stops
@@ -35,6 +35,9 @@ class Partial:
     def __init__(self, stacks: Stacks, below: bool) -> None:
         self.stacks = stacks
         self.below = below
+        # terminal -> verdict from these stacks, shared by every Partial with them
+        # (``Context.takes_on``), once a classification asks
+        self.takes: dict[int, int] | None = None
 
 
 class Context:
@@ -45,10 +48,23 @@ class Context:
     def __init__(self, states: list[int]) -> None:
         self.states = states
         self.after: dict[int, Partial] = {}  # sequence -> partial stacks after it
-        # (partial stacks, terminal) -> verdict: keyed by the stacks, not the sequence, as
+        # partial stacks -> (terminal -> verdict): by the stacks, not the sequence, as
         # sequences that differ by ignored lexemes or reductions end on the same stacks
         # (Python at 128k tokens: 1,700 of 2,700 feeds are left, 2 µs each)
-        self.takes: dict[tuple[Stacks, int], int] = {}
+        self.takes: dict[Stacks, dict[int, int]] = {}
+
+    def takes_on(self, partial: Partial) -> dict[int, int]:
+        """The verdicts of terminals on ``partial``'s stacks, shared with every other
+        ``Partial`` on them: the stacks are hashed once per sequence classified,
+        not once per terminal asked."""
+        takes = partial.takes
+        if takes is None:
+            takes = self.takes.get(partial.stacks)
+            if takes is None:
+                takes = {}
+                self.takes[partial.stacks] = takes
+            partial.takes = takes
+        return takes
 
 
 class PartialStacks:
@@ -58,13 +74,13 @@ class PartialStacks:
     known states, set by the classification under way (empty: unknown)."""
 
     table: Final[LRTable]
-    newline_bits: Final[int]
+    is_newline: Final[list[bool]]
     max_depth: Final[int]
     max_work: Final[int]
 
-    def __init__(self, table: LRTable, newline_bits: int, max_depth: int, max_work: int) -> None:
+    def __init__(self, table: LRTable, is_newline: list[bool], max_depth: int, max_work: int) -> None:
         self.table = table
-        self.newline_bits = newline_bits
+        self.is_newline = is_newline  # by terminal: a lexed newline
         self.max_depth = max_depth
         self.max_work = max_work
         self.below_view: tuple[int, ...] = ()
@@ -74,7 +90,7 @@ class PartialStacks:
         after the reductions it needs; a reduction that would pop the known bottom
         sets ``below[0]``. A lexed newline is what the view of each stack makes it
         (``_feed_newline``)."""
-        if self.newline_bits >> terminal & 1:
+        if self.is_newline[terminal]:
             return self._feed_newline(stacks, terminal, below)
         if len(stacks) == 1:
             return self._feed_one(stacks[0], terminal, below)
@@ -130,9 +146,14 @@ class PartialStacks:
             if keep < 1:
                 below[0] = True
                 return []
-            base = stack[:keep]
-            stack = base + (table.gotos[base[-1]][table.rule_lhs[rule]],)
-            done += 1
+            if keep == len(stack) - 1:  # a unit rule: the reductions that follow it at once
+                chain = table.unit_chain(stack[-2], stack[-1], terminal)
+                stack = stack[:keep] + (chain & CHAIN_STATE,)
+                done += chain >> CHAIN_SHIFT
+            else:
+                base = stack[:keep]
+                stack = base + (table.gotos[base[-1]][table.rule_lhs[rule]],)
+                done += 1
             if len(stack) > self.max_depth or done > self.max_work:
                 below[0] = True  # as in _feed_all; a cycle of unit rules ends here too
                 return []

@@ -20,7 +20,7 @@ from typing import Final
 
 from structgen.engine.indentation import BOTTOM, Indentation, View
 from structgen.engine.lexer import START, Lexer
-from structgen.engine.lr import ACCEPT, LRTable
+from structgen.engine.lr import ACCEPT, CHAIN_SHIFT, CHAIN_STATE, LRTable
 
 MAX_STEP_WORK: Final = 200_000
 """Default for the most reduction paths one terminal may take across all parses;
@@ -214,7 +214,14 @@ class GLRParser:
                 return -1
             node = current.node
             pushed = current.pushed
-            for action in table.actions[current.top()].get(terminal, _NO_ACTIONS):
+            actions = table.actions[current.top()].get(terminal, _NO_ACTIONS)
+            if len(actions) == 1 and actions[0] & 1 == 1 and actions[0] != ACCEPT and pushed:
+                if table.rule_length[actions[0] >> 1] == 1:  # a unit rule: the reductions that follow it at once
+                    chain = table.unit_chain(pushed[-2] if len(pushed) > 1 else node.state, pushed[-1], terminal)
+                    work.append(Trial(node, pushed[:-1] + (chain & CHAIN_STATE,)))
+                    steps += chain >> CHAIN_SHIFT
+                    continue
+            for action in actions:
                 if action == ACCEPT:
                     if accepting:
                         return 1
@@ -253,6 +260,11 @@ class GLRParser:
             action = actions[0]
             if action & 1 == 0:
                 return [self._settle(self._intern(StackNode(action >> 1, [node], -1)))]
+            parent = node.only_parent()
+            if parent is not None and table.rule_length[action >> 1] == 1:  # a unit rule: the chain it starts at once
+                chain = table.unit_chain(parent.state, node.state, terminal)
+                node = self._intern(StackNode(chain & CHAIN_STATE, [parent], -1))
+                continue
             reduced = self._reduce_single_path(node, action >> 1)
             if reduced is None:
                 return None

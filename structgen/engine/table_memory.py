@@ -35,6 +35,10 @@ MEMO_BYTES: Final = 160
 """One memoized partial result (``partial_stacks.Context.after``): the object, its stacks
 tuple and the dictionary slot."""
 
+FOLLOW_BYTES: Final = 120
+"""The terminals left to follow from one lexer state and top (``MaskTables._follow_one``):
+the dictionary slot and a short list."""
+
 
 _counts = [0]
 
@@ -62,7 +66,9 @@ def tables_bytes(tables: MaskTables) -> int:
         total += OBJECT_BYTES + len(moves) * POINTER_BYTES
     for runs in tables._runs.values():
         total += OBJECT_BYTES + len(runs) * POINTER_BYTES
-    total += tables._memoized * MEMO_BYTES
+    total += tables._memoized * MEMO_BYTES + tables._verdicts * OBJECT_BYTES
+    total += len(tables._follows) * FOLLOW_BYTES
+    total += len(tables.table._chains) * OBJECT_BYTES
     return total
 
 
@@ -87,4 +93,5 @@ def _entry_bytes(entry: MaskEntry) -> int:
 def tables_growth(tables: MaskTables) -> int:
     """A number that grows whenever ``tables`` build something (groups, entries,
     refinements, memoized results): a count taken at one value holds until it changes."""
-    return tables.work.done + tables._builds + tables._memoized + len(tables.sequences) + len(tables._groups)
+    built = tables.work.done + tables._builds + len(tables.sequences) + len(tables._groups)
+    return built + tables._memoized + tables._verdicts

@@ -34,7 +34,7 @@ from mypy_extensions import i64, mypyc_attr, u8
 from structgen.engine.deadline import check_deadline, optional_work_over
 from structgen.engine.dfa import DEAD
 from structgen.engine.lexer import START, Lexer
-from structgen.engine.lr import ACCEPT, LRTable
+from structgen.engine.lr import LRTable
 from structgen.engine.partial_stacks import Context, Partial, PartialStacks, Stacks
 from structgen.engine.lexeme_groups import converged_groups, ends_lexeme, first_moves, lexeme_groups
 from structgen.engine.spanner import (
@@ -50,6 +50,7 @@ from structgen.engine.spanner import (
     union_words,
 )
 from structgen.engine.tokenset import word_count, words_row
+from structgen.engine.terminal_bits import action_bits, bits
 from structgen.engine.views import LexerViews
 from structgen.engine.vocab import TokenTrie
 
@@ -106,7 +107,9 @@ MAX_VIEW_IDS: Final = 4_096
 view is unknown (its newlines are checked against the real stack)."""
 
 MAX_MEMOIZED: Final = 200_000
-"""Partial-stack results kept for building more entries; past it they are dropped."""
+"""Partial-stack results kept for building more entries, and as many verdicts on
+them; past either they are dropped (and the terminals left to follow per lexer state
+and top, past as many)."""
 
 
 def _pause_collector() -> bool:
@@ -123,36 +126,6 @@ def _pause_collector() -> bool:
 def _resume_collector(running: bool) -> None:
     if running:
         gc.enable()
-
-
-def _bits(terminals: list[int]) -> int:
-    """``terminals`` as a bit set."""
-    found = 0
-    for terminal in terminals:
-        found |= 1 << terminal
-    return found
-
-
-def _action_bits(table: LRTable) -> tuple[tuple[int, ...], tuple[int, ...]]:
-    """Per LR state, the terminals it shifts (in a conflict too) and those it has
-    an action for other than accepting (which ``PartialStacks.feed`` does not follow). A schema
-    grammar's string states reach hundreds of terminals (each key is one): checked
-    one by one, they made most of an entry's cost."""
-    shifts: list[int] = []
-    acts: list[int] = []
-    for row in table.actions:
-        shifted = 0
-        acted = 0
-        for terminal, actions in row.items():
-            for action in actions:
-                if action == ACCEPT:
-                    continue
-                acted |= 1 << terminal
-                if action & 1 == 0:
-                    shifted |= 1 << terminal
-        shifts.append(shifted)
-        acts.append(acted)
-    return tuple(shifts), tuple(acts)
 
 
 def _convergence_gain(moves: vec[i64], other: vec[i64], weights: vec[i64]) -> int:
@@ -221,6 +194,7 @@ class MaskTables:
         self._entries: dict[int, MaskEntry] = {}
         self._contexts: dict[tuple[int, ...], Context] = {}
         self._memoized = 0  # partial results held by _contexts
+        self._verdicts = 0  # verdicts of terminals on partial stacks held by _contexts (Context.takes_on)
         self.empty_row = bytes(self.words * 4)
         self._shared: dict[bytes, bytes] = {self.empty_row: self.empty_row}  # one row per distinct always-accepted set
         self._rows: dict[tuple[int, int, bytes], bytes] = {}  # (base row, groups, accepted places) -> row (_row)
@@ -239,8 +213,8 @@ class MaskTables:
         self.chain_limit = MAX_SHIFT_CHAIN
         self.work = Work()  # spent on groups so far (precompute's budget)
         # terminals as bit sets: most verdicts need no simulation of the last lexeme
-        # (terminals_to_follow: _classify, and the matcher's check of a lexeme in progress)
-        self._shift_bits, self._act_bits = _action_bits(table)
+        # (to_follow: _classify, and the matcher's check of a lexeme in progress)
+        self._shift_bits, self._act_bits = action_bits(table)
         # an indentation-sensitive grammar's lexed newlines: what each stands for depends on
         # the levels on the real stack (engine.indentation), so every state may act on one
         # and a partial stack tells which only from the view under it (PartialStacks.feed)
@@ -248,12 +222,17 @@ class MaskTables:
         # views of the stack under an entry's known states, numbered from 1 (0: UNKNOWN_VIEW)
         self._view_ids: dict[tuple[int, ...], int] = {}
         self._views_by_id: list[tuple[int, ...]] = [()]
-        self._partial = PartialStacks(table, self._newline_bits, MAX_PARTIAL_DEPTH, MAX_PARTIAL_WORK)
-        self._newline_sequences: dict[int, bool] = {}  # sequence -> whether it may hold a lexed newline
+        # by sequence: 0 not known yet, 1 holds no lexed newline, 2 may hold one (_holds_newline)
+        self._newline_sequences = vec[i64]()
+        self._is_newline = [self._newline_bits >> terminal & 1 == 1 for terminal in range(table.end + 1)]
+        self._partial = PartialStacks(table, self._is_newline, MAX_PARTIAL_DEPTH, MAX_PARTIAL_WORK)
         if self._newline_bits:
             self._act_bits = tuple([acted | self._newline_bits for acted in self._act_bits])
-        self._reach_bits = tuple([_bits(terminals) for terminals in lexer.reachable_terminals])
-        self._ignored_bits = _bits([terminal for terminal in range(len(ignored)) if ignored[terminal]])
+        self._reach_bits = tuple([bits(terminals) for terminals in lexer.reachable_terminals])
+        self._reaches_newline = [reach & self._newline_bits != 0 for reach in self._reach_bits]
+        # lexer state * LR states + top -> the terminals left to follow (_follow_one)
+        self._follows: dict[int, tuple[int, ...]] = {}
+        self._ignored_bits = bits([terminal for terminal in range(len(ignored)) if ignored[terminal]])
         self.views: LexerViews | None = None  # use_views
         self.views_ready = False  # every view steps may use is built (prepare_views)
 
@@ -517,8 +496,9 @@ class MaskTables:
             grown = self.lexer.dfa.state_count - len(self._groups)
             self._groups.extend([None] * grown)
             self._reach_bits = self._reach_bits + tuple(
-                [_bits(reachable) for reachable in self.lexer.reachable_terminals[-grown:]]
+                [bits(reachable) for reachable in self.lexer.reachable_terminals[-grown:]]
             )
+            self._reaches_newline.extend([reach & self._newline_bits != 0 for reach in self._reach_bits[-grown:]])
 
     def in_view(self, entry: MaskEntry, view_id: int) -> MaskEntry:
         """``entry`` (built under an unknown view) with the view of the stack under
@@ -535,19 +515,22 @@ class MaskTables:
     def _holds_newline(self, group: TokenGroup) -> bool:
         """Whether one of ``group``'s lexemes, or the one it leaves in progress, may
         be a lexed newline (remembered per sequence)."""
-        if group.end_state != START and self._reach_bits[group.end_state] & self._newline_bits:
+        if group.end_state != START and self._reaches_newline[group.end_state]:
             return True
         sequence = group.sequence
-        known = self._newline_sequences.get(sequence)
-        if known is not None:
-            return known
+        memo = self._newline_sequences
+        if sequence < len(memo) and memo[sequence] != 0:
+            return memo[sequence] == 2
         found = False
         current = sequence
         while current != EMPTY_SEQUENCE and not found:
-            ended = self.lexer.accepts[self.sequences.last[current]]
-            found = any(self._newline_bits >> terminal & 1 for terminal in ended)
+            for terminal in self.lexer.accepts[self.sequences.last[current]]:
+                found = found or self._is_newline[terminal]
             current = self.sequences.parent[current]
-        self._newline_sequences[sequence] = found
+        while len(memo) <= sequence:
+            memo = append(memo, i64(0))
+        memo[sequence] = 2 if found else 1
+        self._newline_sequences = memo
         return found
 
     def refine_key(self, below: int, view_id: int) -> int:
@@ -653,7 +636,7 @@ class MaskTables:
         (a top's) acts on or an ignored one, else 0: then no group starting with
         it goes through (``_after`` would find no stack)."""
         for terminal in self.lexer.accepts[ended_state]:
-            if self.ignored[terminal] or terminal in actions or self._newline_bits >> terminal & 1:
+            if self.ignored[terminal] or terminal in actions or self._is_newline[terminal]:
                 return 1
         return 0
 
@@ -684,10 +667,11 @@ class MaskTables:
         key = tuple([view_id] + states)
         found = self._contexts.get(key)
         if found is None:
-            if self._memoized > MAX_MEMOIZED:
+            if self._memoized > MAX_MEMOIZED or self._verdicts > MAX_MEMOIZED:
                 # a memo, not a table: forgetting it costs time, never results
                 self._contexts.clear()
                 self._memoized = 0
+                self._verdicts = 0
             found = Context(states)
             self._contexts[key] = found
         return found
@@ -704,41 +688,62 @@ class MaskTables:
         if end_state == START:
             return ALWAYS
         verdict = DEPENDS if below else NEVER
-        acting = self.terminals_to_follow(end_state, [stack[-1] for stack in stacks])
-        if acting < 0:
+        follow = self._follow_one(end_state, stacks[0][-1]) if len(stacks) == 1 else self.to_follow(
+            end_state, [stack[-1] for stack in stacks]
+        )
+        if follow and follow[0] < 0:
             return ALWAYS
-        if not acting:
-            return verdict
         # left: terminals a top reduces by, which may pop past what is known
-        for terminal in self.lexer.reachable_terminals[end_state]:
-            if not acting >> terminal & 1:
-                continue
-            key = (stacks, terminal)
-            takes = context.takes.get(key, -1)
+        takes_memo = context.takes_on(partial)
+        for terminal in follow:
+            takes = takes_memo.get(terminal, -1)
             if takes < 0:
                 flag = [False]
                 takes = ALWAYS if self._partial.feed(stacks, terminal, flag) else DEPENDS if flag[0] else NEVER
-                context.takes[key] = takes
+                takes_memo[terminal] = takes
+                self._verdicts += 1
             if takes == ALWAYS:
                 return ALWAYS
             if takes == DEPENDS:
                 verdict = DEPENDS
         return verdict
 
-    def terminals_to_follow(self, lexer_state: int, tops: list[int]) -> int:
+    def to_follow(self, lexer_state: int, tops: list[int]) -> tuple[int, ...]:
         """What the bit sets settle of whether stacks topped by ``tops`` take the
-        lexeme in progress in ``lexer_state``: -1 when they do at once (it can become
-        an ignored terminal, or one a top shifts); else the terminals it can become
-        that some top reduces by, whose reductions are left to follow (0: none)."""
-        reach = self._reach_bits[lexer_state]
-        if reach & self._ignored_bits:
-            return -1
-        acting = 0
+        lexeme in progress in ``lexer_state``: ``(-1,)`` when they do at once (it can
+        become an ignored terminal, or one a top shifts); else the terminals it can
+        become that some top reduces by, whose reductions are left to follow."""
+        if len(tops) == 1:
+            return self._follow_one(lexer_state, tops[0])
+        out: list[int] = []
         for top in tops:
-            if reach & self._shift_bits[top]:
-                return -1
-            acting |= self._act_bits[top]
-        return reach & acting
+            one = self._follow_one(lexer_state, top)
+            if one and one[0] < 0:
+                return one
+            for terminal in one:
+                if terminal not in out:
+                    out.append(terminal)
+        return tuple(out)
+
+    def _follow_one(self, lexer_state: int, top: int) -> tuple[int, ...]:
+        """``to_follow`` for one top, remembered: terminal sets are ints wider than a
+        machine word (Python's has 230 terminals, 66 of them newlines by width), and each
+        operation on them was an allocation, several per group classified. Tuples, not
+        lists: the collector stops tracking them (SynCode's Java at 128k tokens keeps
+        18,000 of them over the benchmark's five programs)."""
+        key = lexer_state * self.lr_state_count + top
+        found = self._follows.get(key)
+        if found is None:
+            reach = self._reach_bits[lexer_state]
+            if reach & (self._ignored_bits | self._shift_bits[top]):
+                found = (-1,)
+            else:
+                acting = reach & self._act_bits[top]
+                found = tuple([t for t in self.lexer.reachable_terminals[lexer_state] if acting >> t & 1])
+            if len(self._follows) >= MAX_MEMOIZED:
+                self._follows.clear()
+            self._follows[key] = found
+        return found
 
     def lexeme_terminals(self, lexer_state: int, tops: list[int]) -> int:
         """The terminals the lexeme in progress in ``lexer_state`` can still become

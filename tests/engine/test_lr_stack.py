@@ -14,7 +14,7 @@ import pytest
 from lark import Lark, Token
 from lark.exceptions import LarkError, UnexpectedInput
 
-from structgen.engine.lr import ACCEPT, build_lalr
+from structgen.engine.lr import ACCEPT, CHAIN_SHIFT, CHAIN_STATE, MAX_UNIT_CHAIN, LRTable, build_lalr
 from structgen.engine.stack import AmbiguityLimitError, GLRParser, StackNode
 from structgen.lark_rules import GrammarError, LarkRules, read_lark
 
@@ -334,3 +334,74 @@ def test_trial_stacks_answer_as_the_real_ones(seed: int) -> None:
                 if not tops:
                     break
     assert checked > 5_000 and unsure < checked // 10, (checked, unsure)
+
+
+def _unit_steps(table: LRTable, below: int, top: int, terminal: int) -> tuple[int, int]:
+    """The unit reductions ``terminal`` makes over ``below``, one at a time on a stack."""
+    stack = [below, top]
+    count = 0
+    while count < MAX_UNIT_CHAIN:
+        actions = table.actions[stack[-1]].get(terminal, [])
+        if len(actions) != 1 or actions[0] == ACCEPT or actions[0] & 1 == 0:
+            break
+        rule = actions[0] >> 1
+        if table.rule_length[rule] != 1:
+            break
+        stack.pop()
+        stack.append(table.gotos[stack[-1]][table.rule_lhs[rule]])
+        count += 1
+    return stack[-1], count
+
+
+@pytest.mark.parametrize("name", ["arithmetic", "keywords", "dangling_else", "ambiguous_expr", "cyclic"])
+def test_unit_chains_are_the_reductions_one_at_a_time(name: str) -> None:
+    """``LRTable.unit_chain`` (a unit rule's reductions in a row, as one lookup) is
+    where reducing one unit rule at a time leads, for every pair of states and
+    terminal, within a memo far smaller than the pairs (emptied when full)."""
+    recognizer = Recognizer(ALL_GRAMMARS[name])
+    table = recognizer.table
+    table.max_chains = 7
+    longest = 0
+    pairs = [
+        (below, top)
+        for below in range(table.state_count)
+        for top in sorted(
+            {a >> 1 for acts in table.actions[below].values() for a in acts if a != ACCEPT and a & 1 == 0}
+            | set(table.gotos[below].values())
+        )
+    ]  # a state and one it moves to: two states a stack can hold
+    for below, top in pairs:
+        for terminal in range(table.end + 1):
+            chain = table.unit_chain(below, top, terminal)
+            state, count = _unit_steps(table, below, top, terminal)
+            assert (chain & CHAIN_STATE, chain >> CHAIN_SHIFT) == (state, count)
+            assert len(table._chains) <= 7
+            longest = max(longest, count)
+    if name == "arithmetic":
+        assert longest == 4  # "x" at the end: to f, t, e and start
+
+
+def test_a_deep_precedence_chain_parses_as_lark_does() -> None:
+    """Fifteen precedence levels, as in Python's expressions: an operand reduces
+    through all of them (one unit chain) before the loosest operator."""
+    levels = [f"l{i}" for i in range(15)]
+    rules = [f"start: {levels[0]}"]
+    for i, level in enumerate(levels):
+        lower = levels[i + 1] if i + 1 < len(levels) else "atom"
+        rules.append(f'{level}: {level} "{chr(ord("a") + i)}" {lower} | {lower}')
+    rules.append('atom: "x" | "(" l0 ")"')
+    text = "\n".join(rules)
+    recognizer = Recognizer(text)
+    lark = Lark(text, parser="lalr")
+    rng = random.Random(5)
+    for _ in range(200):
+        length = rng.randrange(1, 12)
+        sentence = "".join(rng.choice(recognizer.alphabet) for _ in range(length))
+        try:
+            lark.parse(sentence)
+            expected = True
+        except LarkError:
+            expected = False
+        assert recognizer.accepts(sentence) == expected, sentence
+    assert recognizer.accepts("x" + "".join(f"{chr(ord('a') + i)}x" for i in range(15)))
+    assert recognizer.table.unit_chain(0, recognizer.feed(recognizer.parser.initial(), "x")[0].state, recognizer.by_char["a"]) >> CHAIN_SHIFT >= 14
