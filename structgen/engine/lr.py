@@ -33,9 +33,10 @@ before this bound, and 800 (4.8 million) stay within it. The largest grammars
 MaskBench and SynCode ship need 0.3 million (Kubernetes kb_1161, Github o9808)."""
 
 CHECK_EVERY: Final = 64
+"""States (or propagation steps, ×1024) between two deadline checks."""
 
 MAX_UNIT_CHAINS: Final = 100_000
-"""Unit-reduction chains ``LRTable.unit_chain`` remembers (about 100 bytes each);
+"""Unit-reduction chains ``LRTable.unit_chain`` remembers (a dictionary slot each);
 past it they are forgotten: a memo, so forgetting costs time, never results."""
 
 MAX_UNIT_CHAIN: Final = 64
@@ -46,7 +47,6 @@ CHAIN_SHIFT: Final = 20
 """``unit_chain``'s count sits above this many bits of state (``MAX_LR_STATES`` < 2**20)."""
 
 CHAIN_STATE: Final = (1 << CHAIN_SHIFT) - 1
-"""States (or propagation steps, ×1024) between two deadline checks."""
 
 
 class GrammarTooLargeError(ValueError):

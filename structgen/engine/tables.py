@@ -49,8 +49,8 @@ from structgen.engine.spanner import (
     token_groups,
     union_words,
 )
-from structgen.engine.tokenset import word_count, words_row
 from structgen.engine.terminal_bits import action_bits, bits
+from structgen.engine.tokenset import word_count, words_row
 from structgen.engine.views import LexerViews
 from structgen.engine.vocab import TokenTrie
 
