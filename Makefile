@@ -34,15 +34,20 @@ CONFORMANCE_ARGS ?=
 demo: $(INSTALLED)
 	$(VENV)/bin/structgen demo
 
+# the suite on TEST_WORKERS processes (pytest-xdist), each test file whole on one of them
+# (module fixtures are built once): on CI's two cores about half the time of one process
+TEST_WORKERS ?= 2
+PYTEST := $(VENV)/bin/pytest -n $(TEST_WORKERS) --dist loadfile
+
 test: $(INSTALLED) typecheck docs
-	$(VENV)/bin/pytest
+	$(PYTEST)
 
 # for development: the same install and typecheck, then the suite without the tests marked
 # slow (MaskBench-wide loops, real texts on real vocabularies) or model (they load the real
 # SmolLM2); the live-server tests on the tiny model stay. `make test` (CI) runs everything.
 # Markers: pyproject.toml [tool.pytest.ini_options]; docs/testing.md
 test-fast: $(INSTALLED) typecheck
-	$(VENV)/bin/pytest -m "not slow and not model"
+	$(PYTEST) -m "not slow and not model"
 
 typecheck: $(INSTALLED)
 	$(PY) -m mypy --strict structgen/engine structgen/json structgen/checks.py schema2grammar
