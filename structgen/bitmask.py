@@ -21,6 +21,7 @@ def allocate_token_bitmask(batch_size: int, vocab_size: int) -> npt.NDArray[np.i
 
 
 _INT32 = np.dtype(np.int32)
+_ROW = np.dtype("<i4")  # a row's words, little-endian
 
 
 def check_bitmask(bitmask: Any, words: int, vocab_size: int, index: int = 0) -> None:
@@ -50,9 +51,24 @@ def write_row(bitmask: Any, row: bytes, words: int, vocab_size: int, index: int 
     """Write one allowed-tokens ``row`` (``words`` little-endian 32-bit words) into
     row ``index`` of ``bitmask``, the words past it cleared: what every matcher's
     ``fill_next_token_bitmask`` does."""
+    # every step passes here: the usual (batch, words) int32 array is judged by the cheap
+    # tests alone, and a read-only one by numpy's refusal to write (then check_bitmask
+    # gives the message); a dtype object, not "<i4", which numpy would parse each call
+    if type(bitmask) is np.ndarray and bitmask.dtype is _INT32 and bitmask.ndim == 2:
+        shape = bitmask.shape
+        if shape[1] >= words and 0 <= index < shape[0]:
+            target = bitmask[index]
+            try:
+                target[:words] = np.frombuffer(row, _ROW)
+            except ValueError:
+                check_bitmask(bitmask, words, vocab_size, index)
+                raise
+            if shape[1] > words:
+                target[words:] = 0
+            return
     check_bitmask(bitmask, words, vocab_size, index)
     target = bitmask if bitmask.ndim == 1 else bitmask[index]
-    target[:words] = np.frombuffer(row, dtype="<i4")
+    target[:words] = np.frombuffer(row, _ROW)
     if target.shape[0] > words:
         target[words:] = 0
 

@@ -89,6 +89,10 @@ def test_the_bitmask_row_and_its_kind_are_checked(matcher: Any) -> None:
     good = structgen.allocate_token_bitmask(2, 43)
     matcher.fill_next_token_bitmask(good, 1)
     assert allowed_in_row(good, 1, 43) == [1] and allowed_in_row(good, 0, 43) == list(range(43))
+    wide = np.full((1, 3), -1, dtype=np.int32)  # a word more than 43 tokens need: cleared
+    matcher.fill_next_token_bitmask(wide)
+    assert allowed_in_row(wide, 0, 43) == [1] and wide[0, 2] == 0
+    assert (frozen == -1).all()  # the refused write left it as allocated
 
 
 @pytest.mark.parametrize("schema", [{"oneOf": [{"type": {"a": 1}}, {"type": "number"}]},
