@@ -27,12 +27,8 @@ _ROW = np.dtype("<i4")  # a row's words, little-endian
 def check_bitmask(bitmask: Any, words: int, vocab_size: int, index: int = 0) -> None:
     """A ``ValueError`` (``TypeError`` for what is no array) unless ``bitmask`` is a
     writable int32 array of one row or ``(batch, words)`` rows with a row ``index``:
-    written as it comes, an int8 or float64 array would hold a wrong mask."""
-    # every step passes here: the usual bitmask is judged with the cheapest tests first
-    # (a dtype compared by identity, not ``!=``, which costs a numpy call)
-    if (type(bitmask) is np.ndarray and bitmask.dtype is _INT32 and bitmask.ndim == 2
-            and bitmask.shape[1] >= words and 0 <= index < bitmask.shape[0] and bitmask.flags.writeable):
-        return
+    written as it comes, an int8 or float64 array would hold a wrong mask. ``write_row``
+    asks only off its usual path, so the checks go in the order of their messages."""
     if not isinstance(bitmask, np.ndarray):
         raise TypeError(f"the bitmask must be a numpy array (allocate_token_bitmask), not {type(bitmask).__name__}")
     if bitmask.dtype != np.int32:
@@ -52,23 +48,20 @@ def write_row(bitmask: Any, row: bytes, words: int, vocab_size: int, index: int 
     row ``index`` of ``bitmask``, the words past it cleared: what every matcher's
     ``fill_next_token_bitmask`` does."""
     # every step passes here: the usual (batch, words) int32 array is judged by the cheap
-    # tests alone, and a read-only one by numpy's refusal to write (then check_bitmask
-    # gives the message); a dtype object, not "<i4", which numpy would parse each call
-    if type(bitmask) is np.ndarray and bitmask.dtype is _INT32 and bitmask.ndim == 2:
-        shape = bitmask.shape
-        if shape[1] >= words and 0 <= index < shape[0]:
-            target = bitmask[index]
-            try:
-                target[:words] = np.frombuffer(row, _ROW)
-            except ValueError:
-                check_bitmask(bitmask, words, vocab_size, index)
-                raise
-            if shape[1] > words:
-                target[words:] = 0
-            return
-    check_bitmask(bitmask, words, vocab_size, index)
-    target = bitmask if bitmask.ndim == 1 else bitmask[index]
-    target[:words] = np.frombuffer(row, _ROW)
+    # tests alone (a dtype compared by identity, not ``!=``, which costs a numpy call), and
+    # a read-only one by numpy's refusal to write, after which check_bitmask names it; the
+    # row is read with a dtype object, not "<i4", which numpy would parse at each call
+    if (type(bitmask) is np.ndarray and bitmask.dtype is _INT32 and bitmask.ndim == 2
+            and (shape := bitmask.shape)[1] >= words and 0 <= index < shape[0]):
+        target = bitmask[index]
+    else:
+        check_bitmask(bitmask, words, vocab_size, index)
+        target = bitmask if bitmask.ndim == 1 else bitmask[index]
+    try:
+        target[:words] = np.frombuffer(row, _ROW)
+    except ValueError:
+        check_bitmask(bitmask, words, vocab_size, index)
+        raise
     if target.shape[0] > words:
         target[words:] = 0
 
