@@ -213,6 +213,20 @@ def ends_lexeme(moves: vec[i64]) -> bool:
     return False
 
 
+def convergence_gain(moves: vec[i64], other: vec[i64], weights: vec[i64]) -> int:
+    """How much converging from the state with first moves ``other`` saves over a
+    whole walk, in tokens under the trie root's children: those under first bytes
+    both states move alike on are skipped; those under bytes only ``other`` can
+    take would have to leave its groups one by one."""
+    gain = 0
+    for i in range(len(moves)):
+        if moves[i] == other[i] and moves[i] >= 0:
+            gain += weights[i]
+        elif moves[i] == DEAD and other[i] != DEAD:
+            gain -= weights[i]
+    return gain
+
+
 def converged_groups(
     lexer: Lexer,
     trie: TokenTrie,

@@ -64,8 +64,8 @@ def tables_bytes(tables: MaskTables) -> int:
     total += len(tables._rows) * 2 * OBJECT_BYTES
     for moves in tables._moves.values():
         total += OBJECT_BYTES + len(moves) * POINTER_BYTES
-    for runs in tables._runs.values():
-        total += OBJECT_BYTES + len(runs) * POINTER_BYTES
+    marks = tables._shift_marks
+    total += (len(marks.their_mark) * 4 + len(marks.runs)) * 8
     total += tables._memoized * MEMO_BYTES + tables._verdicts * OBJECT_BYTES
     total += len(tables._follows) * FOLLOW_BYTES
     total += len(tables.table._chains) * OBJECT_BYTES

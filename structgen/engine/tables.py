@@ -36,7 +36,10 @@ from structgen.engine.dfa import DEAD
 from structgen.engine.lexer import START, Lexer
 from structgen.engine.lr import LRTable
 from structgen.engine.partial_stacks import Context, Partial, PartialStacks, Stacks
-from structgen.engine.lexeme_groups import converged_groups, ends_lexeme, first_moves, lexeme_groups
+from structgen.engine.lexeme_groups import (
+    convergence_gain, converged_groups, ends_lexeme, first_moves, lexeme_groups,
+)
+from structgen.engine.shifted_groups import ShiftMarks, shift_renaming, shifted_groups
 from structgen.engine.spanner import (
     EMPTY_SEQUENCE,
     Groups,
@@ -44,8 +47,6 @@ from structgen.engine.spanner import (
     TokenGroup,
     Work,
     ended_groups,
-    shift_renaming,
-    shifted_groups,
     token_groups,
     union_words,
 )
@@ -110,36 +111,6 @@ MAX_MEMOIZED: Final = 200_000
 """Partial-stack results kept for building more entries, and as many verdicts on
 them; past either they are dropped (and the terminals left to follow per lexer state
 and top, past as many)."""
-
-
-def _pause_collector() -> bool:
-    """Pause the cyclic collector while a lexer state's groups are built on first
-    use, inside a step: a burst of long-lived objects and no garbage, which would
-    only trigger collections (``structgen/gc_pause.py`` does the same for a
-    compile). Whether it was running."""
-    running = gc.isenabled()
-    if running:
-        gc.disable()
-    return running
-
-
-def _resume_collector(running: bool) -> None:
-    if running:
-        gc.enable()
-
-
-def _convergence_gain(moves: vec[i64], other: vec[i64], weights: vec[i64]) -> int:
-    """How much converging from the state with first moves ``other`` saves over a
-    whole walk, in tokens under the trie root's children: those under first bytes
-    both states move alike on are skipped; those under bytes only ``other`` can
-    take would have to leave its groups one by one."""
-    gain = 0
-    for i in range(len(moves)):
-        if moves[i] == other[i] and moves[i] >= 0:
-            gain += weights[i]
-        elif moves[i] == DEAD and other[i] != DEAD:
-            gain -= weights[i]
-    return gain
 
 
 @mypyc_attr(acyclic=True)  # never in a reference cycle: left untracked by the collector (docs/tables.md)
@@ -209,7 +180,7 @@ class MaskTables:
         self._first_memo = vec[i64]()
         self._moves: dict[int, vec[i64]] = {}  # lexer state -> first_moves, for choosing references
         self._partner: dict[int, int] = {}  # lexer state -> the state a shift proof paired it with
-        self._runs: dict[int, vec[i64]] = {}  # lexer state -> its row as runs (shift_renaming)
+        self._shift_marks = ShiftMarks()  # shift_renaming's marks and rows cut into runs
         self.chain_limit = MAX_SHIFT_CHAIN
         self.work = Work()  # spent on groups so far (precompute's budget)
         # terminals as bit sets: most verdicts need no simulation of the last lexeme
@@ -248,11 +219,16 @@ class MaskTables:
         """The vocabulary grouped by what it does from ``lexer_state``."""
         found = self._groups[lexer_state]
         if found is None:
-            running = _pause_collector()
+            # built on first use, inside a step: a burst of long-lived objects and no
+            # garbage, which would only trigger collections (gc_pause.py: a compile's)
+            running = gc.isenabled()
+            if running:
+                gc.disable()
             try:
                 found = self._make_groups(lexer_state)
             finally:
-                _resume_collector(running)
+                if running:
+                    gc.enable()
             self._groups[lexer_state] = found
         return found
 
@@ -262,7 +238,10 @@ class MaskTables:
         string's count of characters left: ``_shifted_chain``); else converged
         from the state it saves most to start from (the generic string body, for
         a state inside a key; the start, for a state in the whitespace before a
-        token); one walk of the trie when none of these applies."""
+        token); one walk of the trie when none of these applies. Renaming comes
+        before converging where a proof paired the state already, or where the
+        reference is unbuilt: converging from it would first walk it whole (a
+        count of words met each level's two states so, 20 ms a level at 128k)."""
         moves = self.first_moves(lexer_state)
         if lexer_state != START and ends_lexeme(moves):
             return ended_groups(
@@ -270,7 +249,10 @@ class MaskTables:
                 self.work,
             )
         reference, gain, followers = self._references(lexer_state)
-        if self.lexer.dfa.state_count < SHIFT_FROM_STATES or (reference >= 0 and gain * 2 >= self._total_weight()):
+        if self.lexer.dfa.state_count < SHIFT_FROM_STATES or (
+            reference >= 0 and gain * 2 >= self._total_weight() and self._groups[reference] is not None
+            and lexer_state not in self._partner
+        ):
             return self._unshifted(lexer_state, reference)  # converging skips most of the vocabulary
         return self._shifted_chain(lexer_state, reference, self._with_partner(lexer_state, followers))
 
@@ -293,20 +275,27 @@ class MaskTables:
         those states."""
         moves = self.first_moves(lexer_state)
         weights = self._root_weights()
-        reached: dict[int, int] = {}  # state -> tokens under the first bytes leading there
-        for i in range(len(moves)):
-            if moves[i] >= 0:
-                reached[moves[i]] = reached.get(moves[i], 0) + weights[i]
-        ranked = sorted(reached, key=lambda state: -reached[state])
+        ranked = self._ranked(lexer_state)
         candidates = [START] + ranked[:CANDIDATES]
         reference = -1
         best = 0
         for candidate in candidates:
             if candidate != lexer_state:
-                gain = _convergence_gain(moves, self.first_moves(candidate), weights)
+                gain = convergence_gain(moves, self.first_moves(candidate), weights)
                 if gain > best:
                     reference, best = candidate, gain
         return reference, best, ranked[:CANDIDATES]
+
+    def _ranked(self, lexer_state: int) -> list[int]:
+        """The states the first bytes of tokens lead ``lexer_state`` to, those
+        reached under the most tokens first."""
+        moves = self.first_moves(lexer_state)
+        weights = self._root_weights()
+        reached: dict[int, int] = {}  # state -> tokens under the first bytes leading there
+        for i in range(len(moves)):
+            if moves[i] >= 0:
+                reached[moves[i]] = reached.get(moves[i], 0) + weights[i]
+        return sorted(reached, key=lambda state: -reached[state])
 
     def _shifted_chain(self, lexer_state: int, reference: int, followers: list[int]) -> Groups:
         """The groups of ``lexer_state`` and of the states after it (each one's
@@ -364,7 +353,26 @@ class MaskTables:
         further, with the renaming that proves it (``shift_renaming``). The most
         frequent next state is not always the count's next one: where a pattern
         tells a space from a letter, most tokens start with a space, and the
-        letter's state is the one a proof pairs."""
+        letter's state is the one a proof pairs. Where none is, and no earlier
+        proof paired this state, the states one byte further are tried: a count
+        of words moves on by two bytes (a space, then a letter), and without
+        them each of its states was converged alone, 20 ms a state at 128k."""
+        link = self._paired_follower(lexer_state, followers, seen)
+        if link is not None or lexer_state in self._partner:
+            return link
+        tried = set(followers)
+        for follower in followers:
+            if follower == lexer_state or follower == START:
+                continue
+            further = [state for state in self._ranked(follower)[:CANDIDATES] if state not in tried]
+            tried.update(further)
+            link = self._paired_follower(lexer_state, further, seen)
+            if link is not None:
+                return link
+        return None
+
+    def _paired_follower(self, lexer_state: int, followers: list[int], seen: set[int]) -> tuple[int, dict[int, int]] | None:
+        """The first of ``followers`` a renaming pairs ``lexer_state`` with."""
         for following in followers:
             if following == START or following in seen:
                 continue
@@ -372,7 +380,7 @@ class MaskTables:
                 continue
             if not self._moves_apart(lexer_state, following):
                 continue  # most tokens lead both to the same states: converging is cheaper than a proof
-            renamed = shift_renaming(self.lexer, lexer_state, following, self._runs, self.work)
+            renamed = shift_renaming(self.lexer, lexer_state, following, self.work, self._shift_marks)
             if renamed is not None:
                 return following, renamed
         return None

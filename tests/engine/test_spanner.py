@@ -6,8 +6,6 @@ import random
 from pathlib import Path
 
 import pytest
-from librt.vecs import vec
-from mypy_extensions import i64
 
 from structgen import Grammar, TokenizerInfo
 from structgen.engine.dfa import DEAD
@@ -16,11 +14,10 @@ from structgen.engine.lexeme_groups import lexeme_groups
 from structgen.engine.spanner import (
     EMPTY_SEQUENCE,
     SequenceTable,
-    row_runs,
-    shift_renaming,
     token_groups,
 )
-from structgen.engine.tables import MaskTables
+from structgen.engine.shifted_groups import ShiftMarks, shift_renaming
+from structgen.engine.tables import SHIFT_FROM_STATES, MaskTables
 from structgen.engine.vocab import build_trie
 
 JSON_LARK = (Path(__file__).resolve().parents[2] / "grammars" / "json.lark").read_text()
@@ -240,16 +237,52 @@ def test_a_chain_follows_the_state_a_proof_pairs_not_the_most_frequent_one() -> 
         assert {(g.sequence, g.end_state): sorted(g.ids()) for g in tables.groups(state)} == expected, state
 
 
+def test_a_count_of_words_is_renamed_two_bytes_on() -> None:
+    """Counting words (at most 600 words of letters, spaces between): inside a
+    word the next count's state is two bytes on (a space, then a letter), so
+    ``MaskTables._next_link`` looks one byte further than the first bytes lead;
+    and asked for one state inside a word, whose best reference (the run of
+    spaces after it, where most tokens lead both) is unbuilt, the tables follow
+    the count by renaming rather than walk that reference whole. Every state's
+    groups still equal a whole walk."""
+    grammar = Grammar.from_lark('start: S\nS: /"([a-z]+ +){0,600}[a-z]+"/')
+    rng = random.Random(6)
+    pieces = [bytes([b]) for b in range(256)]
+    pieces += [b" " + bytes(rng.choice(b"abcxyz") for _ in range(rng.randint(1, 6))) for _ in range(3000)]
+    pieces += [bytes(rng.choice(b"abcxyz ") for _ in range(rng.randint(2, 24))) for _ in range(1000)]
+    pieces += [bytes(rng.choice(b"abc ") for _ in range(rng.randint(2, 20))) + b'"' for _ in range(200)]
+    trie = build_trie(pieces, excluded=[])
+    tables = MaskTables(grammar.lexer, grammar.table, grammar.ignored, trie, len(pieces))
+    assert grammar.lexer.dfa.state_count >= SHIFT_FROM_STATES
+    inside = [grammar.lexer.dfa.run(b'"ab' + b" ab" * k) for k in range(8)]
+    followers = tables._references(inside[2])[2]
+    assert inside[3] not in followers  # two bytes on: no first byte leads there
+    link = tables._next_link(inside[2], followers, {inside[2]})
+    assert link is not None and link[0] == inside[3]
+    tables.groups(inside[5])
+    assert all(tables._groups[state] is not None for state in inside[5:])  # renamed along the count, in one chain
+    for state in range(grammar.lexer.dfa.state_count):
+        expected = {
+            (group.sequence, group.end_state): sorted(group.token_ids)
+            for group in token_groups(grammar.lexer, trie, state, tables.sequences)
+        }
+        assert {(g.sequence, g.end_state): sorted(g.ids()) for g in tables.groups(state)} == expected, state
+
+
 def test_a_row_cut_into_runs_spells_the_row_back() -> None:
-    """``shift_renaming`` compares rows run by run (``row_runs``): each run's last
-    byte and target, in order, must give back every byte's target."""
+    """``shift_renaming`` compares rows run by run (``ShiftMarks.row``): each run's
+    last byte and target, in order, must give back every byte's target, and a
+    row is cut once however often it is asked for."""
     grammar = Grammar.from_json_schema({"type": "string", "maxLength": 5, "pattern": "^[a-f0-9é]+$"})
     table = grammar.lexer.table
-    runs: dict[int, vec[i64]] = {}
+    marks = ShiftMarks()
+    marks.begin(grammar.lexer.dfa.state_count)
     for state in range(grammar.lexer.dfa.state_count):
-        cut = row_runs(table, state, runs)
+        at = marks.row(table, state)
         spelled: list[int] = []
-        for index in range(0, len(cut), 2):
-            spelled += [int(cut[index + 1])] * (int(cut[index]) + 1 - len(spelled))
-            assert index == 0 or cut[index + 1] != cut[index - 1]  # a run holds every byte of its target there
-        assert spelled == list(table[state * 256 : state * 256 + 256]) and list(runs[state]) == list(cut)
+        index = at
+        while len(spelled) < 256:
+            spelled += [int(marks.runs[index + 1])] * (int(marks.runs[index]) + 1 - len(spelled))
+            assert index == at or marks.runs[index + 1] != marks.runs[index - 1]  # a run holds every byte of its target there
+            index += 2
+        assert spelled == list(table[state * 256 : state * 256 + 256]) and marks.row(table, state) == at
