@@ -213,6 +213,12 @@ class Tally:
         if result["steps"]:
             row["max_step_ms"] = round(max(result["steps"]) / 1e6, 3)  # where the step distribution's tail comes from
             row["slow_steps"] = sum(1 for elapsed in result["steps"] if elapsed > SLOW_STEP_NS)
+            # two builds compared schema by schema (conformance_compare.py): the machine's noise
+            # moves a pooled percentile more than it moves most schemas' own medians
+            ordered = sorted(result["steps"])
+            row["step_p50_us"] = round(ordered[len(ordered) // 2] / 1e3, 3)
+            row["step_sum_us"] = round(sum(ordered) / 1e3, 1)
+            row["step_count"] = len(ordered)
         if valid_rejected:
             row["valid_rejected"] = {i: result["tests"][i]["refused_at"] for i in valid_rejected}
         if invalid_accepted:

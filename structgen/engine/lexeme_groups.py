@@ -27,7 +27,6 @@ from structgen.engine.spanner import (
     Groups,
     Grouping,
     SequenceTable,
-    TokenGroup,
     Work,
     merged_groups,
     per_depth,

@@ -35,7 +35,7 @@ from structgen.engine.tokenset import (
     row_words,
     token_set,
 )
-from structgen.engine.vocab import LexemeWalk, TokenTrie
+from structgen.engine.vocab import TokenTrie
 
 EMPTY_SEQUENCE: Final = 0
 

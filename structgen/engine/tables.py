@@ -32,7 +32,6 @@ from librt.vecs import append, vec
 from mypy_extensions import i64, mypyc_attr, u8
 
 from structgen.engine.deadline import check_deadline, optional_work_over
-from structgen.engine.dfa import DEAD
 from structgen.engine.lexer import START, Lexer
 from structgen.engine.lr import LRTable
 from structgen.engine.partial_stacks import Context, Partial, PartialStacks, Stacks
