@@ -97,8 +97,8 @@ def shifted_groups(
 
 class ShiftMarks:
     """What ``shift_renaming`` works with, kept between proofs: marks pairing
-    states (a count of words at 128k tokens proves about 7,000 pairs of states,
-    each pairing some 500, and a dict per proof was half of its compile) and the
+    states (a compile of a count of words proves about 7,000 pairs of states,
+    each pairing some 500, and a dict per proof was half of its time) and the
     lexer's rows cut into runs, in one vector (a row never changes: a joined
     lexer only adds states)."""
 
