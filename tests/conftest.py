@@ -1,5 +1,10 @@
 from __future__ import annotations
 
+import importlib
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 import pytest
@@ -16,6 +21,22 @@ def private_cache_dir(tmp_path_factory: pytest.TempPathFactory) -> None:
 
     os.environ["STRUCTGEN_CACHE_DIR"] = str(tmp_path_factory.mktemp("structgen-cache"))
 
+
+
+@pytest.fixture(scope="session")
+def benchmark_module() -> Callable[[str], ModuleType]:
+    """Imports a module of ``benchmarks/`` by name: the folder is scripts, not a
+    package, so its path is on ``sys.path`` only while the import runs."""
+    folder = str(Path(__file__).resolve().parent.parent / "benchmarks")
+
+    def load(name: str) -> ModuleType:
+        sys.path.insert(0, folder)
+        try:
+            return importlib.import_module(name)
+        finally:
+            sys.path.remove(folder)
+
+    return load
 
 
 @pytest.fixture(scope="session")

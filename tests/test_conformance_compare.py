@@ -3,24 +3,16 @@ from the step timings each schema's row records (benchmarks/maskbench.py)."""
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
+from collections.abc import Callable
+from types import ModuleType
 from typing import Any
 
 import pytest
 
-BENCHMARKS = Path(__file__).resolve().parent.parent / "benchmarks"
-
 
 @pytest.fixture(scope="module")
-def modules():  # type: ignore[no-untyped-def]
-    sys.path.insert(0, str(BENCHMARKS))
-    try:
-        import conformance_compare
-        import maskbench
-    finally:
-        sys.path.remove(str(BENCHMARKS))
-    return conformance_compare, maskbench
+def modules(benchmark_module: Callable[[str], ModuleType]) -> tuple[ModuleType, ModuleType]:
+    return benchmark_module("conformance_compare"), benchmark_module("maskbench")
 
 
 def _results(rows: dict[str, dict[str, Any]]) -> dict[str, Any]:

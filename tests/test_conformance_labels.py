@@ -3,22 +3,15 @@
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
+from collections.abc import Callable
+from types import ModuleType
 
 import pytest
 
-BENCHMARKS = Path(__file__).resolve().parent.parent / "benchmarks"
-
 
 @pytest.fixture(scope="module")
-def maskbench():  # type: ignore[no-untyped-def]
-    sys.path.insert(0, str(BENCHMARKS))
-    try:
-        import maskbench as module
-    finally:
-        sys.path.remove(str(BENCHMARKS))
-    return module
+def maskbench(benchmark_module: Callable[[str], ModuleType]) -> ModuleType:
+    return benchmark_module("maskbench")
 
 
 @pytest.mark.parametrize(("message", "keyword"), [

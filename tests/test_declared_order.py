@@ -3,17 +3,19 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
-from pathlib import Path
+from collections.abc import Callable
+from types import ModuleType
+
+import pytest
 
 from structgen import Grammar
 
-_SPEC = importlib.util.spec_from_file_location(
-    "declared_order", Path(__file__).resolve().parent.parent / "benchmarks" / "declared_order.py")
-assert _SPEC is not None and _SPEC.loader is not None
-declared_order = importlib.util.module_from_spec(_SPEC)
-_SPEC.loader.exec_module(declared_order)
+
+@pytest.fixture(scope="module")
+def declared_order(benchmark_module: Callable[[str], ModuleType]) -> ModuleType:
+    return benchmark_module("declared_order")
+
 
 SCHEMA = {
     "$defs": {"point": {"properties": {"x": {"type": "number"}, "y": {"type": "number"}}}},
@@ -26,7 +28,7 @@ SCHEMA = {
 }
 
 
-def test_keys_follow_the_declared_order_through_references_and_branches() -> None:
+def test_keys_follow_the_declared_order_through_references_and_branches(declared_order: ModuleType) -> None:
     data = {"extra": True, "tags": [{"v": 1, "k": 2}, "a"], "note": 0, "where": {"y": 1, "x": 2}, "id": 7}
     ordered = declared_order.rewritten(SCHEMA, data)
     assert ordered == data  # the same JSON value
@@ -36,7 +38,7 @@ def test_keys_follow_the_declared_order_through_references_and_branches() -> Non
     assert grammar.accepts(json.dumps(ordered)) and not grammar.accepts(json.dumps(data))
 
 
-def test_a_recursive_schema_ends() -> None:
+def test_a_recursive_schema_ends(declared_order: ModuleType) -> None:
     schema = {"$ref": "#", "properties": {"b": {"$ref": "#"}, "a": {}}}
     nested: dict[str, object] = {"a": 1}
     for _ in range(100):
@@ -44,7 +46,7 @@ def test_a_recursive_schema_ends() -> None:
     assert declared_order.rewritten(schema, nested) == nested
 
 
-def test_values_under_pattern_properties_are_rewritten_too() -> None:
+def test_values_under_pattern_properties_are_rewritten_too(declared_order: ModuleType) -> None:
     """Docker Compose schemas (Github o6084): services under ``patternProperties``."""
     schema = {"properties": {"services": {"patternProperties": {"^[a-z]+$": {"$ref": "#/$defs/service"}},
                                           "additionalProperties": False}, "version": {"type": "string"}},
@@ -56,7 +58,7 @@ def test_values_under_pattern_properties_are_rewritten_too() -> None:
     assert Grammar.from_json_schema(schema).accepts(json.dumps(ordered))
 
 
-def test_an_object_follows_the_branch_that_declares_its_keys() -> None:
+def test_an_object_follows_the_branch_that_declares_its_keys(declared_order: ModuleType) -> None:
     """SchemaStore codux: a oneOf of a script (``command`` first) and a batch (``run``
     first); a batch's keys follow the batch's order, not the first branch's."""
     schema = {"additionalProperties": {"oneOf": [
@@ -69,7 +71,7 @@ def test_an_object_follows_the_branch_that_declares_its_keys() -> None:
     assert grammar.accepts(json.dumps(ordered)) and not grammar.accepts(json.dumps(data))
 
 
-def test_a_combinator_written_first_declares_its_new_names_first() -> None:
+def test_a_combinator_written_first_declares_its_new_names_first(declared_order: ModuleType) -> None:
     """As the grammar reads it (schema2grammar: declared order through combinators)."""
     schema = {"allOf": [{"oneOf": [{"properties": {"from": {}}}]}, {"properties": {"subject": {}}}],
               "properties": {"id": {}}}
@@ -79,7 +81,7 @@ def test_a_combinator_written_first_declares_its_new_names_first() -> None:
     assert Grammar.from_json_schema(schema).accepts(json.dumps(ordered))
 
 
-def test_conditionals_declare_their_names_after_the_others() -> None:
+def test_conditionals_declare_their_names_after_the_others(declared_order: ModuleType) -> None:
     """SchemaStore minecraft-predicate: an allOf of if/then parts, one per value of
     ``conditions``; the names of the then the if picks follow the schema's own, and
     the values under them follow that then's schemas."""
@@ -95,7 +97,7 @@ def test_conditionals_declare_their_names_after_the_others() -> None:
     assert grammar.accepts(json.dumps(ordered)) and not grammar.accepts(json.dumps(data))
 
 
-def test_an_object_follows_the_branch_it_is_valid_against() -> None:
+def test_an_object_follows_the_branch_it_is_valid_against(declared_order: ModuleType) -> None:
     """MCP ServerRequest, jsend o71265, sourcemap-v3: branches declaring the same keys
     tie on their count; the one the object is valid against (its references read in
     the whole schema: ``#`` is the root, not the branch) orders the values below."""
