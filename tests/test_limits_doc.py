@@ -47,6 +47,7 @@ EXTRA = frozenset({
     "structgen.engine.spanner.OR_FROM",
     "structgen.engine.shifted_groups.SHIFT_DEPTH",
     "structgen.engine.shifted_groups.ROW_WORK",
+    "structgen.engine.partial_stacks.FORGET_SHARE",
     "structgen.engine.spanner.GROUP_WORK",
     "structgen.engine.views.LONG_PATTERN_STATES",
     "structgen.grammar.LADDER_SECONDS",

@@ -66,7 +66,7 @@ def tables_bytes(tables: MaskTables) -> int:
         total += OBJECT_BYTES + len(moves) * POINTER_BYTES
     marks = tables._shift_marks
     total += (len(marks.their_mark) * 4 + len(marks.runs)) * 8
-    total += tables._memoized * MEMO_BYTES + tables._verdicts * OBJECT_BYTES
+    total += tables.memo.memoized * MEMO_BYTES + tables.memo.verdicts * OBJECT_BYTES
     total += len(tables._follows) * FOLLOW_BYTES
     total += len(tables.table._chains) * OBJECT_BYTES
     return total
@@ -94,4 +94,4 @@ def tables_growth(tables: MaskTables) -> int:
     """A number that grows whenever ``tables`` build something (groups, entries,
     refinements, memoized results): a count taken at one value holds until it changes."""
     built = tables.work.done + tables._builds + len(tables.sequences) + len(tables._groups)
-    return built + tables._memoized + tables._verdicts
+    return built + tables.memo.memoized + tables.memo.verdicts + tables.memo.forgotten

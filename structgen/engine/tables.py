@@ -34,7 +34,7 @@ from mypy_extensions import i64, mypyc_attr, u8
 from structgen.engine.deadline import check_deadline, optional_work_over
 from structgen.engine.lexer import START, Lexer
 from structgen.engine.lr import LRTable
-from structgen.engine.partial_stacks import Context, Partial, PartialStacks, Stacks
+from structgen.engine.partial_stacks import FORGET_SHARE, Context, ContextMemo, Partial, PartialStacks, Stacks
 from structgen.engine.lexeme_groups import (
     convergence_gain, converged_groups, ends_lexeme, first_moves, lexeme_groups,
 )
@@ -108,8 +108,9 @@ view is unknown (its newlines are checked against the real stack)."""
 
 MAX_MEMOIZED: Final = 200_000
 """Partial-stack results kept for building more entries, and as many verdicts on
-them; past either they are dropped (and the terminals left to follow per lexer state
-and top, past as many)."""
+them; past either the least recently used contexts' are dropped (``ContextMemo``),
+as are the oldest of the terminals left to follow per lexer state and top, past
+as many."""
 
 
 @mypyc_attr(acyclic=True)  # never in a reference cycle: left untracked by the collector (docs/tables.md)
@@ -162,9 +163,7 @@ class MaskTables:
         # by lexer state * LR states + LR state: a dict, not a list of every pair, which
         # a full collection would scan whole (Go at 128k: 390,000 slots, few used)
         self._entries: dict[int, MaskEntry] = {}
-        self._contexts: dict[tuple[int, ...], Context] = {}
-        self._memoized = 0  # partial results held by _contexts
-        self._verdicts = 0  # verdicts of terminals on partial stacks held by _contexts (Context.takes_on)
+        self.memo = ContextMemo(MAX_MEMOIZED)  # simulation results by known stack top
         self.empty_row = bytes(self.words * 4)
         self._shared: dict[bytes, bytes] = {self.empty_row: self.empty_row}  # one row per distinct always-accepted set
         self._rows: dict[tuple[int, int, bytes], bytes] = {}  # (base row, groups, accepted places) -> row (_row)
@@ -566,7 +565,7 @@ class MaskTables:
         entry's) and the groups found so. ``newlines_only``: ``groups`` are an
         entry's dependent ones and only the view is new (``in_view``), so a group
         that holds no lexed newline stays dependent unclassified."""
-        context = self._context(states, view_id)
+        context = self.memo.context(view_id, states)
         self._partial.below_view = self._views_by_id[view_id]
         accepted: list[TokenGroup] = []
         dependent: list[TokenGroup] = []
@@ -670,19 +669,6 @@ class MaskTables:
         self._rows[key] = row
         return row
 
-    def _context(self, states: list[int], view_id: int = UNKNOWN_VIEW) -> Context:
-        key = tuple([view_id] + states)
-        found = self._contexts.get(key)
-        if found is None:
-            if self._memoized > MAX_MEMOIZED or self._verdicts > MAX_MEMOIZED:
-                # a memo, not a table: forgetting it costs time, never results
-                self._contexts.clear()
-                self._memoized = 0
-                self._verdicts = 0
-            found = Context(states)
-            self._contexts[key] = found
-        return found
-
     def _classify(self, context: Context, sequence: int, end_state: int) -> int:
         """ALWAYS, NEVER or DEPENDS for the lexemes of ``sequence`` followed by a
         lexeme in progress in lexer state ``end_state``, from a stack topped by
@@ -708,7 +694,8 @@ class MaskTables:
                 flag = [False]
                 takes = ALWAYS if self._partial.feed(stacks, terminal, flag) else DEPENDS if flag[0] else NEVER
                 takes_memo[terminal] = takes
-                self._verdicts += 1
+                context.verdicts += 1
+                self.memo.verdicts += 1
             if takes == ALWAYS:
                 return ALWAYS
             if takes == DEPENDS:
@@ -747,8 +734,14 @@ class MaskTables:
             else:
                 acting = reach & self._act_bits[top]
                 found = tuple([t for t in self.lexer.reachable_terminals[lexer_state] if acting >> t & 1])
-            if len(self._follows) >= MAX_MEMOIZED:
-                self._follows.clear()
+            if len(self._follows) >= MAX_MEMOIZED:  # the oldest share dropped: a slice, not a whole clear
+                oldest: list[int] = []
+                for old in self._follows:
+                    oldest.append(old)
+                    if len(oldest) >= MAX_MEMOIZED // FORGET_SHARE:
+                        break
+                for old in oldest:
+                    del self._follows[old]
             self._follows[key] = found
         return found
 
@@ -794,5 +787,5 @@ class MaskTables:
                             stacks.append(stack)
             found = Partial(tuple(stacks), flag[0])
         context.after[sequence] = found
-        self._memoized += 1
+        self.memo.memoized += 1
         return found

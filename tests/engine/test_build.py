@@ -132,7 +132,7 @@ def test_compiled_tables_are_out_of_the_collectors_way() -> None:
     try:
         later = structgen.Matcher(compiled)
         assert later.accept_string('{"a": 1') and later.allowed_tokens()
-        memos = [context.after for context in tables._contexts.values()]  # simulation results by sequence
+        memos = [context.after for context in tables.memo.contexts.values()]  # simulation results by sequence
         assert any(memos) and not any(gc.is_tracked(memo) for memo in memos)
     finally:
         gc.enable()

@@ -6,7 +6,8 @@ import random
 from collections.abc import Callable
 
 from structgen import Grammar
-from structgen.engine.tables import ALWAYS, DEPENDS, MaskTables
+from structgen.engine.partial_stacks import ContextMemo, Partial
+from structgen.engine.tables import ALWAYS, DEPENDS, UNKNOWN_VIEW, MaskTables
 from structgen.engine.tokenset import row_token_ids
 from structgen.engine.vocab import build_trie
 
@@ -44,7 +45,7 @@ def test_groups_left_out_by_their_first_lexeme_are_never_taken() -> None:
         groups = reference.groups(lexer_state)
         for lr_state in range(grammar.table.state_count):
             entry = tables.entry(lexer_state, lr_state)
-            context = reference._context([lr_state])
+            context = reference.memo.context(UNKNOWN_VIEW, [lr_state])
             verdicts = [reference._classify(context, group.sequence, group.end_state) for group in groups]
             always = sorted(t for g, v in zip(groups, verdicts) if v == ALWAYS for t in g.ids())
             assert row_token_ids(entry.row) == always
@@ -72,3 +73,45 @@ def test_tables_that_share_groups_classify_them_alike() -> None:
             theirs = second.entry(lexer_state, lr_state)
             assert row_token_ids(ours.row) == row_token_ids(theirs.row)
             assert [id(group) for group in ours.dependent] == [id(group) for group in theirs.dependent]
+
+
+def test_a_full_memo_forgets_its_least_recently_used_contexts_first() -> None:
+    """Past its limit, the memo drops the contexts used longest ago until a
+    ``FORGET_SHARE``-th of the limit is free; the others, and one asked for
+    again just before, are kept."""
+    memo = ContextMemo(64)
+    made = []
+    for top in range(3):
+        context = memo.context(UNKNOWN_VIEW, [top])
+        for sequence in range(30):
+            context.after[sequence] = Partial((), False)
+        memo.memoized += 30
+        made.append(context)
+    assert memo.context(UNKNOWN_VIEW, [0]) is made[0]  # used again: now the most recent
+    newest = memo.context(UNKNOWN_VIEW, [3])  # 90 results > 64: the least recent goes
+    assert memo.forgotten == 1 and memo.memoized == 60
+    assert memo.context(UNKNOWN_VIEW, [0]) is made[0] and memo.context(UNKNOWN_VIEW, [2]) is made[2]
+    assert memo.context(UNKNOWN_VIEW, [3]) is newest
+    again = memo.context(UNKNOWN_VIEW, [1])
+    assert again is not made[1] and not again.after  # forgotten: made anew, empty
+
+
+def test_entries_built_under_a_small_memo_are_the_same() -> None:
+    """A memo, not a table: tables whose memo forgets all the time build every
+    entry as tables that never forget, and the memo's counts stay those of the
+    contexts it holds."""
+    grammar, fresh_tables = schema_tables()
+    small = fresh_tables()
+    small.memo.limit = 40
+    reference = fresh_tables()
+    for lexer_state in range(grammar.lexer.dfa.state_count):
+        for lr_state in range(grammar.table.state_count):
+            entry = small.entry(lexer_state, lr_state)
+            expected = reference.entry(lexer_state, lr_state)
+            assert row_token_ids(entry.row) == row_token_ids(expected.row)
+            assert [g.ids() for g in entry.dependent] == [g.ids() for g in expected.dependent]
+            contexts = small.memo.contexts.values()
+            assert small.memo.memoized == sum(len(context.after) for context in contexts)
+            assert small.memo.verdicts == sum(context.verdicts for context in contexts)
+    assert small.memo.forgotten > 0 and small.memo.contexts  # forgot some, never all
+    assert reference.memo.forgotten == 0
