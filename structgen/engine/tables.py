@@ -201,6 +201,7 @@ class MaskTables:
         self._reaches_newline = [reach & self._newline_bits != 0 for reach in self._reach_bits]
         # lexer state * LR states + top -> the terminals left to follow (_follow_one)
         self._follows: dict[int, tuple[int, ...]] = {}
+        self.follow_limit = MAX_MEMOIZED  # past it the oldest FORGET_SHARE-th is dropped
         self._ignored_bits = bits([terminal for terminal in range(len(ignored)) if ignored[terminal]])
         self.views: LexerViews | None = None  # use_views
         self.views_ready = False  # every view steps may use is built (prepare_views)
@@ -734,11 +735,11 @@ class MaskTables:
             else:
                 acting = reach & self._act_bits[top]
                 found = tuple([t for t in self.lexer.reachable_terminals[lexer_state] if acting >> t & 1])
-            if len(self._follows) >= MAX_MEMOIZED:  # the oldest share dropped: a slice, not a whole clear
+            if len(self._follows) >= self.follow_limit:  # the oldest share dropped: a slice, not a whole clear
                 oldest: list[int] = []
                 for old in self._follows:
                     oldest.append(old)
-                    if len(oldest) >= MAX_MEMOIZED // FORGET_SHARE:
+                    if len(oldest) >= max(1, self.follow_limit // FORGET_SHARE):
                         break
                 for old in oldest:
                     del self._follows[old]

@@ -115,3 +115,21 @@ def test_entries_built_under_a_small_memo_are_the_same() -> None:
             assert small.memo.verdicts == sum(context.verdicts for context in contexts)
     assert small.memo.forgotten > 0 and small.memo.contexts  # forgot some, never all
     assert reference.memo.forgotten == 0
+
+
+def test_the_terminals_left_to_follow_drop_their_oldest_past_the_limit() -> None:
+    """The terminals a lexeme in progress leaves to follow, per lexer state and
+    top, stay within their limit by dropping the oldest, and the entries built
+    meanwhile are those of tables that keep them all."""
+    grammar, fresh_tables = schema_tables()
+    small = fresh_tables()
+    small.follow_limit = 30
+    reference = fresh_tables()
+    for lexer_state in range(grammar.lexer.dfa.state_count):
+        for lr_state in range(grammar.table.state_count):
+            entry = small.entry(lexer_state, lr_state)
+            expected = reference.entry(lexer_state, lr_state)
+            assert row_token_ids(entry.row) == row_token_ids(expected.row)
+            assert [g.ids() for g in entry.dependent] == [g.ids() for g in expected.dependent]
+            assert len(small._follows) <= 30
+    assert len(reference._follows) > 30  # the small tables had to drop some
