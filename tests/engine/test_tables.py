@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 
 from structgen import Grammar
 from structgen.engine.partial_stacks import ContextMemo, Partial
@@ -96,6 +96,18 @@ def test_a_full_memo_forgets_its_least_recently_used_contexts_first() -> None:
     assert again is not made[1] and not again.after  # forgotten: made anew, empty
 
 
+def every_entry_alike(grammar: Grammar, small: MaskTables, reference: MaskTables) -> Iterator[None]:
+    """Build every entry in both tables, checking each pair has the same row and
+    dependent groups; yields after each, for the caller's own checks."""
+    for lexer_state in range(grammar.lexer.dfa.state_count):
+        for lr_state in range(grammar.table.state_count):
+            entry = small.entry(lexer_state, lr_state)
+            expected = reference.entry(lexer_state, lr_state)
+            assert row_token_ids(entry.row) == row_token_ids(expected.row)
+            assert [g.ids() for g in entry.dependent] == [g.ids() for g in expected.dependent]
+            yield
+
+
 def test_entries_built_under_a_small_memo_are_the_same() -> None:
     """A memo, not a table: tables whose memo forgets all the time build every
     entry as tables that never forget, and the memo's counts stay those of the
@@ -104,15 +116,10 @@ def test_entries_built_under_a_small_memo_are_the_same() -> None:
     small = fresh_tables()
     small.memo.limit = 40
     reference = fresh_tables()
-    for lexer_state in range(grammar.lexer.dfa.state_count):
-        for lr_state in range(grammar.table.state_count):
-            entry = small.entry(lexer_state, lr_state)
-            expected = reference.entry(lexer_state, lr_state)
-            assert row_token_ids(entry.row) == row_token_ids(expected.row)
-            assert [g.ids() for g in entry.dependent] == [g.ids() for g in expected.dependent]
-            contexts = small.memo.contexts.values()
-            assert small.memo.memoized == sum(len(context.after) for context in contexts)
-            assert small.memo.verdicts == sum(context.verdicts for context in contexts)
+    for _ in every_entry_alike(grammar, small, reference):
+        contexts = small.memo.contexts.values()
+        assert small.memo.memoized == sum(len(context.after) for context in contexts)
+        assert small.memo.verdicts == sum(context.verdicts for context in contexts)
     assert small.memo.forgotten > 0 and small.memo.contexts  # forgot some, never all
     assert reference.memo.forgotten == 0
 
@@ -125,11 +132,6 @@ def test_the_terminals_left_to_follow_drop_their_oldest_past_the_limit() -> None
     small = fresh_tables()
     small.follow_limit = 30
     reference = fresh_tables()
-    for lexer_state in range(grammar.lexer.dfa.state_count):
-        for lr_state in range(grammar.table.state_count):
-            entry = small.entry(lexer_state, lr_state)
-            expected = reference.entry(lexer_state, lr_state)
-            assert row_token_ids(entry.row) == row_token_ids(expected.row)
-            assert [g.ids() for g in entry.dependent] == [g.ids() for g in expected.dependent]
-            assert len(small._follows) <= 30
+    for _ in every_entry_alike(grammar, small, reference):
+        assert len(small._follows) <= 30
     assert len(reference._follows) > 30  # the small tables had to drop some
