@@ -82,7 +82,7 @@ class Grammar:
         except RegexError as exc:
             raise GrammarError(f"the terminals' automaton: {exc}") from None
         # only rules that can be part of a whole derivation: none left for start, no text matches
-        self.rules = rules = productive_rules(rules, self.lexer.reachable_terminals[START] + _made_by_parser(rules))
+        self.rules = rules = productive_rules(rules, list(self.lexer.reachable_terminals[START]) + _made_by_parser(rules))
         check_deadline()
         try:
             self.table: LRTable = build_lalr(len(rules.terminals), rules.rules, rules.start)

@@ -56,11 +56,11 @@ class ByteDFA:
     """
 
     table: Final[tuple[int, ...]]
-    accepts: Final[list[list[int]]]
+    accepts: Final[list[tuple[int, ...]]]
     pattern_states: Final[list[int] | None]
 
     def __init__(
-        self, table: tuple[int, ...], accepts: list[list[int]], pattern_states: list[int] | None = None
+        self, table: tuple[int, ...], accepts: list[tuple[int, ...]], pattern_states: list[int] | None = None
     ) -> None:
         """``table``: a tuple of ints, which the cyclic collector does not scan;
         ``pattern_states``: each pattern's own minimal automaton's state count,
@@ -465,7 +465,7 @@ def build_dfa(
     them, as minimizing the automaton of all patterns at once numbered them.
     """
     table, accepts, pattern_states = _automaton(nodes, max_states, shortest, 0, cache)
-    return ByteDFA(tuple(table), accepts, pattern_states)
+    return ByteDFA(tuple(table), [tuple(labels) for labels in accepts], pattern_states)
 
 
 def build_region(
@@ -507,8 +507,9 @@ def _pattern_dfa(node: Node, stop: bool, max_states: int) -> Part:
         return direct
     if (node.kind == INTERSECT or node.kind == DIFFERENCE) and not stop:  # already deterministic: only left to minimize
         part = _intersection(node.children, max_states, node.kind == DIFFERENCE)
-        acyclic = minimize_acyclic(part.table, part.classes, part.accepting, part.class_of)
-        return acyclic if acyclic is not None else minimize(part.table, part.classes, part.accepting, part.class_of)
+        table, accepting, class_of = list(part.table), list(part.accepting), list(part.class_of)
+        acyclic = minimize_acyclic(table, part.classes, accepting, class_of)
+        return acyclic if acyclic is not None else minimize(table, part.classes, accepting, class_of)
     nfa = _build_nfa(node, max_states)
     bounds = _edge_bounds(nfa)  # bytes between two bounds move alike in every state
     classes = len(bounds) - 1

@@ -45,7 +45,7 @@ class Indentation:
     line_start: bytes
 
     def __init__(self, newline: int, lexed_terminals: list[int], indents: list[int], dedent: int, opens: list[int],
-                 closes: list[int], terminal_count: int, actions: list[dict[int, list[int]]]) -> None:
+                 closes: list[int], terminal_count: int, actions: list[dict[int, tuple[int, ...]]]) -> None:
         """``lexed_terminals[w]``: the lexed newline of width ``w`` (the last one
         stands for every wider line, which opens no level); ``indents[w]``:
         ``_INDENT`` of width ``w`` (-1 at 0); ``actions``: the LR table's."""

@@ -19,7 +19,7 @@ from structgen.engine.dfa import DEAD, ByteDFA, PatternCache
 from structgen.engine.regex import Node
 
 START: Final = 0
-_NOTHING: Final[list[int]] = []  # "no lexeme ended", shared: callers never mutate results
+_NOTHING: Final[tuple[int, ...]] = ()  # "no lexeme ended"
 
 
 class LexerError(ValueError):
@@ -31,14 +31,14 @@ class Lexer:
 
     dfa: Final[ByteDFA]
     table: Final[tuple[int, ...]]
-    accepts: Final[list[list[int]]]
+    accepts: Final[list[tuple[int, ...]]]
 
     def __init__(
         self,
         dfa: ByteDFA,
         patterns: list[Node] | None = None,
         shortest: list[bool] | None = None,
-        reachable_terminals: list[list[int]] | None = None,
+        reachable_terminals: list[tuple[int, ...]] | None = None,
         pattern_cache: PatternCache | None = None,
     ) -> None:
         """``patterns`` (and ``shortest``, as ``build_dfa`` takes them): what ``dfa``
@@ -53,7 +53,7 @@ class Lexer:
         self.patterns: Final = patterns
         self.shortest: Final = shortest
         self.pattern_cache: Final = pattern_cache
-        self.reachable_terminals: Final[list[list[int]]] = (
+        self.reachable_terminals: Final[list[tuple[int, ...]]] = (
             reachable_terminals if reachable_terminals is not None else _reachable_terminals(dfa)
         )
         # states with the same reachable terminals share a class: what a lexeme in
@@ -70,7 +70,7 @@ class Lexer:
         here. Lexing from ``START`` never reaches them; they are where a view of
         fewer terminals (``views``) walks the vocabulary, and a lexeme ended there
         goes on from this automaton's ``START``."""
-        dfa = ByteDFA(self.table + table, self.accepts + accepts)  # one copy of the table
+        dfa = ByteDFA(self.table + table, self.accepts + [tuple(labels) for labels in accepts])  # one copy of the table
         return Lexer(
             dfa,
             self.patterns,
@@ -79,12 +79,12 @@ class Lexer:
             self.pattern_cache,
         )
 
-    def step(self, state: int, byte: int) -> tuple[int, list[int]]:
+    def step(self, state: int, byte: int) -> tuple[int, tuple[int, ...]]:
         """Feed one byte in lexer ``state``.
 
         Returns the next lexer state and the terminals of the lexeme the byte
-        ended (empty when the byte extended the current lexeme; the list is the
-        automaton's own and must not be mutated). The next state is
+        ended (empty when the byte extended the current lexeme; a tuple, the
+        automaton's own). The next state is
         ``DEAD`` when the byte cannot be lexed: it neither extends the lexeme nor
         follows a complete one, or no terminal starts with it.
         """
@@ -111,7 +111,7 @@ class Lexer:
             ends.append(current)
         return ends
 
-    def finish(self, state: int) -> tuple[bool, list[int]]:
+    def finish(self, state: int) -> tuple[bool, tuple[int, ...]]:
         """End of input in ``state``: whether that is allowed, and the terminals of
         the last lexeme (empty if none was started)."""
         if state == START:
@@ -119,10 +119,10 @@ class Lexer:
         finished = self.accepts[state]
         return bool(finished), finished
 
-    def lex(self, data: bytes) -> list[list[int]] | None:
+    def lex(self, data: bytes) -> list[tuple[int, ...]] | None:
         """The alternatives of every lexeme of ``data``, or None if it cannot be lexed."""
         state = START
-        out: list[list[int]] = []
+        out: list[tuple[int, ...]] = []
         for byte in data:
             state, finished = self.step(state, byte)
             if state == DEAD:
@@ -137,7 +137,7 @@ class Lexer:
         return out
 
 
-def _reachable_terminals(dfa: ByteDFA, first: int = 0) -> list[list[int]]:
+def _reachable_terminals(dfa: ByteDFA, first: int = 0) -> list[tuple[int, ...]]:
     """For each state from ``first`` on (a joined region, which leads nowhere
     else), the terminals accepted in a state reachable from it (itself included):
     what a lexeme in progress can still become. Terminal sets (as int bitmasks)
@@ -173,7 +173,7 @@ def _reachable_terminals(dfa: ByteDFA, first: int = 0) -> list[list[int]]:
             if merged != reach[previous]:
                 reach[previous] = merged
                 pending.append(previous)
-    out: list[list[int]] = []
+    out: list[tuple[int, ...]] = []
     for bits in reach:
         terminals: list[int] = []
         terminal = 0
@@ -182,5 +182,5 @@ def _reachable_terminals(dfa: ByteDFA, first: int = 0) -> list[list[int]]:
                 terminals.append(terminal)
             bits >>= 1
             terminal += 1
-        out.append(terminals)
+        out.append(tuple(terminals))
     return out

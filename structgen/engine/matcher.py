@@ -31,6 +31,7 @@ from structgen.engine.dfa import DEAD
 from structgen.engine.indentation import BOTTOM
 from structgen.engine.lexer import START, Lexer
 from structgen.engine.lr import LRTable
+from structgen.engine.mask_entry import MaskEntry
 from structgen.engine.precompute_order import alone_left, precompute_order
 from structgen.engine.spanner import EMPTY_SEQUENCE, Groups, SequenceTable, TokenGroup, union_words
 from structgen.engine.stack import MAX_STEP_WORK, GLRParser, StackNode, Trial
@@ -43,7 +44,6 @@ from structgen.engine.tables import (
     MAX_SHIFT_CHAIN,
     REFINE_AT,
     UNKNOWN_VIEW,
-    MaskEntry,
     MaskTables,
 )
 from structgen.engine.tokenset import (
@@ -534,7 +534,7 @@ class Matcher:
         return bool(tops) and self._can_continue(group.end_state, tops, lexer)
 
     def _trials_after(
-        self, sequence: int, memo: dict[int, list[Trial] | None], accepts: list[list[int]]
+        self, sequence: int, memo: dict[int, list[Trial] | None], accepts: list[tuple[int, ...]]
     ) -> list[Trial] | None:
         """The trial stacks after the lexemes of ``sequence``; None past the trial
         limits on the way."""
@@ -548,7 +548,7 @@ class Matcher:
             memo[current] = trials
         return trials
 
-    def _trial_lexeme(self, trials: list[Trial], alternatives: list[int]) -> list[Trial] | None:
+    def _trial_lexeme(self, trials: list[Trial], alternatives: tuple[int, ...]) -> list[Trial] | None:
         """``trials`` after one lexeme, each of its alternatives fed (an ignored one
         leaves them as they are), each distinct stack once; None past
         the parser's ``max_trial_work`` or ``MAX_TRIALS``."""
@@ -591,7 +591,7 @@ class Matcher:
         sequence: int,
         memo: dict[int, list[StackNode]],
         sequences: SequenceTable,
-        accepts: list[list[int]],
+        accepts: list[tuple[int, ...]],
     ) -> list[StackNode]:
         """The stacks after the lexemes of ``sequence`` (memoized by sequence prefix)."""
         known, pending = sequences.unknown_prefixes(sequence, memo)
@@ -602,7 +602,7 @@ class Matcher:
             memo[current] = tops
         return tops
 
-    def _feed_lexeme(self, tops: list[StackNode], alternatives: list[int]) -> list[StackNode]:
+    def _feed_lexeme(self, tops: list[StackNode], alternatives: tuple[int, ...]) -> list[StackNode]:
         return self.parser.feed_lexeme(tops, alternatives, self.compiled.ignored)
 
     def _can_continue(self, lexer_state: int, tops: list[StackNode], lexer: Lexer) -> bool:

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Final
 
 from librt.vecs import append, pop, vec
-from mypy_extensions import i32, i64
+from mypy_extensions import i32, i64, mypyc_attr
 
 from structgen.engine.deadline import check_deadline
 
@@ -19,16 +19,24 @@ DEAD: Final = -1
 """Transition-table entry for "no transition" (the automaton rejects)."""
 
 
+@mypyc_attr(acyclic=True)  # holds tuples of ints only: untracked by the collector
 class Part:
     """One pattern's minimal automaton over its own byte classes: state ``s`` moves
     on ``byte`` to ``table[s * classes + class_of[byte]]``, and the pattern's text
-    ends in the states marked ``accepting``. State 0 is the start."""
+    ends in the states marked ``accepting``. State 0 is the start. Kept as tuples:
+    parts live in a process-wide cache (``PatternCache``), and as lists every full
+    collection walked them (Python's grammar: 650,000 ints)."""
+
+    table: Final[tuple[int, ...]]
+    classes: Final[int]
+    class_of: Final[tuple[int, ...]]
+    accepting: Final[tuple[bool, ...]]
 
     def __init__(self, table: list[int], classes: int, class_of: list[int], accepting: list[bool]) -> None:
-        self.table = table
+        self.table = tuple(table)
         self.classes = classes
-        self.class_of = class_of
-        self.accepting = accepting
+        self.class_of = tuple(class_of)
+        self.accepting = tuple(accepting)
 
 
 def can_reach(table: list[int], width: int, targets: list[bool]) -> list[bool]:

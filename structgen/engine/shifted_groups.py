@@ -19,8 +19,6 @@ from mypy_extensions import i32, i64
 from structgen.engine.dfa import DEAD
 from structgen.engine.lexer import Lexer
 from structgen.engine.spanner import (
-    BORROWED_IDS,
-    BORROWED_SET,
     EMPTY_SEQUENCE,
     Grouping,
     Groups,
@@ -82,15 +80,7 @@ def shifted_groups(
             for token_id in old.ids():
                 removed = append(removed, token_id)
             continue
-        group = TokenGroup(sequence, end_state)
-        if len(old.token_ids) == old.size:
-            group.token_ids = old.token_ids
-        else:
-            group._tokens = old._tokens
-        group.borrowed = BORROWED_IDS | BORROWED_SET
-        group.size = old.size
-        group._first_bytes = old._first_bytes  # the same tokens (``merged_groups`` asks every group)
-        groups.append(group)
+        groups.append(old.alike(sequence, end_state))  # its first bytes too: ``merged_groups`` asks every group
     removed, walked = _long_tokens(lexer, trie, start, reference, renamed, sequence_names, sequences, removed, work)
     return merged_groups(tuple(groups), removed, walked, trie.first_byte(), lexer.dfa.state_count, vocab_size, work)
 

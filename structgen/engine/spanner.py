@@ -160,6 +160,19 @@ class TokenGroup:
             self._words = words
         return self._words
 
+    def alike(self, sequence: int, end_state: int) -> TokenGroup:
+        """A group of the same tokens under another sequence and end state (a
+        renaming's), sharing their list or set: groups are not modified once built."""
+        group = TokenGroup(sequence, end_state)
+        if len(self.token_ids) == self.size:
+            group.token_ids = self.token_ids
+        else:
+            group._tokens = self._tokens
+        group.borrowed = BORROWED_IDS | BORROWED_SET
+        group.size = self.size
+        group._first_bytes = self._first_bytes
+        return group
+
     def first_bytes(self, first_byte: tuple[int, ...]) -> int:
         """The first bytes of the group's tokens, as a 256-bit set (built on first use)."""
         if self._first_bytes < 0:
@@ -334,7 +347,7 @@ def walk_groups(
     return steps
 
 
-def sequence_step(table: tuple[int, ...], accepts: list[list[int]], state: int, sequence: int, byte: int, sequences: SequenceTable) -> tuple[int, int]:
+def sequence_step(table: tuple[int, ...], accepts: list[tuple[int, ...]], state: int, sequence: int, byte: int, sequences: SequenceTable) -> tuple[int, int]:
     """One byte from ``state`` (DEAD: already dead), ending the lexeme in progress
     when the byte cannot continue it, as ``walk_groups`` does."""
     if state == DEAD:

@@ -271,7 +271,7 @@ class GLRParser:
             node = reduced
         return None
 
-    def feed_lexeme(self, tops: list[StackNode], alternatives: list[int], ignored: list[bool]) -> list[StackNode]:
+    def feed_lexeme(self, tops: list[StackNode], alternatives: tuple[int, ...], ignored: list[bool]) -> list[StackNode]:
         """The tops after one lexeme: each of its equal-extent alternatives fed (an
         ``ignored`` terminal never reaches the parser: it leaves the stacks as they
         are), tops in the same state merged."""
@@ -564,5 +564,5 @@ def _parents_of(nodes: list[StackNode]) -> list[StackNode]:
     return parents
 
 
-_NO_ACTIONS: Final[list[int]] = []
+_NO_ACTIONS: Final[tuple[int, ...]] = ()
 

@@ -17,7 +17,8 @@ from __future__ import annotations
 from typing import Final
 
 from structgen.engine.spanner import BORROWED_IDS, BORROWED_SET, TokenGroup
-from structgen.engine.tables import MaskEntry, MaskTables
+from structgen.engine.mask_entry import MaskEntry
+from structgen.engine.tables import MaskTables
 
 OBJECT_BYTES: Final = 64
 """A small object or a dictionary slot with its boxed key and value."""

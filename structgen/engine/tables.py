@@ -29,10 +29,11 @@ import gc
 from typing import Final
 
 from librt.vecs import append, vec
-from mypy_extensions import i64, mypyc_attr, u8
+from mypy_extensions import i64, u8
 
 from structgen.engine.deadline import check_deadline, optional_work_over
 from structgen.engine.lexer import START, Lexer
+from structgen.engine.mask_entry import MaskEntry
 from structgen.engine.lr import LRTable
 from structgen.engine.partial_stacks import FORGET_SHARE, Context, ContextMemo, Partial, PartialStacks, Stacks
 from structgen.engine.lexeme_groups import (
@@ -111,31 +112,6 @@ MAX_MEMOIZED: Final = 200_000
 them; past either the least recently used contexts' are dropped (``ContextMemo``),
 as are the oldest of the terminals left to follow per lexer state and top, past
 as many."""
-
-
-@mypyc_attr(acyclic=True)  # never in a reference cycle: left untracked by the collector (docs/tables.md)
-class MaskEntry:
-    """What the tokens do from one lexer state and a known top of the stack.
-
-    ``row`` is the tokens always accepted, as a bitmask row (one object for every
-    entry with the same set); ``context`` is the known LR states, bottom first;
-    ``deeper`` holds entries for the same lexer state with one more state known
-    under ``context``, built when too many groups depend on what lies there, keyed
-    by that state (and, for an indentation-sensitive grammar, the view under it:
-    ``MaskTables.refine_key``); and the entry with the view under ``context``
-    known (``MaskTables.in_view``, keyed ``-1 - view``).
-    """
-
-    row: Final[bytes]
-    dependent: Final[Groups]
-    context: Final[list[int]]
-    deeper: Final[dict[int, MaskEntry]]
-
-    def __init__(self, row: bytes, dependent: Groups, context: list[int]) -> None:
-        self.row = row
-        self.dependent = dependent
-        self.context = context
-        self.deeper = {}
 
 
 _tags = [0]
@@ -638,7 +614,7 @@ class MaskTables:
         group.verdict_class = self._tag << 32 | found
         return group.verdict_class
 
-    def _first_taken(self, ended_state: int, actions: dict[int, list[int]]) -> int:
+    def _first_taken(self, ended_state: int, actions: dict[int, tuple[int, ...]]) -> int:
         """1 if a lexeme ended in ``ended_state`` can be a terminal that ``actions``
         (a top's) acts on or an ignored one, else 0: then no group starting with
         it goes through (``_after`` would find no stack)."""

@@ -40,8 +40,8 @@ ALPHABETS = {
 }
 
 
-def reference_lex(patterns: list[str], text: str) -> list[list[int]] | None:
-    out: list[list[int]] = []
+def reference_lex(patterns: list[str], text: str) -> list[tuple[int, ...]] | None:
+    out: list[tuple[int, ...]] = []
     i = 0
     while i < len(text):
         j = i
@@ -49,7 +49,7 @@ def reference_lex(patterns: list[str], text: str) -> list[list[int]] | None:
             j += 1
         if j == i:
             return None
-        alternatives = [k for k, p in enumerate(patterns) if regex.fullmatch(p, text[i:j])]
+        alternatives = tuple(k for k, p in enumerate(patterns) if regex.fullmatch(p, text[i:j]))
         if not alternatives:
             return None
         out.append(alternatives)
@@ -76,32 +76,32 @@ def test_lexing_equals_the_reference(name: str) -> None:
 
 def test_equal_extent_alternatives_are_all_emitted() -> None:
     lexer = Lexer(build_dfa([literal("if"), parse("[a-z]+"), parse(r"\s+")]))
-    assert lexer.lex(b"if iff") == [[0, 1], [2], [1]]
+    assert lexer.lex(b"if iff") == [(0, 1), (2,), (1,)]
 
 
 def test_no_backtracking_to_a_shorter_lexeme() -> None:
     """'ab' extends toward 'abc', so after 'ab' the 'd' is an error, not 'a' + 'bd'."""
     lexer = Lexer(build_dfa([literal("a"), literal("abc"), literal("bd")]))
     assert lexer.lex(b"abd") is None
-    assert lexer.lex(b"abcbd") == [[1], [2]]
+    assert lexer.lex(b"abcbd") == [(1,), (2,)]
 
 
 def test_lexemes_end_at_bytes_not_characters() -> None:
     """Maximal munch is per byte: a lexeme that grows into the first byte of 'é' and
     then meets 'è' (same first byte) is an error, not 'a' followed by 'è'."""
     lexer = Lexer(build_dfa([literal("aé"), literal("a"), literal("è")]))
-    assert lexer.lex("aé".encode()) == [[0]]
+    assert lexer.lex("aé".encode()) == [(0,)]
     assert lexer.lex("aè".encode()) is None
 
 
 def test_step_and_finish() -> None:
     lexer = Lexer(build_dfa([parse("[0-9]+"), literal(",")]))
     state, finished = lexer.step(START, ord("1"))
-    assert state != DEAD and finished == []
+    assert state != DEAD and finished == ()
     following, finished = lexer.step(state, ord(","))
-    assert finished == [0] and lexer.finish(following) == (True, [1])
-    assert lexer.step(START, ord("x")) == (DEAD, [])
-    assert lexer.finish(START) == (True, [])
+    assert finished == (0,) and lexer.finish(following) == (True, (1,))
+    assert lexer.step(START, ord("x")) == (DEAD, ())
+    assert lexer.finish(START) == (True, ())
 
 
 def test_terminal_matching_the_empty_string_is_an_error() -> None:
@@ -144,7 +144,7 @@ def test_lazy_terminals_end_at_their_first_match_as_re_match_does(pattern: str, 
             continue
         # the text is one lazy lexeme followed by one [ab]+ lexeme (or nothing)
         lexemes = lexer.lex(text.encode())
-        expected = [[0]] + ([[1]] if found.end() < len(text) else [])
+        expected = [(0,)] + ([(1,)] if found.end() < len(text) else [])
         assert lexemes == expected, (pattern, text)
         checked += 1
     assert checked >= 10

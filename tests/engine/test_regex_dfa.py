@@ -160,16 +160,16 @@ def test_start_state_is_never_reentered() -> None:
 
 def test_several_patterns_share_one_automaton() -> None:
     dfa = build_dfa([literal("if"), parse("[a-z]+"), literal("IF", ignore_case=True)])
-    assert dfa.accepts[dfa.run(b"if")] == [0, 1, 2]
-    assert dfa.accepts[dfa.run(b"iF")] == [2]
-    assert dfa.accepts[dfa.run(b"iff")] == [1]
-    assert dfa.run(b"i") != DEAD and dfa.accepts[dfa.run(b"i")] == [1]
+    assert dfa.accepts[dfa.run(b"if")] == (0, 1, 2)
+    assert dfa.accepts[dfa.run(b"iF")] == (2,)
+    assert dfa.accepts[dfa.run(b"iff")] == (1,)
+    assert dfa.run(b"i") != DEAD and dfa.accepts[dfa.run(b"i")] == (1,)
 
 
 def test_empty_language() -> None:
     dfa = build_dfa([parse(r"[^\x00-\U0010ffff]")])
     assert dfa.state_count == 1
-    assert dfa.accepts == [[]]
+    assert dfa.accepts == [()]
     assert all(t == DEAD for t in dfa.table)
 
 
