@@ -65,6 +65,7 @@ bench: $(INSTALLED) $(BENCH_INSTALLED)
 	$(PY) benchmarks/bench_masks.py
 	$(PY) benchmarks/bench_tools.py
 	$(PY) benchmarks/bench_sections.py
+	$(PY) benchmarks/bench_collector.py
 	$(PY) benchmarks/bench_generate.py
 	$(PY) benchmarks/bench_server.py
 
