@@ -61,7 +61,7 @@ def main() -> None:
     started = time.perf_counter()
     with tempfile.TemporaryDirectory() as scratch:
         info = structgen.TokenizerInfo.from_huggingface(workloads.load_vocab(args.vocab, Path(scratch)))
-    records = list(workloads._jsonl(maskbench))[:: args.every]
+    records = list(workloads.jsonl(maskbench))[:: args.every]
     gc.collect()
     gc.freeze()
     before = full_collection()

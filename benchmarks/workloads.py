@@ -68,18 +68,18 @@ def json_documents(maskbench: Path, count: int) -> tuple[list[str], str]:
     """A seeded sample of MaskBench's valid instances, serialized as MaskBench does;
     BFCL's function-calling records when the MaskBench file is absent."""
     if maskbench.exists():
-        valid = [test["data"] for record in _jsonl(maskbench) for test in record["tests"] if test["valid"]]
+        valid = [test["data"] for record in jsonl(maskbench) for test in record["tests"] if test["valid"]]
         source = f"{maskbench.name}: {count} of {len(valid)} valid instances, seed {JSON_SEED}"
     else:
         data = package_dir("bfcl_eval") / "data"
         valid = [record for name in ("BFCL_v4_simple_python.json", "BFCL_v4_multiple.json")
-                 for record in _jsonl(data / name)]
+                 for record in jsonl(data / name)]
         source = f"bfcl_eval (MaskBench file {maskbench} missing): {count} of {len(valid)} records, seed {JSON_SEED}"
     sample = random.Random(JSON_SEED).sample(valid, count)
     return [json.dumps(document, ensure_ascii=False) for document in sample], source
 
 
-def _jsonl(path: Path) -> Iterator[Any]:
+def jsonl(path: Path) -> Iterator[Any]:
     with gzip.open(path, "rt", encoding="utf-8") if path.suffix == ".gz" else path.open(encoding="utf-8") as lines:
         for line in lines:
             yield json.loads(line)

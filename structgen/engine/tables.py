@@ -178,7 +178,7 @@ class MaskTables:
         # lexer state * LR states + top -> the terminals left to follow (_follow_one)
         self._follows: dict[int, tuple[int, ...]] = {}
         self.follow_limit = MAX_MEMOIZED  # past it the oldest FORGET_SHARE-th is dropped
-        self._ignored_bits = bits([terminal for terminal in range(len(ignored)) if ignored[terminal]])
+        self._ignored_bits = bits(tuple([terminal for terminal in range(len(ignored)) if ignored[terminal]]))
         self.views: LexerViews | None = None  # use_views
         self.views_ready = False  # every view steps may use is built (prepare_views)
 
@@ -712,10 +712,11 @@ class MaskTables:
                 acting = reach & self._act_bits[top]
                 found = tuple([t for t in self.lexer.reachable_terminals[lexer_state] if acting >> t & 1])
             if len(self._follows) >= self.follow_limit:  # the oldest share dropped: a slice, not a whole clear
+                share = max(1, self.follow_limit // FORGET_SHARE)
                 oldest: list[int] = []
                 for old in self._follows:
                     oldest.append(old)
-                    if len(oldest) >= max(1, self.follow_limit // FORGET_SHARE):
+                    if len(oldest) >= share:
                         break
                 for old in oldest:
                     del self._follows[old]

@@ -7,7 +7,7 @@ from __future__ import annotations
 from structgen.engine.lr import ACCEPT, LRTable
 
 
-def bits(terminals: list[int] | tuple[int, ...]) -> int:
+def bits(terminals: tuple[int, ...]) -> int:
     """``terminals`` as a bit set."""
     found = 0
     for terminal in terminals:
