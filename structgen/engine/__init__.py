@@ -22,8 +22,8 @@ from types import ModuleType
 from typing import Final, Sequence
 
 ENGINE_MODULES: Final = (
-    "charset", "deadline", "dfa", "indentation", "lexeme_groups", "lexer", "line_widths", "lr", "mask_entry", "matcher",
-    "minimize", "partial_stacks", "precompute_order", "regex", "regex_subset", "remainders", "shifted_groups",
+    "charset", "deadline", "dfa", "indentation", "int_map", "lexeme_groups", "lexer", "line_widths", "lr", "mask_entry",
+    "matcher", "minimize", "partial_stacks", "precompute_order", "regex", "regex_subset", "remainders", "shifted_groups",
     "spanner", "stack", "step_bound", "table_memory", "tables", "terminal_bits", "tokenset", "views", "vocab",
 )
 """Every compiled module of the engine (the build compiles all of ``engine/*.py``
@@ -74,7 +74,7 @@ def all_compiled(package: str, names: Sequence[str]) -> bool:
 load_sources(__name__, __file__)
 
 from structgen.engine import (  # noqa: E402  (after the finder is in place)
-    charset, deadline, dfa, indentation, lexeme_groups, lexer, line_widths, lr, mask_entry, matcher, minimize,
+    charset, deadline, dfa, indentation, int_map, lexeme_groups, lexer, line_widths, lr, mask_entry, matcher, minimize,
     partial_stacks, regex, regex_subset, remainders, shifted_groups, spanner, stack, step_bound, tables, terminal_bits,
     tokenset, views, vocab,
 )
@@ -83,7 +83,7 @@ from structgen.engine import (  # noqa: E402  (after the finder is in place)
 COMPILED: Final = all_compiled(__name__, ENGINE_MODULES)
 
 __all__ = [
-    "COMPILED", "ENGINE_MODULES", "PURE", "all_compiled", "charset", "deadline", "dfa", "indentation",
+    "COMPILED", "ENGINE_MODULES", "PURE", "all_compiled", "charset", "deadline", "dfa", "indentation", "int_map",
     "lexeme_groups", "lexer", "line_widths", "load_sources", "lr", "mask_entry", "matcher", "minimize",
     "partial_stacks", "precompute_order", "regex", "regex_subset", "remainders", "shifted_groups", "spanner", "stack",
     "step_bound", "table_memory", "tables", "terminal_bits", "tokenset", "views", "vocab",

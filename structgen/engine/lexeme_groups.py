@@ -212,14 +212,25 @@ def ends_lexeme(moves: vec[i64]) -> bool:
     return False
 
 
-def convergence_gain(moves: vec[i64], other: vec[i64], weights: vec[i64]) -> int:
+def ending_weight(moves: vec[i64], weights: vec[i64]) -> int:
+    """The tokens under first bytes that end the lexeme in progress: what
+    ``spanner.ended_groups`` takes from the start's groups without a walk."""
+    total = 0
+    for i in range(len(moves)):
+        if moves[i] == ENDS_LEXEME:
+            total += weights[i]
+    return total
+
+
+def convergence_gain(moves: vec[i64], other: vec[i64], weights: vec[i64], same_lexeme: bool = False) -> int:
     """How much converging from the state with first moves ``other`` saves over a
     whole walk, in tokens under the trie root's children: those under first bytes
     both states move alike on are skipped; those under bytes only ``other`` can
-    take would have to leave its groups one by one."""
+    take would have to leave its groups one by one. ``same_lexeme``: the two end
+    the same lexeme, so a byte ending it in both moves alike too."""
     gain = 0
     for i in range(len(moves)):
-        if moves[i] == other[i] and moves[i] >= 0:
+        if moves[i] == other[i] and (moves[i] >= 0 or (same_lexeme and moves[i] == ENDS_LEXEME)):
             gain += weights[i]
         elif moves[i] == DEAD and other[i] != DEAD:
             gain -= weights[i]

@@ -69,19 +69,22 @@ def shifted_groups(
     ``start`` what it does from ``reference``, renamed; the few longer tokens are
     followed along the trie, and those that differ are moved to their own group."""
     sequence_names: dict[int, int] = {EMPTY_SEQUENCE: EMPTY_SEQUENCE}
+    lexemes = _lexeme_names(renamed, lexer.accepts, sequences)
     groups: list[TokenGroup] = []
     removed = vec[i32]()
     for old in reference_groups:
         end_state = old.end_state
         if old.sequence == EMPTY_SEQUENCE:
             end_state = renamed.get(end_state, DEAD)
-        sequence = _renamed_sequence(old.sequence, renamed, sequence_names, sequences)
+        sequence = _renamed_sequence(old.sequence, lexemes, sequence_names, sequences)
         if end_state == DEAD or sequence < 0:  # reached only by tokens longer than the proof: redone below
             for token_id in old.ids():
                 removed = append(removed, token_id)
             continue
         groups.append(old.alike(sequence, end_state))  # its first bytes too: ``merged_groups`` asks every group
-    removed, walked = _long_tokens(lexer, trie, start, reference, renamed, sequence_names, sequences, removed, work)
+    removed, walked = _long_tokens(
+        lexer, trie, start, reference, renamed, lexemes, sequence_names, sequences, removed, work
+    )
     return merged_groups(tuple(groups), removed, walked, trie.first_byte(), lexer.dfa.state_count, vocab_size, work)
 
 
@@ -197,20 +200,37 @@ def shift_renaming(
                 work.done += compared
         level_start = level_end
         level_end = len(their_states)
-    return {int(their_states[k]): int(our_states[k]) for k in range(len(their_states))}
+    renamed = {int(their_states[k]): int(our_states[k]) for k in range(len(their_states))}
+    # sequences name an ended state by its terminals (``SequenceTable.canonize``): a
+    # lexeme's renaming must follow from those alone
+    named: dict[tuple[int, ...], tuple[int, ...]] = {}
+    for theirs, ours in renamed.items():
+        if accepts[theirs] and named.setdefault(accepts[theirs], accepts[ours]) != accepts[ours]:
+            return None
+    return renamed
+
+
+def _lexeme_names(renamed: dict[int, int], accepts: list[tuple[int, ...]], sequences: SequenceTable) -> dict[int, int]:
+    """``renamed`` for the states lexemes end in, as sequences name them
+    (``SequenceTable.name``; ``shift_renaming`` proved the names agree)."""
+    names: dict[int, int] = {}
+    for theirs, ours in renamed.items():
+        if accepts[theirs]:
+            names[sequences.name(theirs)] = sequences.name(ours)
+    return names
 
 
 def _renamed_sequence(
-    sequence: int, renamed: dict[int, int], names: dict[int, int], sequences: SequenceTable
+    sequence: int, lexemes: dict[int, int], names: dict[int, int], sequences: SequenceTable
 ) -> int:
     """``sequence`` of the reference with its first lexeme (ended inside the
-    renamed states) renamed; the lexemes after it are the same in both. -1 when
-    that lexeme ended outside the renaming."""
+    renamed states: ``lexemes``, ``_lexeme_names``) renamed; the lexemes after it
+    are the same in both. -1 when that lexeme ended outside the renaming."""
     found = names.get(sequence, -2)
     if found != -2:
         return found
     states = sequences.states(sequence)
-    first = renamed.get(states[0], DEAD)
+    first = lexemes.get(states[0], DEAD)
     result = -1
     if first != DEAD:
         result = sequences.extend(EMPTY_SEQUENCE, first)
@@ -226,6 +246,7 @@ def _long_tokens(
     start: int,
     reference: int,
     renamed: dict[int, int],
+    lexemes: dict[int, int],
     names: dict[int, int],
     sequences: SequenceTable,
     removed: vec[i32],
@@ -264,7 +285,7 @@ def _long_tokens(
             node = subtree_end[node]
             continue
         if (ours != DEAD and theirs != DEAD and our_sequence != EMPTY_SEQUENCE and ours == theirs
-                and _renamed_sequence(their_sequence, renamed, names, sequences) == our_sequence):
+                and _renamed_sequence(their_sequence, lexemes, names, sequences) == our_sequence):
             node = subtree_end[node]  # past the first lexeme, both read the same from the same state
             continue
         ours_at[depth] = i64(ours)
@@ -277,7 +298,7 @@ def _long_tokens(
             same = False
             if ours != DEAD and theirs != DEAD:
                 expected = renamed.get(theirs, DEAD) if their_sequence == EMPTY_SEQUENCE else theirs
-                same = expected == ours and _renamed_sequence(their_sequence, renamed, names, sequences) == our_sequence
+                same = expected == ours and _renamed_sequence(their_sequence, lexemes, names, sequences) == our_sequence
             if not same:
                 for k in range(first, last):
                     token_id = i32(trie_tokens[k])

@@ -7,7 +7,9 @@ state it ended in (its alternatives are that state's accepting terminals), so
 what a token does is (the sequence of ended states, the lexer state after it).
 Sequences are interned in a ``SequenceTable``, shared across lexer states, so
 equal sequences are equal ints and the inverse table (sequence -> tokens) is a
-dictionary away.
+dictionary away. An ended state is named by the first state accepting the same
+terminals (``SequenceTable.canonize``): a lexeme is its alternatives, whichever
+state it ended in, so the 89 states inside a Go identifier end one lexeme, not 89.
 
 One walk of the vocabulary trie per lexer state computes this for every token:
 shared prefixes are stepped once, and a subtree is skipped at the first byte the
@@ -22,6 +24,7 @@ from librt.vecs import append, vec
 from mypy_extensions import i32, i64, mypyc_attr, u8
 
 from structgen.engine.dfa import DEAD
+from structgen.engine.int_map import IntMap
 from structgen.engine.lexer import START, Lexer
 from structgen.engine.tokenset import (
     add_ids,
@@ -71,27 +74,53 @@ class Work:
 
 
 class SequenceTable:
-    """Interned sequences of ended lexer states; id 0 is the empty sequence."""
+    """Interned sequences of ended lexer states; id 0 is the empty sequence.
+
+    Every use of an ended state reads only its accepting terminals, so states that
+    accept the same ones are one name here (``canonize``): the groups, verdicts and
+    partial-stack results of one lexeme are then shared by every state it can end
+    in (a keyword's prefixes inside an identifier)."""
 
     def __init__(self) -> None:
         # vecs, not lists: the cyclic collector does not scan them (a Go grammar at
         # 128k tokens holds 165,000 sequences)
         self.parent: vec[i64] = vec[i64]([-1])  # sequence id without its last element
-        self.last: vec[i64] = vec[i64]([-1])  # its last ended lexer state
+        self.last: vec[i64] = vec[i64]([-1])  # its last ended lexer state (as named: ``canonize``)
         self.first: vec[i64] = vec[i64]([-1])  # its first ended lexer state (tables._build)
-        self._extend: dict[int, int] = {}
+        self._extend = IntMap()  # sequence * stride + ended state -> the extended sequence
         self._stride = 1 << 32
+        self.canon: vec[i64] = vec[i64]()  # lexer state -> the first state accepting the same terminals
+        self._named: dict[tuple[int, ...], int] = {}
+
+    def canonize(self, accepts: list[tuple[int, ...]]) -> None:
+        """Name the states of ``accepts`` not named yet (a lexer joined with views
+        grows): each by the first state that accepts the same terminals."""
+        canon = self.canon
+        for state in range(len(canon), len(accepts)):
+            terminals = accepts[state]
+            found = self._named.get(terminals, -1)
+            if found < 0:
+                found = state
+                self._named[terminals] = state
+            canon = append(canon, i64(found))
+        self.canon = canon
+
+    def name(self, ended_state: int) -> int:
+        """The name sequences give a lexeme ended in ``ended_state``."""
+        return int(self.canon[ended_state]) if ended_state < len(self.canon) else ended_state
 
     def extend(self, sequence: int, ended_state: int) -> int:
-        """The id of ``sequence`` followed by ``ended_state``."""
+        """The id of ``sequence`` followed by ``ended_state`` (named as ``canonize`` named it)."""
+        if ended_state < len(self.canon):
+            ended_state = int(self.canon[ended_state])
         key = sequence * self._stride + ended_state
-        found = self._extend.get(key, -1)
+        found = int(self._extend.get(key, -1))
         if found < 0:
             found = len(self.parent)
             self.parent = append(self.parent, sequence)
             self.last = append(self.last, ended_state)
             self.first = append(self.first, ended_state if sequence == EMPTY_SEQUENCE else self.first[sequence])
-            self._extend[key] = found
+            self._extend.put(key, found)
         return found
 
     def unknown_prefixes(self, sequence: int, known: Container[int]) -> tuple[int, list[int]]:
@@ -402,6 +431,7 @@ def ended_groups(
         group = TokenGroup(ended_alone if sequence == EMPTY_SEQUENCE else _prefixed(sequence, renamed, sequences), old.end_state)
         group._first_bytes = kept_first_bytes
         if kept_first_bytes == old_first_bytes:  # every token of it ends the lexeme first
+            group._first_bytes = old_first_bytes  # the same int object: 60 bytes a group of every such state
             if len(old.token_ids) == old.size:
                 group.token_ids = old.token_ids  # shared: groups are not modified once built
             else:

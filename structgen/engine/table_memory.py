@@ -8,7 +8,7 @@ nothing: ``structgen.compiled_budget`` keeps the bytes counted here under a
 limit. The count is of the big parts, each shared object once (states share
 groups, groups borrow token lists from the start's, entries share rows): the
 ids, token sets and words of groups, the rows, the automaton's transition table, the interned
-sequences and a fixed size per memoized result. It leaves out what the
+sequences and verdict classes, and a fixed size per memoized result. It leaves out what the
 vocabulary's shared trie holds (its lexeme walks serve every grammar).
 """
 
@@ -33,8 +33,11 @@ ENTRY_BYTES: Final = 280
 POINTER_BYTES: Final = 8
 
 MEMO_BYTES: Final = 160
-"""One memoized partial result (``partial_stacks.Context.after``): the object, its stacks
-tuple and the dictionary slot."""
+"""One distinct partial result (``partial_stacks.Context.results``): the object, its
+stacks tuple and the dictionary slot that finds it by its stacks."""
+
+MAP_ENTRY_BYTES: Final = 32
+"""An entry of an ``IntMap``: two 8-byte slots, at most half of them full."""
 
 FOLLOW_BYTES: Final = 120
 """The terminals left to follow from one lexer state and top (``MaskTables._follow_one``):
@@ -50,7 +53,7 @@ def tables_bytes(tables: MaskTables) -> int:
     stamp = _counts[0]  # marks the groups this count has seen: no set of ids to hash
     lexer = tables.lexer
     total = len(lexer.table) * POINTER_BYTES + len(lexer.accepts) * OBJECT_BYTES
-    total += len(tables.sequences) * (3 * POINTER_BYTES + 2 * OBJECT_BYTES)  # three packed arrays and the intern dict
+    total += len(tables.sequences) * (3 * POINTER_BYTES + MAP_ENTRY_BYTES)  # three packed arrays and the intern map
     for groups in tables._groups:
         if groups is not None:
             total += OBJECT_BYTES + len(groups) * POINTER_BYTES
@@ -67,7 +70,11 @@ def tables_bytes(tables: MaskTables) -> int:
         total += OBJECT_BYTES + len(moves) * POINTER_BYTES
     marks = tables._shift_marks
     total += (len(marks.their_mark) * 4 + len(marks.runs)) * 8
-    total += tables.memo.memoized * MEMO_BYTES + tables.memo.verdicts * OBJECT_BYTES
+    memo = tables.memo
+    total += memo.memoized * MAP_ENTRY_BYTES + memo.verdicts * OBJECT_BYTES
+    for context in memo.contexts.values():  # results are shared by the sequences ending on the same stacks
+        total += len(context.results) * MEMO_BYTES
+    total += len(tables._verdict_classes) * (MAP_ENTRY_BYTES + POINTER_BYTES)
     total += len(tables._follows) * FOLLOW_BYTES
     total += len(tables.table._chains) * OBJECT_BYTES
     return total

@@ -33,11 +33,12 @@ from mypy_extensions import i64, u8
 
 from structgen.engine.deadline import check_deadline, optional_work_over
 from structgen.engine.lexer import START, Lexer
+from structgen.engine.int_map import IntMap
 from structgen.engine.mask_entry import MaskEntry
 from structgen.engine.lr import LRTable
 from structgen.engine.partial_stacks import FORGET_SHARE, Context, ContextMemo, Partial, PartialStacks, Stacks
 from structgen.engine.lexeme_groups import (
-    convergence_gain, converged_groups, ends_lexeme, first_moves, lexeme_groups,
+    convergence_gain, converged_groups, ending_weight, ends_lexeme, first_moves, lexeme_groups,
 )
 from structgen.engine.shifted_groups import ShiftMarks, shift_renaming, shifted_groups
 from structgen.engine.spanner import (
@@ -134,6 +135,7 @@ class MaskTables:
         self.vocab_size = vocab_size
         self.words = word_count(vocab_size)
         self.sequences = SequenceTable()
+        self.sequences.canonize(lexer.accepts)
         self.lr_state_count = table.state_count
         self._groups: list[Groups | None] = [None] * lexer.dfa.state_count
         # by lexer state * LR states + LR state: a dict, not a list of every pair, which
@@ -149,11 +151,12 @@ class MaskTables:
         # lexer state, so that classifying a group costs no dictionary and no boxed key
         self._builds = 0
         self._tag = _next_tag()  # in the high bits of a group's ``verdict_class``: whose number it is
-        self._verdict_classes: dict[int, int] = {}  # sequence << 32 | reach class + 1 -> class
+        self._verdict_classes = IntMap()  # sequence << 32 | reach class + 1 -> class
         self._verdict_memo = vec[i64]()
         self._first_memo = vec[i64]()
         self._moves: dict[int, vec[i64]] = {}  # lexer state -> first_moves, for choosing references
         self._partner: dict[int, int] = {}  # lexer state -> the state a shift proof paired it with
+        self._last_ended: dict[int, int] = {}  # lexeme name -> the last state ending it whose groups were walked
         self._shift_marks = ShiftMarks()  # shift_renaming's marks and rows cut into runs
         self.chain_limit = MAX_SHIFT_CHAIN
         self.work = Work()  # spent on groups so far (precompute's budget)
@@ -208,8 +211,8 @@ class MaskTables:
         return found
 
     def _make_groups(self, lexer_state: int) -> Groups:
-        """From the start's, for a state that can end its lexeme (``ended_groups``);
-        renamed from the next state's when the two move on alike (a bounded
+        """For a state that can end its lexeme, converged from a state ending the same
+        lexeme, else from the start's (``ended_groups``); renamed from the next state's when the two move on alike (a bounded
         string's count of characters left: ``_shifted_chain``); else converged
         from the state it saves most to start from (the generic string body, for
         a state inside a key; the start, for a state in the whitespace before a
@@ -219,6 +222,14 @@ class MaskTables:
         count of words met each level's two states so, 20 ms a level at 128k)."""
         moves = self.first_moves(lexer_state)
         if lexer_state != START and ends_lexeme(moves):
+            reference, gain, _ = self._references(lexer_state, True)
+            base = self._groups[reference] if reference >= 0 else None
+            # at least what the start's groups would give without a walk is skipped
+            if base is not None and gain >= ending_weight(moves, self._root_weights()):
+                return converged_groups(
+                    self.lexer, self.trie, lexer_state, reference, base, self.sequences, self.vocab_size, self.work
+                )
+            self._last_ended[self.sequences.name(lexer_state)] = lexer_state
             return ended_groups(
                 self.lexer, self.trie, lexer_state, moves, self.groups(START), self.sequences, self.vocab_size,
                 self.work,
@@ -243,23 +254,30 @@ class MaskTables:
             self.lexer, self.trie, lexer_state, reference, base, self.sequences, self.vocab_size, self.work
         )
 
-    def _references(self, lexer_state: int) -> tuple[int, int, list[int]]:
+    def _references(self, lexer_state: int, ended: bool = False) -> tuple[int, int, list[int]]:
         """The state to converge ``lexer_state``'s groups from (-1: none saves
         anything), the tokens that saves, and the ``CANDIDATES`` states most
         tokens' first bytes lead to, most first. The candidates are the start and
-        those states."""
+        those states; for a state that can end its lexeme (``ended``), those of them
+        built and ending the same lexeme (``SequenceTable.name``: a Go identifier's
+        89 states), and the last such state walked. Where both end it, what follows
+        is the same, so only the bytes going on differently are walked."""
         moves = self.first_moves(lexer_state)
         weights = self._root_weights()
-        ranked = self._ranked(lexer_state)
-        candidates = [START] + ranked[:CANDIDATES]
+        ranked = self._ranked(lexer_state)[:CANDIDATES]
+        name = self.sequences.name(lexer_state)
+        candidates = ranked + [self._last_ended.get(name, -1)] if ended else [START] + ranked
         reference = -1
         best = 0
         for candidate in candidates:
-            if candidate != lexer_state:
-                gain = convergence_gain(moves, self.first_moves(candidate), weights)
-                if gain > best:
-                    reference, best = candidate, gain
-        return reference, best, ranked[:CANDIDATES]
+            if candidate < 0 or candidate == lexer_state:
+                continue
+            if ended and (self._groups[candidate] is None or self.sequences.name(candidate) != name):
+                continue
+            gain = convergence_gain(moves, self.first_moves(candidate), weights, ended)
+            if gain > best:
+                reference, best = candidate, gain
+        return reference, best, ranked
 
     def _ranked(self, lexer_state: int) -> list[int]:
         """The states the first bytes of tokens lead ``lexer_state`` to, those
@@ -476,6 +494,7 @@ class MaskTables:
         """Take in the states of views built since the last call (joined after the others)."""
         if views.lexer is not self.lexer:
             self.lexer = views.lexer
+            self.sequences.canonize(self.lexer.accepts)
             grown = self.lexer.dfa.state_count - len(self._groups)
             self._groups.extend([None] * grown)
             self._reach_bits = self._reach_bits + tuple(
@@ -606,10 +625,10 @@ class MaskTables:
         again: each tables object has its own classes)."""
         end_state = group.end_state
         key = group.sequence << 32 | (0 if end_state == START else self.lexer.reach_class[end_state] + 1)
-        found = self._verdict_classes.get(key, -1)
+        found = int(self._verdict_classes.get(key, -1))
         if found < 0:
             found = len(self._verdict_classes)
-            self._verdict_classes[key] = found
+            self._verdict_classes.put(key, found)
             self._verdict_memo = append(self._verdict_memo, i64(0))
         group.verdict_class = self._tag << 32 | found
         return group.verdict_class
@@ -733,11 +752,12 @@ class MaskTables:
 
     def _after(self, context: Context, sequence: int) -> Partial:
         """The partial stacks after ``sequence`` from ``context`` (memoized by prefix)."""
-        found = context.after.get(sequence)
+        found = context.result(sequence)
         if found is not None:
             return found
         if sequence == EMPTY_SEQUENCE:
-            found = Partial((tuple(context.states),), False)
+            stacks: list[tuple[int, ...]] = [tuple(context.states)]
+            flag = [False]
         else:
             before = self._after(context, self.sequences.parent[sequence])
             before_stacks = before.stacks
@@ -763,7 +783,5 @@ class MaskTables:
                         if stack not in seen:
                             seen.add(stack)
                             stacks.append(stack)
-            found = Partial(tuple(stacks), flag[0])
-        context.after[sequence] = found
         self.memo.memoized += 1
-        return found
+        return context.remember(sequence, tuple(stacks), flag[0])

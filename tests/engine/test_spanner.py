@@ -86,6 +86,17 @@ def test_sequences_are_interned() -> None:
     assert table.first[a] == 3 and table.first[table.parent[a]] == 3 and table.first[EMPTY_SEQUENCE] == -1
 
 
+def test_states_accepting_the_same_terminals_are_one_name() -> None:
+    """A lexeme is its alternatives: the states that accept the same terminals end
+    one lexeme, named by the first of them, in every sequence."""
+    table = SequenceTable()
+    table.canonize([(), (1,), (2,), (1,)])
+    assert table.extend(EMPTY_SEQUENCE, 3) == table.extend(EMPTY_SEQUENCE, 1) != table.extend(EMPTY_SEQUENCE, 2)
+    assert table.states(table.extend(table.extend(EMPTY_SEQUENCE, 2), 3)) == [2, 1]
+    table.canonize([(), (1,), (2,), (1,), (2,)])  # a lexer joined with views has grown
+    assert table.extend(EMPTY_SEQUENCE, 4) == table.extend(EMPTY_SEQUENCE, 2)
+
+
 @pytest.mark.parametrize("text", [b'{"a": 1}', b"[true,false]", b'"x"'])
 def test_a_text_as_one_token(text: bytes) -> None:
     """A whole document as a single token ends the same lexemes the lexer does."""
@@ -138,16 +149,41 @@ def test_short_chains_of_renamed_groups_equal_a_whole_walk() -> None:
     assert tables._partner  # the renaming was used
 
 
-def _check_groups_against_whole_walks(grammar: Grammar, chain_limit: int | None) -> MaskTables:
-    rng = random.Random(2)
+KEYWORDS_LARK = r"""
+start: stmt+
+stmt: "for" NAME "{" stmt* "}" | "func" NAME "(" ")" "{" stmt* "}" | "return" NAME ";" | NAME "=" NAME ";"
+NAME: /[a-z_][a-z0-9_]*/
+%ignore " "
+"""
+
+
+def test_states_inside_an_identifier_end_one_lexeme_and_share_groups() -> None:
+    """Every state inside an identifier (``f``, ``fo``, ``fun``, ``x1``) ends the
+    same lexeme, NAME, so sequences name it once (``SequenceTable.canonize``) and
+    each such state's groups are converged from another's, sharing its group
+    objects; a keyword's own state (``for``) ends another lexeme. Every state's
+    groups still equal a walk of the whole trie."""
+    rng = random.Random(3)
     pieces = [bytes([b]) for b in range(256)]
-    pieces += [bytes(rng.choice(b'abelpstxyz{}[]:,"\\ 0123456789') for _ in range(rng.randint(2, 6))) for _ in range(3000)]
-    pieces += [bytes(rng.choice(b' \n\t{}[]:,"0.5e-+tnf') for _ in range(rng.randint(2, 7))) for _ in range(2000)]
-    pieces += [b'"alpha"', b'"alp', b'ha":', "日本".encode(), b"    ", b" \n  ", b'  "n": ', b"120, ", b"1.5e+3}"]
-    # tokens longer than shifted_groups' proof, some ending the string and going on
-    long_text = "abxyz 0129日é"
-    pieces += ["".join(rng.choice(long_text) for _ in range(rng.randint(14, 45))).encode() for _ in range(300)]
-    pieces += ["".join(rng.choice(long_text) for _ in range(rng.randint(14, 40))).encode() + rng.choice([b'"', b'", "t', b'"}', b'\\n']) for _ in range(200)]
+    pieces += [bytes(rng.choice(b"forfuncreturnxyz_019 ;={}()") for _ in range(rng.randint(2, 8))) for _ in range(4000)]
+    pieces += [b" for", b"func", b" return", b"turn;", b"or x", b"unc f()"]
+    grammar = Grammar.from_lark(KEYWORDS_LARK)
+    tables = _check_groups_against_whole_walks(grammar, None, pieces)
+    lexer = grammar.lexer
+    inside = [lexer.dfa.run(text) for text in [b"f", b"fo", b"fun", b"x1", b"retur"]]
+    keyword = lexer.dfa.run(b"for")
+    sequences = tables.sequences
+    names = {sequences.extend(EMPTY_SEQUENCE, state) for state in inside}
+    assert len(set(inside)) == len(inside) and len(names) == 1
+    assert sequences.extend(EMPTY_SEQUENCE, keyword) not in names
+    objects = [{id(group) for group in tables.groups(state)} for state in inside]
+    shared = [i for i in range(len(inside)) if any(objects[i] & objects[j] for j in range(len(inside)) if j != i)]
+    assert len(shared) >= len(inside) - 1
+
+
+def _check_groups_against_whole_walks(grammar: Grammar, chain_limit: int | None, pieces: list[bytes] | None = None) -> MaskTables:
+    if pieces is None:
+        pieces = _json_pieces()
     trie = build_trie(pieces, excluded=[])
     tables = MaskTables(grammar.lexer, grammar.table, grammar.ignored, trie, len(pieces))
     states = list(range(grammar.lexer.dfa.state_count))
@@ -167,6 +203,19 @@ def _check_groups_against_whole_walks(grammar: Grammar, chain_limit: int | None)
         }
         assert {(group.sequence, group.end_state): sorted(group.ids()) for group in derived} == expected, state
     return tables
+
+
+def _json_pieces() -> list[bytes]:
+    rng = random.Random(2)
+    pieces = [bytes([b]) for b in range(256)]
+    pieces += [bytes(rng.choice(b'abelpstxyz{}[]:,"\\ 0123456789') for _ in range(rng.randint(2, 6))) for _ in range(3000)]
+    pieces += [bytes(rng.choice(b' \n\t{}[]:,"0.5e-+tnf') for _ in range(rng.randint(2, 7))) for _ in range(2000)]
+    pieces += [b'"alpha"', b'"alp', b'ha":', "日本".encode(), b"    ", b" \n  ", b'  "n": ', b"120, ", b"1.5e+3}"]
+    # tokens longer than shifted_groups' proof, some ending the string and going on
+    long_text = "abxyz 0129日é"
+    pieces += ["".join(rng.choice(long_text) for _ in range(rng.randint(14, 45))).encode() for _ in range(300)]
+    pieces += ["".join(rng.choice(long_text) for _ in range(rng.randint(14, 40))).encode() + rng.choice([b'"', b'", "t', b'"}', b'\\n']) for _ in range(200)]
+    return pieces
 
 
 def test_lexeme_walks_are_shared_by_grammars_and_equal_a_whole_walk() -> None:

@@ -6,7 +6,7 @@ import random
 from collections.abc import Callable, Iterator
 
 from structgen import Grammar
-from structgen.engine.partial_stacks import ContextMemo, Partial
+from structgen.engine.partial_stacks import ContextMemo
 from structgen.engine.tables import ALWAYS, DEPENDS, UNKNOWN_VIEW, MaskTables
 from structgen.engine.tokenset import row_token_ids
 from structgen.engine.vocab import build_trie
@@ -84,7 +84,7 @@ def test_a_full_memo_forgets_its_least_recently_used_contexts_first() -> None:
     for top in range(3):
         context = memo.context(UNKNOWN_VIEW, [top])
         for sequence in range(30):
-            context.after[sequence] = Partial((), False)
+            context.remember(sequence, (), False)
         memo.memoized += 30
         made.append(context)
     assert memo.context(UNKNOWN_VIEW, [0]) is made[0]  # used again: now the most recent
