@@ -211,9 +211,10 @@ class MaskTables:
         return found
 
     def _make_groups(self, lexer_state: int) -> Groups:
-        """For a state that can end its lexeme, converged from a state ending the same
-        lexeme, else from the start's (``ended_groups``); renamed from the next state's when the two move on alike (a bounded
-        string's count of characters left: ``_shifted_chain``); else converged
+        """For a state that can end its lexeme, converged from a built state ending
+        the same lexeme, else from the start's (``ended_groups``); renamed from the
+        next state's when the two move on alike (a bounded string's count of
+        characters left: ``_shifted_chain``); else converged
         from the state it saves most to start from (the generic string body, for
         a state inside a key; the start, for a state in the whitespace before a
         token); one walk of the trie when none of these applies. Renaming comes
