@@ -32,16 +32,10 @@ class IntMap:
 
     def get(self, key: i64, default: i64) -> i64:
         """The value of ``key``, or ``default`` when it has none."""
-        keys = self._keys
-        mask = self._mask
-        slot = _slot(key, mask)
-        while True:
-            found = keys[slot]
-            if found == key:
-                return self._values[slot]
-            if found == FREE:
-                return default
-            slot = (slot + 1) & mask
+        if key < 0:
+            return default  # no key is negative (and -1 marks a free slot)
+        slot = self._find(key)
+        return self._values[slot] if self._keys[slot] == key else default
 
     def put(self, key: i64, value: i64) -> None:
         """Set ``key``'s value (``key`` >= 0)."""
@@ -49,19 +43,21 @@ class IntMap:
             raise ValueError(f"IntMap keys are at least 0, not {key}")
         if (self.count + 1) * 2 > self._mask + 1:
             self._grow()
+        slot = self._find(key)
+        if self._keys[slot] == FREE:
+            self._keys[slot] = key
+            self.count += 1
+        self._values[slot] = value
+
+    def _find(self, key: i64) -> i64:
+        """The slot holding ``key``, or the free one where it would go."""
         keys = self._keys
         mask = self._mask
         slot = _slot(key, mask)
         while True:
             found = keys[slot]
-            if found == key:
-                self._values[slot] = value
-                return
-            if found == FREE:
-                keys[slot] = key
-                self._values[slot] = value
-                self.count += 1
-                return
+            if found == key or found == FREE:
+                return slot
             slot = (slot + 1) & mask
 
     def __len__(self) -> int:

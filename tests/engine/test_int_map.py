@@ -28,6 +28,8 @@ def test_an_int_map_answers_as_a_dict_does() -> None:
 
 
 def test_an_int_map_refuses_a_negative_key() -> None:
-    """-1 marks a free slot: a negative key is an error, not a silent miss."""
+    """-1 marks a free slot: a negative key is an error to set and has no value."""
+    found = IntMap()
     with pytest.raises(ValueError, match="at least 0"):
-        IntMap().put(-1, 0)
+        found.put(-1, 0)
+    assert found.get(-1, -7) == -7 and len(found) == 0
