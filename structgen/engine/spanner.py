@@ -111,8 +111,7 @@ class SequenceTable:
 
     def extend(self, sequence: int, ended_state: int) -> int:
         """The id of ``sequence`` followed by ``ended_state`` (named as ``canonize`` named it)."""
-        if ended_state < len(self.canon):
-            ended_state = int(self.canon[ended_state])
+        ended_state = self.name(ended_state)
         key = sequence * self._stride + ended_state
         found = int(self._extend.get(key, -1))
         if found < 0:
@@ -429,7 +428,6 @@ def ended_groups(
             continue  # none of its tokens ends the lexeme first
         sequence = old.sequence
         group = TokenGroup(ended_alone if sequence == EMPTY_SEQUENCE else _prefixed(sequence, renamed, sequences), old.end_state)
-        group._first_bytes = kept_first_bytes
         if kept_first_bytes == old_first_bytes:  # every token of it ends the lexeme first
             group._first_bytes = old_first_bytes  # the same int object: 60 bytes a group of every such state
             if len(old.token_ids) == old.size:
@@ -439,6 +437,7 @@ def ended_groups(
             group.borrowed = BORROWED_IDS | BORROWED_SET
             group.size = old.size
         else:
+            group._first_bytes = kept_first_bytes
             kept = vec[i32]()
             for token_id in old.ids():
                 if ending[first_byte[token_id]]:
