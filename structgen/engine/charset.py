@@ -6,14 +6,17 @@ kept as sorted, disjoint, inclusive code-point ranges, flattened
 sequences that spell exactly its characters. Surrogates (U+D800-U+DFFF) are never
 members: UTF-8 cannot encode them.
 
-Python's ``\\d``, ``\\w``, ``\\s`` and case-insensitive matching are reproduced from
-the same definitions ``re`` uses (``str.isdecimal``, ``str.isalnum``,
-``str.isspace``, and ``re``'s own case tables); tests compare every code point.
+Python's ``\\d``, ``\\w``, ``\\s`` and case-insensitive matching are ``re``'s own:
+the categories are what ``re`` matches in a string of every character, and each
+cased character is put to ``re`` against a case-insensitive class; tests compare
+every code point.
 """
 
 from __future__ import annotations
 
+import array
 import re
+import sys
 from typing import Final
 
 MAX_CODE_POINT: Final = 0x10FFFF
@@ -86,35 +89,62 @@ def contains(ranges: list[int], code_point: int) -> bool:
     return False
 
 
-def from_predicate(test: _Predicate) -> list[int]:
-    """The code points (but surrogates) for which ``test.matches`` holds."""
+def every_character() -> str:
+    """Every code point but the surrogates, in order, as one string: ``re`` and
+    ``str``'s methods then scan the whole of Unicode in C, where a loop over
+    1.1 million code points cost a cold compile 0.4 s a class."""
+    codes = array.array("I", range(SURROGATE_LOW))
+    codes.extend(range(SURROGATE_HIGH + 1, MAX_CODE_POINT + 1))
+    if codes.itemsize != 4:  # no 4-byte array type here: spell it the slow way
+        return "".join([chr(code_point) for code_point in codes])
+    return codes.tobytes().decode("utf-32-le" if sys.byteorder == "little" else "utf-32-be")
+
+
+def code_point_at(index: int) -> int:
+    """The code point at ``index`` of ``every_character()``."""
+    return index if index < SURROGATE_LOW else index + (SURROGATE_HIGH - SURROGATE_LOW + 1)
+
+
+def _matched_ranges(pattern: str, text: str) -> list[int]:
+    """The code points ``pattern`` (one class, repeated) matches in ``text``
+    (``every_character()``), as ranges; a run across the surrogates is two."""
     out: list[int] = []
-    start = -1
-    for code_point in range(MAX_CODE_POINT + 2):
-        inside = code_point <= MAX_CODE_POINT and not (SURROGATE_LOW <= code_point <= SURROGATE_HIGH)
-        inside = inside and test.matches(chr(code_point))
-        if inside and start < 0:
-            start = code_point
-        elif not inside and start >= 0:
-            out.append(start)
-            out.append(code_point - 1)
-            start = -1
+    for match in re.finditer(pattern, text):
+        lo = int(match.start())
+        hi = int(match.end()) - 1
+        if lo < SURROGATE_LOW <= hi:
+            out.extend((lo, SURROGATE_LOW - 1, SURROGATE_HIGH + 1, code_point_at(hi)))
+        else:
+            out.extend((code_point_at(lo), code_point_at(hi)))
     return out
 
 
-class _Predicate:
-    def __init__(self, name: str) -> None:
-        self.name = name
-
-    def matches(self, ch: str) -> bool:
-        if self.name == "digit":
-            return ch.isdecimal()
-        if self.name == "word":
-            return ch.isalnum() or ch == "_"
-        return ch.isspace()
+_CASE_CHUNK: Final = 256
 
 
-_CATEGORY_CACHE: Final[dict[str, list[int]]] = {}
+def _cased_in(text: str) -> list[int]:
+    """Every code point whose match can change under ``re.IGNORECASE``: one whose
+    lower, upper, case-folded or swapped form is another. A chunk equal to each of
+    its forms holds none (each character maps to at least one, so equal lengths
+    mean each maps to itself), so only the chunks that differ are read a
+    character at a time."""
+    cased: list[int] = []
+    for start in range(0, len(text), _CASE_CHUNK):
+        chunk = text[start:start + _CASE_CHUNK]
+        if chunk.lower() == chunk and chunk.upper() == chunk and chunk.casefold() == chunk \
+                and chunk.swapcase() == chunk:
+            continue
+        for offset in range(len(chunk)):
+            ch = chunk[offset]
+            if ch.lower() != ch or ch.upper() != ch or ch.casefold() != ch or ch.swapcase() != ch:
+                cased.append(code_point_at(start + offset))
+    return cased
+
+
+# ``\d``, ``\w`` and ``\s`` as ``re`` matches them, and the cased code points
+# (key ""), read from one scan of every character on first use
+_UNICODE_TABLES: Final[dict[str, list[int]]] = {}
+_CATEGORY_PATTERNS: Final = {"digit": r"\d+", "word": r"\w+", "space": r"\s+"}
 ASCII_CATEGORIES: Final[dict[str, list[int]]] = {
     "digit": [0x30, 0x39],
     "word": [0x30, 0x39, 0x41, 0x5A, 0x5F, 0x5F, 0x61, 0x7A],
@@ -122,32 +152,25 @@ ASCII_CATEGORIES: Final[dict[str, list[int]]] = {
 }
 
 
+def _unicode_table(name: str) -> list[int]:
+    if not _UNICODE_TABLES:
+        text = every_character()
+        for category_name, pattern in _CATEGORY_PATTERNS.items():
+            _UNICODE_TABLES[category_name] = _matched_ranges(pattern, text)
+        _UNICODE_TABLES[""] = _cased_in(text)
+    return _UNICODE_TABLES[name]
+
+
 def category(name: str, ascii_only: bool) -> list[int]:
     """``\\d`` (``"digit"``), ``\\w`` (``"word"``) or ``\\s`` (``"space"``), as ``re`` defines them."""
     if ascii_only:
         return ASCII_CATEGORIES[name]
-    cached = _CATEGORY_CACHE.get(name)
-    if cached is None:
-        cached = from_predicate(_Predicate(name))
-        _CATEGORY_CACHE[name] = cached
-    return cached
-
-
-_CASED_CACHE: Final[list[list[int]]] = []
+    return _unicode_table(name)
 
 
 def _cased_code_points() -> list[int]:
     """Every code point whose match can change under ``re.IGNORECASE``."""
-    if not _CASED_CACHE:
-        cased: list[int] = []
-        for code_point in range(MAX_CODE_POINT + 1):
-            if SURROGATE_LOW <= code_point <= SURROGATE_HIGH:
-                continue
-            ch = chr(code_point)
-            if ch.lower() != ch or ch.upper() != ch or ch.casefold() != ch or ch.swapcase() != ch:
-                cased.append(code_point)
-        _CASED_CACHE.append(cased)
-    return _CASED_CACHE[0]
+    return _unicode_table("")
 
 
 def ignore_case(ranges: list[int], ascii_only: bool) -> list[int]:

@@ -706,15 +706,16 @@ class MaskTables:
         become that some top reduces by, whose reductions are left to follow."""
         if len(tops) == 1:
             return self._follow_one(lexer_state, tops[0])
-        out: list[int] = []
+        # united as bits, not by a search of the list so far: Python's newline
+        # has a terminal per width, and each top followed all of them
+        acting = 0
         for top in tops:
             one = self._follow_one(lexer_state, top)
             if one and one[0] < 0:
                 return one
-            for terminal in one:
-                if terminal not in out:
-                    out.append(terminal)
-        return tuple(out)
+            acting |= self._act_bits[top]
+        acting &= self._reach_bits[lexer_state]
+        return tuple([t for t in self.lexer.reachable_terminals[lexer_state] if acting >> t & 1])
 
     def _follow_one(self, lexer_state: int, top: int) -> tuple[int, ...]:
         """``to_follow`` for one top, remembered: terminal sets are ints wider than a

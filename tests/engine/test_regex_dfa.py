@@ -277,6 +277,26 @@ def test_categories_equal_re_on_every_code_point(name: str) -> None:
         assert charset.contains(members, code_point) == (pattern.fullmatch(chr(code_point)) is not None), hex(code_point)
 
 
+def test_cased_code_points_are_every_character_case_changes() -> None:
+    # read a chunk of characters at a time; the definition is one at a time
+    expected = []
+    for code_point in range(0x110000):
+        if 0xD800 <= code_point <= 0xDFFF:
+            continue
+        ch = chr(code_point)
+        if ch.lower() != ch or ch.upper() != ch or ch.casefold() != ch or ch.swapcase() != ch:
+            expected.append(code_point)
+    assert charset._cased_code_points() == expected
+
+
+def test_every_character_is_each_code_point_once_in_order() -> None:
+    text = charset.every_character()
+    assert len(text) == 0x110000 - 0x800
+    for index in (0, 0x41, 0xD7FF, 0xD800, 0xE000 - 0x800 + 5, len(text) - 1):
+        assert ord(text[index]) == charset.code_point_at(index)
+    assert ord(text[0xD7FF]) == 0xD7FF and ord(text[0xD800]) == 0xE000 and ord(text[-1]) == 0x10FFFF
+
+
 @settings(max_examples=300, deadline=None)
 @given(lo=st.integers(0, 0x10FFFF), width=st.integers(0, 0x3000))
 def test_utf8_sequences_spell_exactly_the_range(lo: int, width: int) -> None:
