@@ -505,8 +505,11 @@ def _pattern_dfa(node: Node, stop: bool, max_states: int) -> Part:
     direct = _byte_chain(node)
     if direct is not None:
         return direct
-    if (node.kind == INTERSECT or node.kind == DIFFERENCE) and not stop:  # already deterministic: only left to minimize
-        part = _intersection(node.children, max_states, node.kind == DIFFERENCE)
+    if node.kind in (INTERSECT, DIFFERENCE, LAST_LINE_WIDTH, DIVISIBLE) and not stop:
+        # deterministic and trimmed already: a subset construction again was a fifth of
+        # Python's lexer, whose newline is a pattern per width (a body beside a counter)
+        part = (_last_line_width(node, max_states) if node.kind == LAST_LINE_WIDTH else _divisible(node, max_states)
+                if node.kind == DIVISIBLE else _intersection(node.children, max_states, node.kind == DIFFERENCE))
         table, accepting, class_of = list(part.table), list(part.accepting), list(part.class_of)
         acyclic = minimize_acyclic(table, part.classes, accepting, class_of)
         return acyclic if acyclic is not None else minimize(table, part.classes, accepting, class_of)

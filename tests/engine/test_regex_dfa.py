@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from structgen.engine import charset
 from structgen.engine.dfa import DEAD, AutomatonLimitError, ByteDFA, build_dfa
-from structgen.engine.regex import MAX_REPEAT, RegexError, literal, parse
+from structgen.engine.regex import MAX_REPEAT, RegexError, concat, divisible, last_line_width, literal, parse
 
 PATTERNS = [
     (r"[0-9]+", ""),
@@ -388,6 +388,37 @@ def test_divisible_groups_are_told_apart_by_suffixes_and_nest_in_other_construct
     assert [n for n in range(1000) if inside.matches(str(n).encode())] == list(range(4, 1000, 4))
     plain = build_dfa([parse(r"(?P<divisible>[0-9]+)")])  # other names are plain groups
     assert plain.matches(b"13")
+
+
+def _last_line_columns(text: str, tab_len: int) -> int:
+    """As lark's ``Indenter`` counts them: a space one column, a tab ``tab_len``,
+    anything else none; -1 before any newline."""
+    if "\n" not in text:
+        return -1
+    last = text.rsplit("\n", 1)[-1]
+    return last.count(" ") + tab_len * last.count("\t")
+
+
+@pytest.mark.parametrize("width", [0, 3, 8, 9])
+def test_a_counter_beside_a_body_as_the_whole_pattern_or_inside_one(width: int) -> None:
+    """A pattern that is a counter beside a body (a last line's width, a divisor) is
+    minimized as that product is built; inside another pattern the product goes
+    through the subset construction again. Both keep exactly the counted texts."""
+    body = r"(?:\n[ \t]*|#[^\n]*)+"
+    whole = build_dfa([last_line_width(parse(body), width, 4)])
+    inside = build_dfa([concat([last_line_width(parse(body), width, 4), literal("x")])])
+    rng = random.Random(width)
+    for _ in range(3000):
+        text = "".join(rng.choice(["\n", " ", "\t", "#", "a"]) for _ in range(rng.randrange(0, 12)))
+        expected = re.fullmatch(body, text) is not None and _last_line_columns(text, 4) == width
+        assert whole.matches(text.encode()) == expected, (width, text)
+        assert inside.matches((text + "x").encode()) == expected, (width, text)
+    number = parse(r"[0-9]+")
+    whole_divisible = build_dfa([divisible(number, 7)])
+    inside_divisible = build_dfa([concat([divisible(number, 7), literal("x")])])
+    for n in range(300):
+        assert whole_divisible.matches(str(n).encode()) == (n % 7 == 0)
+        assert inside_divisible.matches(f"{n}x".encode()) == (n % 7 == 0)
 
 
 @pytest.mark.parametrize("name", ["divisible_by_0", "divisible_by_10001"])
