@@ -142,8 +142,9 @@ def _cased_in(text: str) -> list[int]:
 
 
 # ``\d``, ``\w`` and ``\s`` as ``re`` matches them, and the cased code points
-# (key ""), read from one scan of every character on first use
+# (``_CASED``), read from one scan of every character on first use
 _UNICODE_TABLES: Final[dict[str, list[int]]] = {}
+_CASED: Final = "cased"
 _CATEGORY_PATTERNS: Final = {"digit": r"\d+", "word": r"\w+", "space": r"\s+"}
 ASCII_CATEGORIES: Final[dict[str, list[int]]] = {
     "digit": [0x30, 0x39],
@@ -157,7 +158,7 @@ def _unicode_table(name: str) -> list[int]:
         text = every_character()
         for category_name, pattern in _CATEGORY_PATTERNS.items():
             _UNICODE_TABLES[category_name] = _matched_ranges(pattern, text)
-        _UNICODE_TABLES[""] = _cased_in(text)
+        _UNICODE_TABLES[_CASED] = _cased_in(text)
     return _UNICODE_TABLES[name]
 
 
@@ -170,7 +171,7 @@ def category(name: str, ascii_only: bool) -> list[int]:
 
 def _cased_code_points() -> list[int]:
     """Every code point whose match can change under ``re.IGNORECASE``."""
-    return _unicode_table("")
+    return _unicode_table(_CASED)
 
 
 def ignore_case(ranges: list[int], ascii_only: bool) -> list[int]:

@@ -706,16 +706,17 @@ class MaskTables:
         become that some top reduces by, whose reductions are left to follow."""
         if len(tops) == 1:
             return self._follow_one(lexer_state, tops[0])
-        # united as bits, not by a search of the list so far: Python's newline
-        # has a terminal per width, and each top followed all of them
-        acting = 0
         for top in tops:
             one = self._follow_one(lexer_state, top)
             if one and one[0] < 0:
                 return one
-            acting |= self._act_bits[top]
-        acting &= self._reach_bits[lexer_state]
-        return tuple([t for t in self.lexer.reachable_terminals[lexer_state] if acting >> t & 1])
+        # united as bits, not by a search of the list so far (Python's newline has a
+        # terminal per width); no ignored terminal is among them, or a top returned
+        return self._listed(lexer_state, self.lexeme_terminals(lexer_state, tops))
+
+    def _listed(self, lexer_state: int, terminals: int) -> tuple[int, ...]:
+        """The terminals of the bit set ``terminals``, in ``lexer_state``'s order."""
+        return tuple([t for t in self.lexer.reachable_terminals[lexer_state] if terminals >> t & 1])
 
     def _follow_one(self, lexer_state: int, top: int) -> tuple[int, ...]:
         """``to_follow`` for one top, remembered: terminal sets are ints wider than a
@@ -730,8 +731,7 @@ class MaskTables:
             if reach & (self._ignored_bits | self._shift_bits[top]):
                 found = (-1,)
             else:
-                acting = reach & self._act_bits[top]
-                found = tuple([t for t in self.lexer.reachable_terminals[lexer_state] if acting >> t & 1])
+                found = self._listed(lexer_state, reach & self._act_bits[top])
             if len(self._follows) >= self.follow_limit:  # the oldest share dropped: a slice, not a whole clear
                 share = max(1, self.follow_limit // FORGET_SHARE)
                 oldest: list[int] = []
